@@ -1,0 +1,104 @@
+// pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
+//   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
+import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
+import { ServerLifecycle } from "./lifecycle.ts";
+import { type ProxyInput, runProxy } from "./proxy-tool.ts";
+import { McpServerManager } from "./server-manager.ts";
+import { contentText } from "./tool-registrar.ts";
+
+const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
+  status                 servers and their state
+  list <server>          one server's tools
+  search <words...>      find tools (words OR'd; --regex for a pattern)
+  describe <tool>        one tool's description and parameters
+  call <tool> ['<json>'] call a tool with JSON arguments
+  demo                   status, search, describe and call, one after another
+Config: <agentDir>/mcp.json, .mcp.json and .pi/mcp.json, or only --config <file>.`;
+
+interface Parsed {
+	readonly configPath?: string;
+	readonly regex: boolean;
+	readonly command?: string;
+	readonly rest: string[];
+}
+
+function parseArgv(argv: readonly string[]): Parsed {
+	let configPath: string | undefined;
+	let regex = false;
+	const positional: string[] = [];
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i];
+		if (arg === "--config") configPath = argv[++i];
+		else if (arg === "--regex") regex = true;
+		else if (arg === "-h" || arg === "--help") positional.unshift("help");
+		else positional.push(arg);
+	}
+	return { configPath, regex, command: positional[0], rest: positional.slice(1) };
+}
+
+function toInput(parsed: Parsed): ProxyInput | string {
+	const [first, ...more] = parsed.rest;
+	switch (parsed.command) {
+		case "status":
+			return {};
+		case "list":
+			return first ? { server: first } : "list needs a server name";
+		case "search":
+			return parsed.rest.length > 0 ? { search: parsed.rest.join(" "), regex: parsed.regex } : "search needs words";
+		case "describe":
+			return first ? { describe: first } : "describe needs a tool name";
+		case "call":
+			return first ? { tool: first, args: more.join(" ") || undefined } : "call needs a tool name";
+		default:
+			return parsed.command ? `unknown command "${parsed.command}"` : "no command given";
+	}
+}
+
+async function run(lifecycle: ServerLifecycle, input: ProxyInput, title?: string): Promise<boolean> {
+	if (title) process.stdout.write(`\n$ ${title}\n`);
+	const result = await runProxy(lifecycle, input);
+	const out = contentText(result.content);
+	(result.isError ? process.stderr : process.stdout).write(`${out}\n`);
+	return !result.isError;
+}
+
+/** The README's first command: a tour of the proxy against the bundled server-everything. */
+async function demo(lifecycle: ServerLifecycle): Promise<boolean> {
+	const steps: [string, ProxyInput][] = [
+		["status", {}],
+		["search add numbers", { search: "add numbers" }],
+		["describe everything_get-sum", { describe: "everything_get-sum" }],
+		['call everything_get-sum \'{"a": 2, "b": 3}\'', { tool: "everything_get-sum", args: '{"a": 2, "b": 3}' }],
+		['call everything_echo \'{"message": "hello from Pi"}\'', { tool: "everything_echo", args: { message: "hello from Pi" } }],
+		["status", {}],
+	];
+	let allOk = true;
+	for (const [title, input] of steps) allOk = (await run(lifecycle, input, title)) && allOk;
+	return allOk;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+	const parsed = parseArgv(argv);
+	if (parsed.command === "help" || !parsed.command) {
+		process.stdout.write(`${USAGE}\n`);
+		return parsed.command === "help" ? 0 : 2;
+	}
+	const config = loadConfig({ cwd: process.cwd(), agentDir: resolveAgentDir(), configPath: parsed.configPath });
+	for (const problem of config.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs }) });
+	try {
+		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
+		const input = toInput(parsed);
+		if (typeof input === "string") {
+			process.stderr.write(`${input}\n\n${USAGE}\n`);
+			return 2;
+		}
+		return (await run(lifecycle, input)) ? 0 : 1;
+	} finally {
+		await lifecycle.shutdown();
+	}
+}
+
+if (process.argv[1] && /cli\.[tj]s$/.test(process.argv[1])) {
+	main(process.argv.slice(2)).then((code) => process.exit(code));
+}

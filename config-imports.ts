@@ -1,0 +1,134 @@
+// Readers for other MCP hosts' config files, each in its real shape, mapped to Pi's entry shape.
+// Only the shape is translated here; validation and interpolation happen in config.ts.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { readJsoncFile } from "./jsonc-file.ts";
+
+export const IMPORT_HOSTS = ["cursor", "claude-code", "claude-desktop", "vscode", "windsurf", "codex"] as const;
+export type ImportHost = (typeof IMPORT_HOSTS)[number];
+
+export interface ImportContext {
+	readonly cwd: string;
+	readonly home: string;
+	readonly env: Readonly<Record<string, string | undefined>>;
+	readonly platform: NodeJS.Platform;
+}
+
+/** One file read for an import: its servers in Pi's raw shape, or why it could not be used. */
+export interface ImportedFile {
+	readonly path: string;
+	readonly servers: Record<string, unknown>;
+	readonly error?: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Files are returned lowest precedence first; a later file's server wins within one host. */
+export function readImport(host: ImportHost, ctx: ImportContext): ImportedFile[] {
+	switch (host) {
+		case "cursor":
+			return [
+				jsonServers(join(ctx.home, ".cursor", "mcp.json"), "mcpServers"),
+				jsonServers(join(ctx.cwd, ".cursor", "mcp.json"), "mcpServers"),
+			].filter(present);
+		case "claude-code":
+			return claudeCode(join(ctx.home, ".claude.json"), ctx.cwd);
+		case "claude-desktop":
+			return [jsonServers(claudeDesktopPath(ctx), "mcpServers")].filter(present);
+		case "vscode":
+			return [jsonServers(join(ctx.cwd, ".vscode", "mcp.json"), "servers", fromVsCode)].filter(present);
+		case "windsurf":
+			return [jsonServers(join(ctx.home, ".codeium", "windsurf", "mcp_config.json"), "mcpServers", fromWindsurf)].filter(
+				present,
+			);
+		case "codex":
+			return [codex(join(ctx.home, ".codex", "config.toml"))].filter(present);
+	}
+}
+
+const present = (f: ImportedFile | undefined): f is ImportedFile => f !== undefined;
+
+export function claudeDesktopPath(ctx: ImportContext): string {
+	if (ctx.platform === "darwin") return join(ctx.home, "Library", "Application Support", "Claude", "claude_desktop_config.json");
+	if (ctx.platform === "win32") {
+		return join(ctx.env.APPDATA ?? join(ctx.home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json");
+	}
+	return join(ctx.env.XDG_CONFIG_HOME ?? join(ctx.home, ".config"), "Claude", "claude_desktop_config.json");
+}
+
+function jsonServers(path: string, key: string, map: (e: Obj) => Obj = (e) => e): ImportedFile | undefined {
+	const read = readJsoncFile(path);
+	if (read.kind === "missing") return undefined;
+	if (read.kind === "error") return { path, servers: {}, error: read.message };
+	if (!isObj(read.value)) return { path, servers: {}, error: "not a JSON object" };
+	return { path, servers: mapEntries(read.value[key], map) };
+}
+
+function mapEntries(section: unknown, map: (e: Obj) => Obj): Record<string, unknown> {
+	if (!isObj(section)) return {};
+	return Object.fromEntries(Object.entries(section).map(([name, e]) => [name, isObj(e) ? map(e) : e]));
+}
+
+/** ~/.claude.json: user-scope `mcpServers`, plus `projects[<cwd>].mcpServers` (local scope, wins). */
+function claudeCode(path: string, cwd: string): ImportedFile[] {
+	const read = readJsoncFile(path);
+	if (read.kind === "missing") return [];
+	if (read.kind === "error") return [{ path, servers: {}, error: read.message }];
+	if (!isObj(read.value)) return [{ path, servers: {}, error: "not a JSON object" }];
+	const projects = isObj(read.value.projects) ? read.value.projects : {};
+	const project = projects[cwd] ?? projects[cwd.replace(/\/+$/, "")];
+	const local = isObj(project) ? mapEntries(project.mcpServers, fromClaudeCode) : {};
+	return [{ path, servers: { ...mapEntries(read.value.mcpServers, fromClaudeCode), ...local } }];
+}
+
+/** Claude Code writes `type: "stdio" | "http" | "sse"`; the fields are otherwise Pi's. */
+function fromClaudeCode(e: Obj): Obj {
+	return withoutKeys(e, ["type"], e.type === "sse" ? { type: "sse" } : {});
+}
+
+/** VS Code: `servers`, `type` (stdio | http | sse), and an `envFile`/`inputs` we cannot honor. */
+function fromVsCode(e: Obj): Obj {
+	return withoutKeys(e, ["type", "envFile", "dev", "gallery", "version"], e.type === "sse" ? { type: "sse" } : {});
+}
+
+/** Windsurf names the URL of a remote server `serverUrl`. */
+function fromWindsurf(e: Obj): Obj {
+	if (typeof e.serverUrl === "string" && e.url === undefined) return withoutKeys(e, ["serverUrl", "disabledTools"], { url: e.serverUrl });
+	return withoutKeys(e, ["disabledTools"], {});
+}
+
+/** ~/.codex/config.toml: `[mcp_servers.<name>]` with snake_case fields. */
+function codex(path: string): ImportedFile | undefined {
+	let text: string;
+	try {
+		text = readFileSync(path, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+		return { path, servers: {}, error: `cannot read: ${(error as Error).message}` };
+	}
+	let data: Obj;
+	try {
+		data = parseToml(text) as Obj;
+	} catch (error) {
+		return { path, servers: {}, error: `invalid TOML: ${(error as Error).message.split("\n")[0]}` };
+	}
+	return { path, servers: mapEntries(data.mcp_servers, fromCodex) };
+}
+
+function fromCodex(e: Obj): Obj {
+	const out: Obj = {};
+	for (const key of ["command", "args", "env", "cwd", "url"]) if (e[key] !== undefined) out[key] = e[key];
+	if (e.http_headers !== undefined) out.headers = e.http_headers;
+	if (e.bearer_token_env_var !== undefined) out.bearerTokenEnv = e.bearer_token_env_var;
+	if (typeof e.tool_timeout_sec === "number") out.timeout = e.tool_timeout_sec * 1000;
+	if (e.enabled === false) out.disabled = true;
+	return out;
+}
+
+function withoutKeys(e: Obj, drop: string[], add: Obj): Obj {
+	const out: Obj = {};
+	for (const [k, v] of Object.entries(e)) if (!drop.includes(k)) out[k] = v;
+	return { ...out, ...add };
+}

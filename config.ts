@@ -1,0 +1,249 @@
+// Loads and merges MCP server config: host imports < <agentDir>/mcp.json < .mcp.json < .pi/mcp.json.
+// Every file is parsed as JSONC, every entry validated against a schema and normalized into a
+// readonly ServerEntry that remembers its source file. A broken file or entry becomes a
+// ConfigProblem naming the file, the server and the fix; everything else still loads.
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
+import { type InterpolationContext, interpolate } from "./interpolate.ts";
+import { readJsoncFile } from "./jsonc-file.ts";
+import {
+	type ConfigProblem,
+	type ConfigSource,
+	DEFAULT_SETTINGS,
+	type McpConfig,
+	type McpSettings,
+	type ServerEntry,
+} from "./types.ts";
+
+const StringMap = Type.Record(Type.String(), Type.String());
+
+/** The shape of one server entry in a Pi config file (imports are mapped to it first). */
+export const RawServerSchema = Type.Object({
+	command: Type.Optional(Type.String({ minLength: 1 })),
+	args: Type.Optional(Type.Array(Type.String())),
+	env: Type.Optional(StringMap),
+	cwd: Type.Optional(Type.String()),
+	url: Type.Optional(Type.String({ minLength: 1 })),
+	type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse"), Type.Literal("streamable-http")])),
+	headers: Type.Optional(StringMap),
+	lifecycle: Type.Optional(Type.Union([Type.Literal("lazy"), Type.Literal("eager"), Type.Literal("keep-alive")])),
+	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
+	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	debug: Type.Optional(Type.Boolean()),
+	exposeResources: Type.Optional(Type.Boolean()),
+	directTools: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String())])),
+	auth: Type.Optional(Type.Union([Type.Literal("oauth"), Type.Literal("bearer")])),
+	bearerToken: Type.Optional(Type.String()),
+	bearerTokenEnv: Type.Optional(Type.String({ minLength: 1 })),
+	disabled: Type.Optional(Type.Boolean()),
+});
+export type RawServer = Static<typeof RawServerSchema>;
+
+const SettingsSchema = Type.Object({
+	toolPrefix: Type.Optional(Type.Union([Type.Literal("server"), Type.Literal("short"), Type.Literal("none")])),
+	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
+	requestTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+});
+
+const FileSchema = Type.Object({
+	mcpServers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+	imports: Type.Optional(Type.Array(Type.String())),
+	settings: Type.Optional(Type.Unknown()),
+});
+
+const KNOWN_FIELDS = new Set(Object.keys(RawServerSchema.properties));
+
+export interface LoadConfigOptions {
+	readonly cwd: string;
+	readonly agentDir: string;
+	/** Defaults to the user's home; tests point it at a temp dir. */
+	readonly home?: string;
+	readonly env?: Readonly<Record<string, string | undefined>>;
+	readonly platform?: NodeJS.Platform;
+	/** Replaces the Pi files with this one (the CLI's --config). */
+	readonly configPath?: string;
+}
+
+/** Where Pi keeps its files: `PI_CODING_AGENT_DIR`, else ~/.pi/agent. */
+export function resolveAgentDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+	const fromEnv = env.PI_CODING_AGENT_DIR;
+	if (fromEnv) return fromEnv.startsWith("~/") ? join(homedir(), fromEnv.slice(2)) : resolve(fromEnv);
+	return join(homedir(), ".pi", "agent");
+}
+
+export function piConfigPaths(cwd: string, agentDir: string): { path: string; kind: ConfigSource["kind"] }[] {
+	return [
+		{ path: join(agentDir, "mcp.json"), kind: "pi-global" },
+		{ path: join(cwd, ".mcp.json"), kind: "pi-project" },
+		{ path: join(cwd, ".pi", "mcp.json"), kind: "pi-project" },
+	];
+}
+
+export function loadConfig(options: LoadConfigOptions): McpConfig {
+	const env = options.env ?? process.env;
+	const ictx: InterpolationContext = { env, cwd: options.cwd };
+	const problems: ConfigProblem[] = [];
+	const servers = new Map<string, ServerEntry>();
+	const imports = new Set<string>();
+	let settings: McpSettings = DEFAULT_SETTINGS;
+
+	const files = options.configPath
+		? [{ path: resolve(options.cwd, options.configPath), kind: "pi-project" as const }]
+		: piConfigPaths(options.cwd, options.agentDir);
+	for (const file of files) {
+		const read = readJsoncFile(file.path);
+		if (read.kind === "missing") continue;
+		if (read.kind === "error") {
+			problems.push({ severity: "error", file: file.path, message: read.message });
+			continue;
+		}
+		if (!Value.Check(FileSchema, read.value)) {
+			problems.push({ severity: "error", file: file.path, message: schemaErrors(FileSchema, read.value) });
+			continue;
+		}
+		const data = read.value;
+		for (const host of data.imports ?? []) imports.add(host);
+		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file.path, problems);
+		for (const [name, raw] of Object.entries(data.mcpServers ?? {})) {
+			const source: ConfigSource = { kind: file.kind, path: file.path };
+			const entry = normalizeServer(name, raw, source, ictx, problems);
+			servers.delete(name);
+			if (entry) servers.set(name, entry);
+		}
+	}
+
+	for (const host of imports) {
+		if (!IMPORT_HOSTS.includes(host as ImportHost)) {
+			problems.push({
+				severity: "warning",
+				file: files[files.length - 1].path,
+				message: `unknown import "${host}"; known: ${IMPORT_HOSTS.join(", ")}`,
+			});
+			continue;
+		}
+		const home = options.home ?? homedir();
+		for (const found of readImport(host as ImportHost, { cwd: options.cwd, home, env, platform: options.platform ?? process.platform })) {
+			if (found.error) {
+				problems.push({ severity: "warning", file: found.path, message: `import ${host}: ${found.error}` });
+				continue;
+			}
+			for (const [name, raw] of Object.entries(found.servers)) {
+				if (servers.has(name)) continue; // imports only add servers defined nowhere else
+				const source: ConfigSource = { kind: "import", host, path: found.path };
+				const entry = normalizeServer(name, raw, source, ictx, problems, "warning");
+				if (entry) servers.set(name, entry);
+			}
+		}
+	}
+	return { servers, settings, problems };
+}
+
+function mergeSettings(base: McpSettings, raw: unknown, file: string, problems: ConfigProblem[]): McpSettings {
+	if (!Value.Check(SettingsSchema, raw)) {
+		problems.push({ severity: "error", file, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
+		return base;
+	}
+	const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
+	return { ...base, ...defined };
+}
+
+/** Turns one raw entry into a ServerEntry, or records why it cannot be used. */
+export function normalizeServer(
+	name: string,
+	raw: unknown,
+	source: ConfigSource,
+	ictx: InterpolationContext,
+	problems: ConfigProblem[],
+	severity: ConfigProblem["severity"] = "error",
+): ServerEntry | undefined {
+	const report = (message: string) => problems.push({ severity, file: source.path, server: name, message });
+	if (!Value.Check(RawServerSchema, raw)) {
+		report(schemaErrors(RawServerSchema, raw));
+		return undefined;
+	}
+	for (const key of Object.keys(raw)) {
+		if (!KNOWN_FIELDS.has(key)) {
+			problems.push({ severity: "warning", file: source.path, server: name, message: `unknown field "${key}" ignored` });
+		}
+	}
+	if (raw.disabled) return undefined;
+	if (raw.command && raw.url) return void report('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
+	if (!raw.command && !raw.url) return void report('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
+
+	const failures: string[] = [];
+	const expand = (field: string, value: string): string => {
+		const result = interpolate(value, ictx);
+		if (result.ok) return result.value;
+		failures.push(`field "${field}": ${result.error}`);
+		return value;
+	};
+	const expandMap = (field: string, map: Record<string, string> | undefined) =>
+		Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, expand(`${field}.${k}`, v)]));
+
+	const base = {
+		name,
+		source,
+		lifecycle: raw.lifecycle ?? "lazy",
+		idleTimeout: raw.idleTimeout,
+		timeout: raw.timeout,
+		debug: raw.debug ?? false,
+		exposeResources: raw.exposeResources ?? true,
+		directTools: raw.directTools,
+	} as const;
+	let entry: ServerEntry;
+	if (raw.command) {
+		const cwd = raw.cwd === undefined ? undefined : expand("cwd", raw.cwd);
+		entry = {
+			...base,
+			transport: "stdio",
+			command: expand("command", raw.command),
+			args: (raw.args ?? []).map((arg, i) => expand(`args[${i}]`, arg)),
+			env: expandMap("env", raw.env),
+			cwd: cwd === undefined ? undefined : isAbsolute(cwd) ? cwd : resolve(ictx.cwd, cwd),
+		};
+	} else {
+		const url = expand("url", raw.url as string);
+		if (failures.length === 0 && !isHttpUrl(url)) failures.push(`field "url": "${url}" is not an http(s) URL`);
+		entry = {
+			...base,
+			transport: raw.type === "sse" ? "sse" : "http",
+			url,
+			headers: expandMap("headers", raw.headers),
+			auth: raw.auth,
+			bearerToken: raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken),
+			bearerTokenEnv: raw.bearerTokenEnv,
+		};
+	}
+	if (failures.length > 0) return void report(failures.join("; "));
+	return entry;
+}
+
+function isHttpUrl(value: string): boolean {
+	try {
+		const url = new URL(value);
+		return url.protocol === "http:" || url.protocol === "https:";
+	} catch {
+		return false;
+	}
+}
+
+/** Schema failures as `path: message` lines, the way Pi reports validation errors. */
+function schemaErrors(schema: Parameters<typeof Value.Errors>[0], value: unknown): string {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return "must be a JSON object";
+	const lines: string[] = [];
+	for (const error of Value.Errors(schema, value)) {
+		const path = error.path.replace(/^\//, "").replace(/\//g, ".") || "(entry)";
+		lines.push(`${path}: ${error.message}`);
+		if (lines.length >= 5) break;
+	}
+	return lines.join("; ");
+}
+
+/** One line per problem, for /mcp, the CLI and logs. */
+export function formatProblem(problem: ConfigProblem): string {
+	const where = problem.server ? `${problem.file}: server "${problem.server}"` : problem.file;
+	return `${problem.severity === "error" ? "error" : "warning"}: ${where}: ${problem.message}`;
+}

@@ -1,0 +1,38 @@
+// Error classification and wording shared by the manager, the proxy tool and the CLI.
+// Deciding (pure predicates) is kept apart from throwing.
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+
+/** The message of any thrown value, without a stack. */
+export function describeError(error: unknown): string {
+	if (error instanceof Error) return error.message || error.name;
+	if (typeof error === "string") return error;
+	try {
+		return JSON.stringify(error);
+	} catch {
+		return String(error);
+	}
+}
+
+function statusCode(error: unknown): number | undefined {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "number" ? code : undefined;
+}
+
+/** True for a 401/403 from an HTTP server, whichever transport raised it. */
+export function isAuthError(error: unknown): boolean {
+	if (error instanceof UnauthorizedError) return true;
+	const code = statusCode(error);
+	if (code === 401 || code === 403) return true;
+	return /\b(HTTP 40[13]|401 Unauthorized|403 Forbidden)\b/i.test(describeError(error));
+}
+
+export function authNeededMessage(server: string): string {
+	return `Server "${server}" needs authentication: /mcp-auth ${server}`;
+}
+
+/** Removes every occurrence of each secret from a text that may reach a log or the model. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+	let out = text;
+	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("***");
+	return out;
+}

@@ -1,0 +1,51 @@
+// The Pi extension: wires config, server manager, lifecycle and the `mcp` proxy tool into Pi's
+// session events. Logic lives in the modules; this file only connects them.
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
+import { ServerLifecycle } from "./lifecycle.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams, runProxy } from "./proxy-tool.ts";
+import { McpServerManager } from "./server-manager.ts";
+import { contentText } from "./tool-registrar.ts";
+
+export default function mcpAdapter(pi: ExtensionAPI): void {
+	let lifecycle: ServerLifecycle | undefined;
+
+	const start = (cwd: string): ServerLifecycle => {
+		const config = loadConfig({ cwd, agentDir: resolveAgentDir() });
+		const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs });
+		lifecycle = new ServerLifecycle({ config, manager });
+		return lifecycle;
+	};
+
+	pi.registerTool({
+		name: PROXY_TOOL_NAME,
+		label: "MCP",
+		description: PROXY_DESCRIPTION,
+		parameters: ProxyParams,
+		async execute(_id, params, signal, _onUpdate, ctx) {
+			const result = await runProxy(lifecycle ?? start(ctx.cwd), params, { signal });
+			// Pi marks a thrown error as a failed tool call; its message is what the model reads.
+			if (result.isError) throw new Error(contentText(result.content));
+			return { content: result.content, details: result.details };
+		},
+	});
+
+	pi.on("session_start", (_event, ctx) => {
+		const current = start(ctx.cwd);
+		reportProblems(current, ctx);
+	});
+
+	pi.on("session_shutdown", async () => {
+		const current = lifecycle;
+		lifecycle = undefined;
+		await current?.shutdown();
+	});
+}
+
+function reportProblems(lifecycle: ServerLifecycle, ctx: ExtensionContext): void {
+	const problems = lifecycle.config.problems;
+	if (problems.length === 0) return;
+	const message = `MCP config:\n${problems.map(formatProblem).join("\n")}`;
+	if (ctx.hasUI) ctx.ui.notify(message, problems.some((p) => p.severity === "error") ? "error" : "warning");
+	else console.error(message);
+}

@@ -1,0 +1,27 @@
+// Reads a JSON-with-comments file into a tagged result: missing, unreadable/invalid (with line and
+// column), or the parsed value. Config files and host imports all go through here.
+import { readFileSync } from "node:fs";
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
+
+export type ReadResult = { kind: "missing" } | { kind: "error"; message: string } | { kind: "ok"; value: unknown };
+
+/** Reads a JSON-with-comments file; a syntax error names the line and column. */
+export function readJsoncFile(path: string): ReadResult {
+	let text: string;
+	try {
+		text = readFileSync(path, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
+		return { kind: "error", message: `cannot read: ${(error as Error).message}` };
+	}
+	const errors: ParseError[] = [];
+	const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+	if (errors.length > 0) {
+		const first = errors[0];
+		const before = text.slice(0, first.offset);
+		const line = before.split("\n").length;
+		const column = first.offset - before.lastIndexOf("\n");
+		return { kind: "error", message: `invalid JSON at line ${line}, column ${column}: ${printParseErrorCode(first.error)}` };
+	}
+	return { kind: "ok", value };
+}

@@ -1,0 +1,223 @@
+// The one `mcp` tool the model sees, and its modes (priority tool > connect > describe > search >
+// server > status). Each mode answers with text a model can act on; every failure says what was
+// wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
+import { type Static, Type } from "@sinclair/typebox";
+import { authNeededMessage, describeError, isAuthError } from "./errors.ts";
+import { type ServerLifecycle, unknownServerMessage } from "./lifecycle.ts";
+import { resourceResultToContent } from "./resource-tools.ts";
+import type { CatalogTool } from "./tool-catalog.ts";
+import { describeTool, paramLines, toolLine } from "./tool-format.ts";
+import { type PiContent, toPiContent } from "./tool-registrar.ts";
+import { searchTools } from "./tool-search.ts";
+
+export const PROXY_TOOL_NAME = "mcp";
+
+export const ProxyParams = Type.Object({
+	tool: Type.Optional(Type.String({ description: "Tool to call" })),
+	args: Type.Optional(Type.Unknown({ description: "Tool arguments (object or JSON string)" })),
+	connect: Type.Optional(Type.String({ description: "Server to (re)connect" })),
+	describe: Type.Optional(Type.String({ description: "Tool to explain" })),
+	search: Type.Optional(Type.String({ description: "Words to find tools" })),
+	regex: Type.Optional(Type.Boolean({ description: "search is a regex" })),
+	includeSchemas: Type.Optional(Type.Boolean({ description: "Show parameters (default true)" })),
+	server: Type.Optional(Type.String({ description: "List its tools; narrows search" })),
+});
+export type ProxyInput = Static<typeof ProxyParams>;
+
+export const PROXY_DESCRIPTION =
+	'Use tools of MCP servers. Find, then call: mcp({search:"words"}) then mcp({tool:"name",args:{...}}). ' +
+	'mcp({}) shows servers; {server:"s"} lists its tools; {describe:"tool"} shows its parameters.';
+
+export interface ProxyResult {
+	readonly content: PiContent[];
+	readonly isError: boolean;
+	readonly details: { readonly mode: string; readonly [key: string]: unknown };
+}
+
+export interface ProxyRunOptions {
+	readonly signal?: AbortSignal;
+}
+
+const SEARCH_LIMIT = 10;
+
+export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
+	const mode = pickMode(input);
+	try {
+		switch (mode) {
+			case "tool":
+				return await callMode(lifecycle, input.tool as string, input, options);
+			case "connect":
+				return await connectMode(lifecycle, input.connect as string);
+			case "describe":
+				return await describeMode(lifecycle, input.describe as string, input.server);
+			case "search":
+				return await searchMode(lifecycle, input);
+			case "server":
+				return await serverMode(lifecycle, input.server as string, input.includeSchemas !== false);
+			default:
+				return statusMode(lifecycle);
+		}
+	} catch (error) {
+		return failure(mode, describeError(error));
+	}
+}
+
+type Mode = "tool" | "connect" | "describe" | "search" | "server" | "status";
+
+function pickMode(input: ProxyInput): Mode {
+	if (present(input.tool)) return "tool";
+	if (present(input.connect)) return "connect";
+	if (present(input.describe)) return "describe";
+	if (present(input.search)) return "search";
+	if (present(input.server)) return "server";
+	return "status";
+}
+
+const present = (v: string | undefined): v is string => typeof v === "string" && v.trim().length > 0;
+const text = (t: string): PiContent[] => [{ type: "text", text: t }];
+const ok = (mode: string, body: string, details: Record<string, unknown> = {}): ProxyResult => ({
+	content: text(body),
+	isError: false,
+	details: { mode, ...details },
+});
+const failure = (mode: string, body: string, details: Record<string, unknown> = {}): ProxyResult => ({
+	content: text(body),
+	isError: true,
+	details: { mode, error: true, ...details },
+});
+
+function statusMode(lifecycle: ServerLifecycle): ProxyResult {
+	const names = lifecycle.serverNames();
+	if (names.length === 0) {
+		return ok("status", "No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under \"mcpServers\".");
+	}
+	const lines = names.map((name) => {
+		const state = lifecycle.state(name);
+		const count = countLabel(lifecycle, name);
+		const entry = lifecycle.config.servers.get(name);
+		if (state === "failed") return `- ${name}: failed: ${lifecycle.failure(name)?.message.split("\n")[0]}`;
+		if (state === "connected") return `- ${name}: connected, ${count}`;
+		if (state === "idle") return `- ${name}: not running, ${count} known (${entry?.lifecycle})`;
+		return `- ${name}: not connected yet (${entry?.lifecycle})`;
+	});
+	return ok("status", `MCP servers:\n${lines.join("\n")}\nFind tools with mcp({search:"words"}).`, {
+		servers: names.map((name) => ({ name, state: lifecycle.state(name) })),
+	});
+}
+
+/** "13 tools, 7 resources": resource tools are counted apart from the server's own tools. */
+export function countLabel(lifecycle: ServerLifecycle, server: string): string {
+	const all = lifecycle.catalog.forServer(server);
+	const resources = all.filter((t) => t.resourceUri).length;
+	const tools = `${all.length - resources} tools`;
+	return resources > 0 ? `${tools}, ${resources} resources` : tools;
+}
+
+async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean): Promise<ProxyResult> {
+	if (!lifecycle.config.servers.has(server)) return failure("server", unknownServerMessage(server, lifecycle.serverNames()));
+	if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
+	const tools = lifecycle.catalog.forServer(server);
+	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.`, { server });
+	const body = `${server}: ${tools.length} tools\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
+	return ok("server", body, { server, count: tools.length });
+}
+
+async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput): Promise<ProxyResult> {
+	const query = (input.search as string).trim();
+	if (input.server && !lifecycle.config.servers.has(input.server)) {
+		return failure("search", unknownServerMessage(input.server, lifecycle.serverNames()));
+	}
+	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined);
+	const hits = searchTools(lifecycle.catalog.all(), query, { regex: input.regex, server: input.server });
+	if (hits.length === 0) {
+		return ok("search", `No tools match "${query}". Try other words, or mcp({}) to see the servers.${failedNote(lifecycle)}`, {
+			query,
+			count: 0,
+		});
+	}
+	const shown = hits.slice(0, SEARCH_LIMIT);
+	const withParams = input.includeSchemas !== false;
+	const more = hits.length > shown.length ? `\n(${hits.length - shown.length} more; use more specific words)` : "";
+	const body = `${shown.map((h) => toolLine(h.tool, withParams)).join("\n")}${more}${failedNote(lifecycle)}`;
+	return ok("search", body, { query, count: hits.length, tools: shown.map((h) => h.tool.qualifiedName) });
+}
+
+function failedNote(lifecycle: ServerLifecycle): string {
+	const failed = lifecycle.serverNames().filter((n) => lifecycle.state(n) === "failed");
+	return failed.length > 0 ? `\n(not searched, failed to connect: ${failed.join(", ")})` : "";
+}
+
+async function describeMode(lifecycle: ServerLifecycle, name: string, server?: string): Promise<ProxyResult> {
+	const tool = await resolveTool(lifecycle, name, server);
+	if ("error" in tool) return failure("describe", tool.error);
+	return ok("describe", describeTool(tool), { server: tool.server, tool: tool.name });
+}
+
+async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<ProxyResult> {
+	const connection = await lifecycle.reconnect(server);
+	const count = lifecycle.catalog.forServer(server).length;
+	return ok("connect", `Connected to "${server}" (${connection.transportKind}): ${count} tools. List them with mcp({server:"${server}"}).`, {
+		server,
+		count,
+	});
+}
+
+/** Finds a tool, connecting servers to learn their tools only when the known ones do not have it. */
+async function resolveTool(lifecycle: ServerLifecycle, name: string, server?: string): Promise<CatalogTool | { error: string }> {
+	if (server && !lifecycle.config.servers.has(server)) return { error: unknownServerMessage(server, lifecycle.serverNames()) };
+	let found = lifecycle.catalog.resolve(name, server);
+	if (found.kind !== "found") {
+		await lifecycle.ensureMetadata(server ? [server] : undefined);
+		found = lifecycle.catalog.resolve(name, server);
+	}
+	if (found.kind === "found") return found.tool;
+	if (found.kind === "ambiguous") {
+		return { error: `"${name}" exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.` };
+	}
+	const hint = found.suggestions.length > 0 ? ` Did you mean: ${found.suggestions.join(", ")}?` : ' Find tools with mcp({search:"words"}).';
+	return { error: `Unknown tool "${name}".${hint}${failedNote(lifecycle)}` };
+}
+
+/** Accepts args as an object or a JSON string; anything else is a clear error. */
+export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { error: string } {
+	if (raw === undefined || raw === null || raw === "") return { args: {} };
+	let value = raw;
+	if (typeof raw === "string") {
+		try {
+			value = JSON.parse(raw);
+		} catch (error) {
+			return { error: `args is not valid JSON (${(error as Error).message}). Pass an object, e.g. args: {"path": "README.md"}.` };
+		}
+	}
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		const got = Array.isArray(value) ? "an array" : typeof value;
+		return { error: `args must be an object of named arguments, got ${got}. Example: args: {"path": "README.md"}.` };
+	}
+	return { args: value as Record<string, unknown> };
+}
+
+async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyInput, options: ProxyRunOptions): Promise<ProxyResult> {
+	const tool = await resolveTool(lifecycle, name, input.server);
+	if ("error" in tool) return failure("tool", tool.error);
+	const parsed = parseArgs(input.args);
+	if ("error" in parsed) return failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`);
+	const details = { server: tool.server, tool: tool.name };
+	try {
+		await lifecycle.ensureConnected(tool.server);
+		if (tool.resourceUri) {
+			const result = await lifecycle.manager.readResource(tool.server, tool.resourceUri, { signal: options.signal });
+			return { content: toPiContent({ content: resourceResultToContent(result) }), isError: false, details: { mode: "tool", ...details } };
+		}
+		const result = await lifecycle.manager.callTool(tool.server, tool.name, parsed.args, { signal: options.signal });
+		const content = toPiContent(result);
+		if (result.isError) content.push({ type: "text", text: `\n${callHelp(tool)}` });
+		return { content, isError: result.isError === true, details: { mode: "tool", ...details } };
+	} catch (error) {
+		if (isAuthError(error)) return failure("tool", authNeededMessage(tool.server), details);
+		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
+	}
+}
+
+function callHelp(tool: CatalogTool): string {
+	return `Expected by ${tool.qualifiedName}:\n${paramLines(tool.inputSchema).join("\n")}`;
+}

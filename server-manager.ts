@@ -1,0 +1,352 @@
+// Owns every MCP connection: connects (stdio, streamable HTTP with SSE fallback), de-duplicates
+// concurrent connects, lists tools and resources across pages, calls tools, and closes without
+// leaving a process behind. Nothing else in the package creates a Client.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CallToolResultSchema, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
+import { describeError, isAuthError } from "./errors.ts";
+import { listDescendants, terminateAll } from "./process-tree.ts";
+import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
+
+export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
+const STDERR_TAIL_BYTES = 8 * 1024;
+const MAX_PAGES = 100;
+
+export interface ServerConnection {
+	readonly name: string;
+	readonly entry: ServerEntry;
+	readonly client: Client;
+	readonly transportKind: "stdio" | "streamable-http" | "sse";
+	/** Pid of the stdio child, if any. */
+	readonly pid?: number;
+	tools: ToolMetadata[];
+	resources: ResourceMetadata[];
+	readonly instructions?: string;
+	status: "connected" | "closed";
+	lastUsedAt: number;
+	inFlight: number;
+	/** The last few KB the server wrote to stderr, for error messages. */
+	stderrTail(): string;
+}
+
+export interface CallOptions {
+	readonly signal?: AbortSignal;
+	readonly timeoutMs?: number;
+}
+
+export interface ServerManagerOptions {
+	/** Default request timeout (ms) when an entry sets none. */
+	readonly requestTimeoutMs?: number;
+	readonly env?: Readonly<Record<string, string | undefined>>;
+	/** Where `debug: true` servers' stderr goes; defaults to process.stderr. */
+	readonly debugLog?: (server: string, text: string) => void;
+	/** Told whenever a server connects or its connection ends. */
+	readonly onStateChange?: (server: string, state: "connected" | "closed") => void;
+	readonly now?: () => number;
+}
+
+/**
+ * Tools are listed with a lenient schema: some real servers send an `inputSchema` without
+ * `"type": "object"`, which the SDK's strict `listTools()` rejects for the whole list.
+ */
+const LenientToolsPage = z.looseObject({
+	tools: z.array(z.looseObject({ name: z.string(), title: z.string().optional(), description: z.string().optional(), inputSchema: z.unknown().optional() })),
+	nextCursor: z.string().optional(),
+});
+const LenientResourcesPage = z.looseObject({
+	resources: z.array(z.looseObject({ uri: z.string(), name: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() })),
+	nextCursor: z.string().optional(),
+});
+
+export class McpServerManager {
+	private readonly connections = new Map<string, ServerConnection>();
+	private readonly pending = new Map<string, Promise<ServerConnection>>();
+	private readonly options: ServerManagerOptions;
+	private readonly now: () => number;
+
+	constructor(options: ServerManagerOptions = {}) {
+		this.options = options;
+		this.now = options.now ?? Date.now;
+	}
+
+	get(name: string): ServerConnection | undefined {
+		const connection = this.connections.get(name);
+		return connection?.status === "connected" ? connection : undefined;
+	}
+
+	connectedNames(): string[] {
+		return [...this.connections.values()].filter((c) => c.status === "connected").map((c) => c.name);
+	}
+
+	/** Connects, or returns the healthy connection / the connect already under way. */
+	connect(entry: ServerEntry): Promise<ServerConnection> {
+		const existing = this.get(entry.name);
+		if (existing) return Promise.resolve(existing);
+		const inFlight = this.pending.get(entry.name);
+		if (inFlight) return inFlight;
+		const attempt = this.open(entry).finally(() => this.pending.delete(entry.name));
+		this.pending.set(entry.name, attempt);
+		return attempt;
+	}
+
+	/** Lists tools and resources again (after list_changed, or on request). */
+	async refresh(name: string): Promise<ServerConnection> {
+		const connection = this.require(name);
+		await this.loadMetadata(connection);
+		return connection;
+	}
+
+	async callTool(name: string, tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+		return this.track(name, (connection) =>
+			connection.client.request(
+				{ method: "tools/call", params: { name: tool, arguments: args } },
+				CallToolResultSchema,
+				this.requestOptions(connection, options),
+			),
+		);
+	}
+
+	async readResource(name: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+		return this.track(name, (connection) => connection.client.readResource({ uri }, this.requestOptions(connection, options)));
+	}
+
+	async close(name: string): Promise<void> {
+		await this.pending.get(name)?.catch(() => undefined);
+		const connection = this.connections.get(name);
+		if (!connection) return;
+		this.connections.delete(name);
+		await shutdown(connection);
+		this.markClosed(connection);
+	}
+
+	/** Closes every connection; one server that will not close never blocks the others. */
+	async closeAll(): Promise<void> {
+		const names = new Set([...this.connections.keys(), ...this.pending.keys()]);
+		await Promise.allSettled([...names].map((name) => this.close(name)));
+	}
+
+	private require(name: string): ServerConnection {
+		const connection = this.get(name);
+		if (!connection) throw new Error(`Server "${name}" is not connected`);
+		return connection;
+	}
+
+	private async track<T>(name: string, run: (connection: ServerConnection) => Promise<T>): Promise<T> {
+		const connection = this.require(name);
+		connection.inFlight++;
+		connection.lastUsedAt = this.now();
+		try {
+			return await run(connection);
+		} catch (error) {
+			throw withStderr(error, connection);
+		} finally {
+			connection.inFlight--;
+			connection.lastUsedAt = this.now();
+		}
+	}
+
+	private requestOptions(connection: ServerConnection, options: CallOptions) {
+		const timeout = options.timeoutMs ?? connection.entry.timeout ?? this.options.requestTimeoutMs ?? 60_000;
+		return { signal: options.signal, timeout };
+	}
+
+	private async open(entry: ServerEntry): Promise<ServerConnection> {
+		const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+		let opened: { client: Client; transport: Transport; kind: ServerConnection["transportKind"] };
+		try {
+			opened = entry.transport === "stdio" ? await this.openStdio(entry, stderr) : await this.openHttp(entry);
+		} catch (error) {
+			const tail = stderr.text().trim();
+			throw new Error(`Server "${entry.name}" failed to connect: ${describeError(error)}${tail ? `\nServer stderr:\n${tail}` : ""}`, {
+				cause: error,
+			});
+		}
+		const { client, transport, kind } = opened;
+		const connection: ServerConnection = {
+			name: entry.name,
+			entry,
+			client,
+			transportKind: kind,
+			pid: transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined,
+			tools: [],
+			resources: [],
+			instructions: client.getInstructions(),
+			status: "connected",
+			lastUsedAt: this.now(),
+			inFlight: 0,
+			stderrTail: () => stderr.text(),
+		};
+		client.onclose = () => this.markClosed(connection);
+		this.connections.set(entry.name, connection);
+		try {
+			await this.loadMetadata(connection);
+		} catch (error) {
+			this.connections.delete(entry.name);
+			await shutdown(connection);
+			throw new Error(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`, { cause: error });
+		}
+		this.options.onStateChange?.(entry.name, "connected");
+		return connection;
+	}
+
+	private markClosed(connection: ServerConnection): void {
+		if (connection.status === "closed") return;
+		connection.status = "closed";
+		if (this.connections.get(connection.name) === connection) this.connections.delete(connection.name);
+		this.options.onStateChange?.(connection.name, "closed");
+	}
+
+	private async openStdio(entry: StdioServerEntry, stderr: TailBuffer) {
+		const env = { ...definedOnly(this.options.env ?? process.env), ...entry.env };
+		const transport = new StdioClientTransport({ command: entry.command, args: [...entry.args], env, cwd: entry.cwd, stderr: "pipe" });
+		transport.stderr?.on("data", (chunk: Buffer) => {
+			stderr.push(chunk);
+			if (entry.debug) (this.options.debugLog ?? defaultDebugLog)(entry.name, chunk.toString("utf8"));
+		});
+		const client = newClient();
+		await client.connect(transport, { timeout: this.connectTimeout(entry) });
+		return { client, transport, kind: "stdio" as const };
+	}
+
+	private async openHttp(entry: HttpServerEntry) {
+		const url = new URL(entry.url);
+		const requestInit: RequestInit = { headers: httpHeaders(entry, this.options.env ?? process.env) };
+		const viaSse = async () => {
+			const client = newClient();
+			const transport = new SSEClientTransport(url, { requestInit });
+			await client.connect(transport, { timeout: this.connectTimeout(entry) });
+			return { client, transport, kind: "sse" as const };
+		};
+		if (entry.transport === "sse") return viaSse();
+		const client = newClient();
+		const transport = new StreamableHTTPClientTransport(url, { requestInit });
+		try {
+			await client.connect(transport, { timeout: this.connectTimeout(entry) });
+			return { client, transport, kind: "streamable-http" as const };
+		} catch (streamableError) {
+			await client.close().catch(() => undefined);
+			if (isAuthError(streamableError)) throw streamableError;
+			try {
+				return await viaSse();
+			} catch (sseError) {
+				if (isAuthError(sseError)) throw sseError;
+				throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
+					cause: streamableError,
+				});
+			}
+		}
+	}
+
+	private connectTimeout(entry: ServerEntry): number {
+		return entry.timeout ?? this.options.requestTimeoutMs ?? 60_000;
+	}
+
+	private async loadMetadata(connection: ServerConnection): Promise<void> {
+		const { client, name } = connection;
+		const timeout = this.connectTimeout(connection.entry);
+		const tools: ToolMetadata[] = [];
+		let cursor: string | undefined;
+		for (let page = 0; page < MAX_PAGES; page++) {
+			const result: z.infer<typeof LenientToolsPage> = await client.request(
+				{ method: "tools/list", params: cursor ? { cursor } : {} },
+				LenientToolsPage,
+				{ timeout },
+			);
+			for (const tool of result.tools) {
+				tools.push({
+					server: name,
+					name: tool.name,
+					title: tool.title,
+					description: tool.description ?? "",
+					inputSchema: objectSchema(tool.inputSchema),
+				});
+			}
+			cursor = result.nextCursor;
+			if (!cursor) break;
+		}
+		const resources: ResourceMetadata[] = [];
+		if (client.getServerCapabilities()?.resources) {
+			cursor = undefined;
+			for (let page = 0; page < MAX_PAGES; page++) {
+				const result: z.infer<typeof LenientResourcesPage> = await client.request(
+					{ method: "resources/list", params: cursor ? { cursor } : {} },
+					LenientResourcesPage,
+					{ timeout },
+				);
+				for (const r of result.resources) resources.push({ uri: r.uri, name: r.name ?? r.uri, description: r.description, mimeType: r.mimeType });
+				cursor = result.nextCursor;
+				if (!cursor) break;
+			}
+		}
+		connection.tools = tools;
+		connection.resources = resources;
+	}
+}
+
+function newClient(): Client {
+	return new Client(CLIENT_INFO, { capabilities: {} });
+}
+
+/** A schema the model and Pi can use: always an object schema, whatever the server sent. */
+function objectSchema(raw: unknown): JsonSchema {
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { type: "object", properties: {} };
+	const schema = raw as JsonSchema;
+	return schema.type === undefined ? { type: "object", ...schema } : schema;
+}
+
+/** Headers for an HTTP server: its `headers`, plus Authorization from `bearerToken(Env)`. */
+export function httpHeaders(entry: HttpServerEntry, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+	const headers: Record<string, string> = { ...entry.headers };
+	const token = entry.bearerToken ?? (entry.bearerTokenEnv ? env[entry.bearerTokenEnv] : undefined);
+	if (token) headers.Authorization = `Bearer ${token}`;
+	return headers;
+}
+
+async function shutdown(connection: ServerConnection): Promise<void> {
+	// Descendants are listed before the close: once the wrapper dies its children are re-parented.
+	const descendants = connection.pid ? listDescendants(connection.pid) : [];
+	connection.client.onclose = undefined;
+	await connection.client.close().catch(() => undefined);
+	await terminateAll(descendants);
+}
+
+function withStderr(error: unknown, connection: ServerConnection): unknown {
+	if (connection.status === "connected" || connection.transportKind !== "stdio") return error;
+	const tail = connection.stderrTail().trim();
+	if (!tail) return error;
+	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, { cause: error });
+}
+
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+	return out;
+}
+
+function defaultDebugLog(server: string, text: string): void {
+	process.stderr.write(text.replace(/^(?=.)/gm, `[mcp:${server}] `));
+}
+
+/** Keeps only the last `limit` bytes written, so a chatty server cannot grow memory. */
+export class TailBuffer {
+	private chunks: Buffer[] = [];
+	private size = 0;
+	constructor(private readonly limit: number) {}
+	push(chunk: Buffer): void {
+		this.chunks.push(chunk);
+		this.size += chunk.length;
+		while (this.size > this.limit && this.chunks.length > 1) this.size -= (this.chunks.shift() as Buffer).length;
+		if (this.size > this.limit) {
+			const only = this.chunks[0];
+			this.chunks = [only.subarray(only.length - this.limit)];
+			this.size = this.limit;
+		}
+	}
+	text(): string {
+		return Buffer.concat(this.chunks).toString("utf8");
+	}
+}

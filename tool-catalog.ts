@@ -1,0 +1,123 @@
+// Every known tool of every server (connected or not), under the name the model uses for it.
+// Resolves a name from the model back to (server, original name), with close matches on a miss.
+import { resourceTools } from "./resource-tools.ts";
+import { formatToolName, serverPrefix, type ResourceMetadata, type ToolMetadata, type ToolPrefix } from "./types.ts";
+
+export interface CatalogTool extends ToolMetadata {
+	/** The name shown to the model: prefixed, sanitized, unique across servers. */
+	readonly qualifiedName: string;
+}
+
+export interface ServerMetadata {
+	readonly tools: readonly ToolMetadata[];
+	readonly resources: readonly ResourceMetadata[];
+}
+
+export type Resolution = { kind: "found"; tool: CatalogTool } | { kind: "ambiguous"; tools: CatalogTool[] } | { kind: "missing"; suggestions: string[] };
+
+export class ToolCatalog {
+	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean }>();
+	private tools: CatalogTool[] = [];
+	private byName = new Map<string, CatalogTool>();
+	/** Bumped on every change, so indexes built on the catalog know when to rebuild. */
+	version = 0;
+
+	constructor(
+		private readonly prefix: ToolPrefix,
+		/** Server order (config order) decides which server keeps a name when two collide. */
+		private readonly serverOrder: readonly string[],
+	) {}
+
+	set(server: string, metadata: ServerMetadata, exposeResources: boolean): void {
+		this.servers.set(server, { ...metadata, exposeResources });
+		this.rebuild();
+	}
+
+	has(server: string): boolean {
+		return this.servers.has(server);
+	}
+
+	all(): readonly CatalogTool[] {
+		return this.tools;
+	}
+
+	forServer(server: string): CatalogTool[] {
+		return this.tools.filter((t) => t.server === server);
+	}
+
+	resourceCount(server: string): number {
+		return this.servers.get(server)?.resources.length ?? 0;
+	}
+
+	/** Finds a tool by its qualified name, or by its own name when that is unambiguous. */
+	resolve(name: string, server?: string): Resolution {
+		const exact = this.byName.get(name);
+		if (exact && (!server || exact.server === server)) return { kind: "found", tool: exact };
+		const pool = server ? this.forServer(server) : this.tools;
+		const own = pool.filter((t) => t.name === name || formatToolName(t.server, t.name, "none") === name);
+		if (own.length === 1) return { kind: "found", tool: own[0] };
+		if (own.length > 1) return { kind: "ambiguous", tools: own };
+		if (server) {
+			const prefixed = pool.find((t) => t.qualifiedName === `${serverPrefix(server, this.prefix)}_${name}`);
+			if (prefixed) return { kind: "found", tool: prefixed };
+		}
+		return { kind: "missing", suggestions: closestNames(name, pool.map((t) => t.qualifiedName)) };
+	}
+
+	private rebuild(): void {
+		const ordered = [...this.servers.keys()].sort((a, b) => rank(this.serverOrder, a) - rank(this.serverOrder, b));
+		const tools: CatalogTool[] = [];
+		const byName = new Map<string, CatalogTool>();
+		for (const server of ordered) {
+			const meta = this.servers.get(server);
+			if (!meta) continue;
+			const own = new Set(meta.tools.map((t) => t.name));
+			const all = [...meta.tools, ...(meta.exposeResources ? resourceTools(server, meta.resources, own) : [])];
+			for (const tool of all) {
+				let qualifiedName = formatToolName(server, tool.name, this.prefix);
+				// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.
+				if (byName.has(qualifiedName)) qualifiedName = formatToolName(server, tool.name, "server");
+				for (let n = 2; byName.has(qualifiedName); n++) qualifiedName = formatToolName(server, `${tool.name}_${n}`, "server");
+				const entry = { ...tool, qualifiedName };
+				byName.set(qualifiedName, entry);
+				tools.push(entry);
+			}
+		}
+		this.tools = tools;
+		this.byName = byName;
+		this.version++;
+	}
+}
+
+function rank(order: readonly string[], server: string): number {
+	const i = order.indexOf(server);
+	return i < 0 ? order.length : i;
+}
+
+/** Up to `max` names closest to `input`: containment first, then edit distance. */
+export function closestNames(input: string, names: readonly string[], max = 3): string[] {
+	const needle = input.toLowerCase();
+	const scored = names.map((name) => {
+		const lower = name.toLowerCase();
+		const contains = lower.includes(needle) || needle.includes(lower);
+		return { name, score: (contains ? 0 : 100) + editDistance(needle, lower) };
+	});
+	const limit = Math.max(3, Math.ceil(needle.length * 0.6));
+	return scored
+		.filter((s) => s.score < 100 || s.score - 100 <= limit)
+		.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+		.slice(0, max)
+		.map((s) => s.name);
+}
+
+export function editDistance(a: string, b: string): number {
+	let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+	for (let i = 1; i <= a.length; i++) {
+		const cur = [i];
+		for (let j = 1; j <= b.length; j++) {
+			cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+		}
+		prev = cur;
+	}
+	return prev[b.length];
+}

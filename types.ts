@@ -1,0 +1,125 @@
+// Shared types of the adapter, and the one rule every generated tool name follows.
+import { createHash } from "node:crypto";
+
+export type Lifecycle = "lazy" | "eager" | "keep-alive";
+export type ToolPrefix = "server" | "short" | "none";
+
+/** Where a server entry was defined, so every message can name the file. */
+export interface ConfigSource {
+	readonly kind: "pi-global" | "pi-project" | "import";
+	/** The host an import came from (cursor, claude-code, ...). */
+	readonly host?: string;
+	readonly path: string;
+}
+
+interface ServerEntryBase {
+	readonly name: string;
+	readonly source: ConfigSource;
+	readonly lifecycle: Lifecycle;
+	/** Minutes idle before a lazy server is closed; undefined = the global setting. */
+	readonly idleTimeout?: number;
+	/** Request timeout in milliseconds; undefined = the global setting. */
+	readonly timeout?: number;
+	readonly debug: boolean;
+	readonly exposeResources: boolean;
+	readonly directTools?: boolean | readonly string[];
+}
+
+export interface StdioServerEntry extends ServerEntryBase {
+	readonly transport: "stdio";
+	readonly command: string;
+	readonly args: readonly string[];
+	readonly env: Readonly<Record<string, string>>;
+	readonly cwd?: string;
+}
+
+export interface HttpServerEntry extends ServerEntryBase {
+	/** "http" tries streamable HTTP and falls back to SSE; "sse" speaks SSE only. */
+	readonly transport: "http" | "sse";
+	readonly url: string;
+	readonly headers: Readonly<Record<string, string>>;
+	readonly auth?: "oauth" | "bearer";
+	readonly bearerToken?: string;
+	readonly bearerTokenEnv?: string;
+}
+
+export type ServerEntry = StdioServerEntry | HttpServerEntry;
+
+export interface McpSettings {
+	readonly toolPrefix: ToolPrefix;
+	/** Minutes; 0 disables idle shutdown. */
+	readonly idleTimeout: number;
+	readonly requestTimeoutMs: number;
+}
+
+export const DEFAULT_SETTINGS: McpSettings = { toolPrefix: "server", idleTimeout: 10, requestTimeoutMs: 60_000 };
+
+export interface ConfigProblem {
+	readonly severity: "error" | "warning";
+	readonly file: string;
+	readonly server?: string;
+	readonly message: string;
+}
+
+export interface McpConfig {
+	readonly servers: ReadonlyMap<string, ServerEntry>;
+	readonly settings: McpSettings;
+	readonly problems: readonly ConfigProblem[];
+}
+
+/** One callable thing of a server: an MCP tool, or a resource exposed as a `get_<name>` tool. */
+export interface ToolMetadata {
+	readonly server: string;
+	/** The server's own name for it (for resources, the generated `get_<name>`). */
+	readonly name: string;
+	readonly title?: string;
+	readonly description: string;
+	readonly inputSchema: JsonSchema;
+	/** Set for resource tools: the URI read with resources/read. */
+	readonly resourceUri?: string;
+}
+
+export interface ResourceMetadata {
+	readonly uri: string;
+	readonly name: string;
+	readonly description?: string;
+	readonly mimeType?: string;
+}
+
+/** A JSON Schema as servers send it: untyped by nature. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export const MAX_TOOL_NAME_LENGTH = 64;
+
+/** Replaces every run of characters providers reject with one underscore. */
+export function sanitizeName(raw: string): string {
+	const cleaned = raw.replace(/[^A-Za-z0-9_-]+/g, "_");
+	return cleaned.length > 0 ? cleaned : "_";
+}
+
+/**
+ * Keeps a name within 64 characters: a longer one keeps a readable head plus a short hash of the
+ * whole original, so two long names that share a head stay distinct and the same input always
+ * maps to the same output.
+ */
+export function limitName(name: string, original: string = name): string {
+	if (name.length <= MAX_TOOL_NAME_LENGTH) return name;
+	const hash = createHash("sha256").update(original).digest("hex").slice(0, 8);
+	const head = name.slice(0, MAX_TOOL_NAME_LENGTH - hash.length - 1).replace(/[_-]+$/, "");
+	return `${head}_${hash}`;
+}
+
+/** The server name as it appears in a prefix: `short` drops a `-mcp` (or `_mcp`) suffix. */
+export function serverPrefix(server: string, mode: ToolPrefix): string {
+	if (mode === "short") {
+		const short = server.replace(/[-_]mcp$/i, "");
+		return short.length > 0 ? short : server;
+	}
+	return server;
+}
+
+/** The name a tool is known by in Pi: prefixed per the mode, sanitized, at most 64 characters. */
+export function formatToolName(server: string, tool: string, mode: ToolPrefix): string {
+	const raw = mode === "none" ? tool : `${serverPrefix(server, mode)}_${tool}`;
+	return limitName(sanitizeName(raw), raw);
+}
