@@ -88,6 +88,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	const problems: ConfigProblem[] = [];
 	const servers = new Map<string, ServerEntry>();
 	const imports = new Set<string>();
+	const ownNames = new Set<string>();
 	let settings: McpSettings = DEFAULT_SETTINGS;
 
 	const files = options.configPath
@@ -108,6 +109,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		for (const host of data.imports ?? []) imports.add(host);
 		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file.path, problems);
 		for (const [name, raw] of Object.entries(data.mcpServers ?? {})) {
+			ownNames.add(name);
 			const source: ConfigSource = { kind: file.kind, path: file.path };
 			const entry = normalizeServer(name, raw, source, ictx, problems);
 			servers.delete(name);
@@ -125,17 +127,16 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			continue;
 		}
 		const home = options.home ?? homedir();
+		// Within one host a later file wins (project over global); across hosts the first listed wins.
+		const fromHost = new Map<string, { raw: unknown; path: string }>();
 		for (const found of readImport(host as ImportHost, { cwd: options.cwd, home, env, platform: options.platform ?? process.platform })) {
-			if (found.error) {
-				problems.push({ severity: "warning", file: found.path, message: `import ${host}: ${found.error}` });
-				continue;
-			}
-			for (const [name, raw] of Object.entries(found.servers)) {
-				if (servers.has(name)) continue; // imports only add servers defined nowhere else
-				const source: ConfigSource = { kind: "import", host, path: found.path };
-				const entry = normalizeServer(name, raw, source, ictx, problems, "warning");
-				if (entry) servers.set(name, entry);
-			}
+			if (found.error) problems.push({ severity: "warning", file: found.path, message: `import ${host}: ${found.error}` });
+			for (const [name, raw] of Object.entries(found.servers)) fromHost.set(name, { raw, path: found.path });
+		}
+		for (const [name, { raw, path }] of fromHost) {
+			if (servers.has(name) || ownNames.has(name)) continue; // imports only add servers defined nowhere else
+			const entry = normalizeServer(name, raw, { kind: "import", host, path }, ictx, problems, "warning");
+			if (entry) servers.set(name, entry);
 		}
 	}
 	return { servers, settings, problems };

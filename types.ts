@@ -97,16 +97,12 @@ export function sanitizeName(raw: string): string {
 	return cleaned.length > 0 ? cleaned : "_";
 }
 
-/**
- * Keeps a name within 64 characters: a longer one keeps a readable head plus a short hash of the
- * whole original, so two long names that share a head stay distinct and the same input always
- * maps to the same output.
- */
-export function limitName(name: string, original: string = name): string {
-	if (name.length <= MAX_TOOL_NAME_LENGTH) return name;
-	const hash = createHash("sha256").update(original).digest("hex").slice(0, 8);
-	const head = name.slice(0, MAX_TOOL_NAME_LENGTH - hash.length - 1).replace(/[_-]+$/, "");
-	return `${head}_${hash}`;
+const HASH_LENGTH = 8;
+const HEAD_BUDGET = MAX_TOOL_NAME_LENGTH - HASH_LENGTH - 1;
+const MIN_PREFIX = 8;
+
+function shortHash(text: string): string {
+	return createHash("sha256").update(text).digest("hex").slice(0, HASH_LENGTH);
 }
 
 /** The server name as it appears in a prefix: `short` drops a `-mcp` (or `_mcp`) suffix. */
@@ -118,8 +114,17 @@ export function serverPrefix(server: string, mode: ToolPrefix): string {
 	return server;
 }
 
-/** The name a tool is known by in Pi: prefixed per the mode, sanitized, at most 64 characters. */
+/**
+ * The name a tool is known by in Pi: prefixed per the mode, sanitized, at most 64 characters.
+ * When too long, the server prefix is shortened first, since the tool's own words are what the
+ * model reads; the hash of the original keeps the result unique and stable.
+ */
 export function formatToolName(server: string, tool: string, mode: ToolPrefix): string {
-	const raw = mode === "none" ? tool : `${serverPrefix(server, mode)}_${tool}`;
-	return limitName(sanitizeName(raw), raw);
+	const prefix = mode === "none" ? "" : sanitizeName(serverPrefix(server, mode));
+	const base = sanitizeName(tool);
+	const full = prefix ? `${prefix}_${base}` : base;
+	if (full.length <= MAX_TOOL_NAME_LENGTH) return full;
+	const keep = Math.max(MIN_PREFIX, HEAD_BUDGET - base.length - 1);
+	const short = prefix ? `${prefix.slice(0, keep).replace(/[_-]+$/, "")}_${base}` : base;
+	return `${short.slice(0, HEAD_BUDGET).replace(/[_-]+$/, "")}_${shortHash(`${server}\u0000${tool}\u0000${mode}`)}`;
 }

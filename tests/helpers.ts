@@ -1,0 +1,102 @@
+// Test helpers: free ports on 127.0.0.1, real server processes that are always cleaned up, temp dirs.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../config.ts";
+import { ServerLifecycle } from "../lifecycle.ts";
+import { McpServerManager } from "../server-manager.ts";
+import type { McpConfig, ServerEntry } from "../types.ts";
+
+export const ROOT = resolve(import.meta.dirname, "..");
+export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+export const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+export const MEMORY = join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+
+export function freePort(): Promise<number> {
+	return new Promise((res, rej) => {
+		const srv = createServer();
+		srv.once("error", rej);
+		srv.listen(0, "127.0.0.1", () => {
+			const port = (srv.address() as { port: number }).port;
+			srv.close(() => res(port));
+		});
+	});
+}
+
+async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		const open = await new Promise<boolean>((res) => {
+			const sock = createConnection({ host: "127.0.0.1", port });
+			sock.once("connect", () => {
+				sock.destroy();
+				res(true);
+			});
+			sock.once("error", () => res(false));
+		});
+		if (open) return;
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);
+}
+
+export interface RunningServer {
+	readonly port: number;
+	readonly process: ChildProcess;
+	stop(): Promise<void>;
+}
+
+/** Starts server-everything over HTTP ("streamableHttp" or "sse") on a free port. */
+export async function startEverythingHttp(mode: "streamableHttp" | "sse", port?: number): Promise<RunningServer> {
+	const p = port ?? (await freePort());
+	const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(p) }, stdio: "ignore" });
+	await waitForPort(p);
+	return { port: p, process: child, stop: () => stopChild(child) };
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+	return new Promise((res) => {
+		const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+		child.once("exit", () => {
+			clearTimeout(timer);
+			res();
+		});
+		child.kill("SIGTERM");
+	});
+}
+
+export function tempDir(prefix = "pi-mcp-test-"): { path: string; remove(): void } {
+	const path = mkdtempSync(join(tmpdir(), prefix));
+	return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A config with the given servers, as if read from a Pi file. */
+export function configOf(servers: Record<string, unknown>, settings: Record<string, unknown> = {}): McpConfig {
+	const dir = tempDir();
+	try {
+		const path = join(dir.path, "mcp.json");
+		writeFileSync(path, JSON.stringify({ mcpServers: servers, settings }));
+		const config = loadConfig({ cwd: dir.path, agentDir: dir.path, home: dir.path, env: process.env, configPath: path });
+		if (config.problems.length > 0) throw new Error(JSON.stringify(config.problems));
+		return config;
+	} finally {
+		dir.remove();
+	}
+}
+
+export function lifecycleOf(config: McpConfig): ServerLifecycle {
+	return new ServerLifecycle({ config, manager: new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs }) });
+}
+
+export function everythingStdio(): Record<string, unknown> {
+	return { command: process.execPath, args: [EVERYTHING, "stdio"] };
+}
+
+export function entryOf(config: McpConfig, name: string): ServerEntry {
+	const entry = config.servers.get(name);
+	if (!entry) throw new Error(`no server ${name}`);
+	return entry;
+}
