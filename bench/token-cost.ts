@@ -1,0 +1,53 @@
+// What the `mcp` tool costs the model, against the same servers' tools registered one by one.
+// Connects to the real everything, memory and filesystem servers over stdio and prints the ratio.
+import { join } from "node:path";
+import { loadConfig } from "../config.ts";
+import { ServerLifecycle } from "../lifecycle.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-tool.ts";
+import { McpServerManager } from "../server-manager.ts";
+import { toolDefinitionTokens } from "./token-count.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+
+const ROOT = join(import.meta.dirname, "..");
+const pkg = (name: string) => join(ROOT, "node_modules/@modelcontextprotocol", name, "dist/index.js");
+
+export async function measureTokenCost(): Promise<{ proxy: number; direct: number; tools: number }> {
+	const dir = mkdtempSync(join(tmpdir(), "pi-mcp-bench-"));
+	try {
+		const configPath = join(dir, "mcp.json");
+		writeFileSync(
+			configPath,
+			JSON.stringify({
+				mcpServers: {
+					everything: { command: process.execPath, args: [pkg("server-everything"), "stdio"] },
+					memory: { command: process.execPath, args: [pkg("server-memory")], env: { MEMORY_FILE_PATH: join(dir, "m.jsonl") } },
+					filesystem: { command: process.execPath, args: [pkg("server-filesystem"), dir] },
+				},
+			}),
+		);
+		const config = loadConfig({ cwd: dir, agentDir: dir, configPath });
+		const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
+		try {
+			await lifecycle.ensureMetadata();
+			const tools = lifecycle.catalog.all().filter((t) => !t.resourceUri);
+			const direct = tools.reduce((sum, t) => sum + toolDefinitionTokens({ name: t.qualifiedName, description: t.description, parameters: t.inputSchema }), 0);
+			const proxy = toolDefinitionTokens({ name: PROXY_TOOL_NAME, description: PROXY_DESCRIPTION, parameters: ProxyParams });
+			return { proxy, direct, tools: tools.length };
+		} finally {
+			await lifecycle.shutdown();
+		}
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+export async function main(): Promise<void> {
+	const { proxy, direct, tools } = await measureTokenCost();
+	console.log("== token cost (o200k) — everything + memory + filesystem ==");
+	console.log(`mcp proxy tool definition:           ${proxy} tokens`);
+	console.log(`the same ${tools} tools registered one by one: ${direct} tokens`);
+	console.log(`ratio direct / proxy:                ${(direct / proxy).toFixed(1)}x`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

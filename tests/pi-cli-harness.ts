@@ -1,0 +1,85 @@
+// Runs the real `pi` CLI (-p) against a scripted model, with this package as an extension, in a
+// temp HOME/agentDir/cwd so no real user files are read or written.
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, tempDir } from "./helpers.ts";
+import { type MockModel, type Step, startMockModel } from "./mock-openai.ts";
+
+export interface PiCliRun {
+	readonly code: number | null;
+	readonly stdout: string;
+	readonly stderr: string;
+	readonly model: MockModel;
+	readonly agentDir: string;
+	readonly pid: number;
+	cleanup(): Promise<void>;
+}
+
+export interface PiCliOptions {
+	readonly mcpConfig: unknown;
+	readonly steps: Step[];
+	readonly prompt: string;
+	readonly extraArgs?: string[];
+	readonly env?: Record<string, string>;
+	readonly timeoutMs?: number;
+	/** Load the package folder (package.json "pi" field) instead of index.ts. */
+	readonly loadAsPackage?: boolean;
+}
+
+export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
+	const dir = tempDir("pi-mcp-cli-");
+	const agentDir = join(dir.path, "agent");
+	const cwd = join(dir.path, "work");
+	mkdirSync(agentDir, { recursive: true });
+	mkdirSync(cwd, { recursive: true });
+	const model = await startMockModel(options.steps);
+	writeFileSync(join(agentDir, "models.json"), model.modelsJson());
+	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
+	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
+	const args = [
+		join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
+		"-p",
+		"--no-session",
+		"--no-extensions",
+		"-e",
+		options.loadAsPackage ? ROOT : join(ROOT, "index.ts"),
+		"--no-context-files",
+		"--no-skills",
+		"--no-prompt-templates",
+		"--provider",
+		"mock",
+		"--model",
+		"m",
+		...(options.extraArgs ?? []),
+		options.prompt,
+	];
+	const child = spawn(process.execPath, args, {
+		cwd,
+		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: dir.path, PI_OFFLINE: "1", ...options.env },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (c) => {
+		stdout += c;
+	});
+	child.stderr.on("data", (c) => {
+		stderr += c;
+	});
+	const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+	const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+	clearTimeout(timer);
+	return {
+		code,
+		stdout,
+		stderr,
+		model,
+		agentDir,
+		pid: child.pid ?? -1,
+		cleanup: async () => {
+			await model.close();
+			dir.remove();
+		},
+	};
+}

@@ -1,0 +1,36 @@
+// The real `pi` CLI with a scripted OpenAI-style model on 127.0.0.1: the package loads as an
+// extension, the model searches and calls through `mcp`, and sees the real result.
+import { afterEach, describe, expect, it } from "vitest";
+import { everythingStdio } from "./helpers.ts";
+import { lastToolMessage } from "./mock-openai.ts";
+import { type PiCliRun, runPiCli } from "./pi-cli-harness.ts";
+
+describe("the pi CLI", () => {
+	let run: PiCliRun | undefined;
+	afterEach(async () => {
+		await run?.cleanup();
+		run = undefined;
+	});
+
+	it("loads the package and completes a search-then-call round trip", async () => {
+		let found = "";
+		run = await runPiCli({
+			mcpConfig: { mcpServers: { everything: everythingStdio() } },
+			loadAsPackage: true,
+			prompt: "Echo 'pineapple' with the MCP tools.",
+			steps: [
+				() => ({ toolCall: { name: "mcp", arguments: { search: "echo" } } }),
+				(req) => {
+					found = /^- (\S+)/.exec(lastToolMessage(req))?.[1] ?? "";
+					return { toolCall: { name: "mcp", arguments: { tool: found, args: { message: "pineapple" } } } };
+				},
+				(req) => ({ text: `Result: ${lastToolMessage(req)}` }),
+			],
+		});
+		expect(run.code, run.stderr).toBe(0);
+		expect(found).toBe("everything_echo");
+		expect(run.stdout).toContain("Result: Echo: pineapple");
+		const offered = (run.model.requests[0].tools ?? []).map((t) => t.function.name);
+		expect(offered.filter((n) => n === "mcp" || n.startsWith("everything"))).toEqual(["mcp"]);
+	});
+});
