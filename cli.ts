@@ -2,6 +2,8 @@
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
 import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
+import { MetadataCache } from "./metadata-cache.ts";
+import { NpxResolver } from "./npx-resolver.ts";
 import { type ProxyInput, runProxy } from "./proxy-tool.ts";
 import { McpServerManager } from "./server-manager.ts";
 import { contentText } from "./tool-registrar.ts";
@@ -83,9 +85,12 @@ export async function main(argv: readonly string[]): Promise<number> {
 		process.stdout.write(`${USAGE}\n`);
 		return parsed.command === "help" ? 0 : 2;
 	}
-	const config = loadConfig({ cwd: process.cwd(), agentDir: resolveAgentDir(), configPath: parsed.configPath });
+	const agentDir = resolveAgentDir();
+	const config = loadConfig({ cwd: process.cwd(), agentDir, configPath: parsed.configPath });
 	for (const problem of config.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs }) });
+	const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch: new NpxResolver({ agentDir }).launcher() });
+	// Same cache as Pi: search, list and describe answer without starting servers once it is warm.
+	const lifecycle = new ServerLifecycle({ config, manager, cache: new MetadataCache(agentDir) });
 	try {
 		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
 		const input = toInput(parsed);

@@ -1,20 +1,30 @@
-// The Pi extension: wires config, server manager, lifecycle and the `mcp` proxy tool into Pi's
-// session events. Logic lives in the modules; this file only connects them.
+// The Pi extension: wires config, metadata cache, server manager, lifecycle and the `mcp` proxy
+// tool into Pi's session events. Logic lives in the modules; this file only connects them.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
+import { MetadataCache } from "./metadata-cache.ts";
+import { NpxResolver } from "./npx-resolver.ts";
 import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams, runProxy } from "./proxy-tool.ts";
 import { McpServerManager } from "./server-manager.ts";
 import { contentText } from "./tool-registrar.ts";
 
 export default function mcpAdapter(pi: ExtensionAPI): void {
 	let lifecycle: ServerLifecycle | undefined;
+	let killOnExit: (() => void) | undefined;
 
 	const start = (cwd: string): ServerLifecycle => {
-		const config = loadConfig({ cwd, agentDir: resolveAgentDir() });
-		const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs });
-		lifecycle = new ServerLifecycle({ config, manager });
-		return lifecycle;
+		const agentDir = resolveAgentDir();
+		const config = loadConfig({ cwd, agentDir });
+		const launch = new NpxResolver({ agentDir }).launcher();
+		const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch });
+		const current = new ServerLifecycle({ config, manager, cache: new MetadataCache(agentDir) });
+		// If Pi exits without awaiting session_shutdown, no server may outlive it.
+		killOnExit = () => manager.killAllSync();
+		process.once("exit", killOnExit);
+		current.start();
+		lifecycle = current;
+		return current;
 	};
 
 	pi.registerTool({
@@ -31,13 +41,14 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	});
 
 	pi.on("session_start", (_event, ctx) => {
-		const current = start(ctx.cwd);
-		reportProblems(current, ctx);
+		if (lifecycle) return;
+		reportProblems(start(ctx.cwd), ctx);
 	});
 
 	pi.on("session_shutdown", async () => {
 		const current = lifecycle;
 		lifecycle = undefined;
+		if (killOnExit) process.off("exit", killOnExit);
 		await current?.shutdown();
 	});
 }

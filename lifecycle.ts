@@ -1,9 +1,12 @@
-// Decides when servers connect and keeps the catalog in step with what they expose.
-// The manager owns connections; this module owns the policy around them.
+// Decides when servers run: lazy ones connect on first use and close when idle, eager and
+// keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
+// health-checked and reconnected. A failed connect fails fast for a while instead of respawning
+// on every call. Keeps the catalog and the metadata cache in step with every connection.
+import { describeError } from "./errors.ts";
+import type { MetadataCache } from "./metadata-cache.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
-import type { McpConfig } from "./types.ts";
-import { describeError } from "./errors.ts";
+import type { McpConfig, ServerEntry } from "./types.ts";
 
 export type ServerState = "connected" | "idle" | "failed" | "not-connected";
 
@@ -15,25 +18,66 @@ export interface Failure {
 export interface LifecycleOptions {
 	readonly config: McpConfig;
 	readonly manager: McpServerManager;
+	readonly cache?: MetadataCache;
 	readonly now?: () => number;
-	/** How many servers connect at once when several are needed. */
+	/** How many servers connect at once when several are needed (default 10). */
 	readonly parallelism?: number;
+	/** Period of the idle sweep and keep-alive health check (default 30 s). */
+	readonly tickMs?: number;
+	/** How long a failed connect fails fast before it is tried again (default 60 s). */
+	readonly backoffMs?: number;
+	/** Told after any change of a server's state or tools (for the status line). */
+	readonly onChange?: () => void;
 }
 
 export class ServerLifecycle {
 	readonly config: McpConfig;
 	readonly manager: McpServerManager;
 	readonly catalog: ToolCatalog;
+	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
+	startup: Promise<void> = Promise.resolve();
+	private readonly cache?: MetadataCache;
 	private readonly failures = new Map<string, Failure>();
 	private readonly now: () => number;
-	private readonly parallelism: number;
+	private readonly options: LifecycleOptions;
+	private timer?: ReturnType<typeof setInterval>;
+	private ticking = false;
+	private stopped = false;
+	private readonly unsubscribe: () => void;
 
 	constructor(options: LifecycleOptions) {
+		this.options = options;
 		this.config = options.config;
 		this.manager = options.manager;
+		this.cache = options.cache;
 		this.now = options.now ?? Date.now;
-		this.parallelism = options.parallelism ?? 10;
 		this.catalog = new ToolCatalog(options.config.settings.toolPrefix, [...options.config.servers.keys()]);
+		for (const entry of this.config.servers.values()) {
+			const cached = this.cache?.lookup(entry);
+			if (cached) this.catalog.set(entry.name, cached, entry.exposeResources);
+		}
+		this.unsubscribe = this.manager.subscribe(() => this.options.onChange?.());
+	}
+
+	/**
+	 * Starts background work and returns at once: eager and keep-alive servers connect, and
+	 * servers with no valid cache entry connect once to fill it (lazy ones close right after).
+	 */
+	start(): void {
+		const entries = [...this.config.servers.values()];
+		const wanted = entries.filter((e) => e.lifecycle !== "lazy" || !this.catalog.has(e.name));
+		this.startup = mapLimit(wanted, this.options.parallelism ?? 10, async (entry) => {
+			if (this.stopped) return;
+			try {
+				await this.ensureConnected(entry.name);
+				if (entry.lifecycle === "lazy") await this.manager.close(entry.name);
+			} catch {
+				// recorded as a failure; shown by status
+			}
+		}).then(() => undefined);
+		const tickMs = this.options.tickMs ?? 30_000;
+		this.timer = setInterval(() => void this.tick(), tickMs);
+		this.timer.unref?.(); // never keeps Pi (or the CLI) alive
 	}
 
 	serverNames(): string[] {
@@ -52,22 +96,31 @@ export class ServerLifecycle {
 
 	/** Connects a configured server (or reuses its connection) and records its metadata. */
 	async ensureConnected(name: string): Promise<ServerConnection> {
-		const entry = this.config.servers.get(name);
-		if (!entry) throw new Error(unknownServerMessage(name, this.serverNames()));
+		const entry = this.entry(name);
+		const existing = this.manager.get(name);
+		if (existing) return existing;
+		const failure = this.failures.get(name);
+		const backoffMs = this.options.backoffMs ?? 60_000;
+		if (failure && this.now() - failure.at < backoffMs) {
+			const ago = Math.round((this.now() - failure.at) / 1000);
+			throw new Error(`Server "${name}" not available (failed ${ago}s ago): ${failure.message}`);
+		}
 		try {
 			const connection = await this.manager.connect(entry);
 			this.failures.delete(name);
-			this.record(connection);
+			await this.record(connection);
 			return connection;
 		} catch (error) {
 			this.failures.set(name, { message: describeError(error), at: this.now() });
+			this.options.onChange?.();
 			throw error;
 		}
 	}
 
-	/** Closes and connects again, refreshing metadata. */
+	/** Closes and connects again, refreshing metadata and cache; clears a failure backoff. */
 	async reconnect(name: string): Promise<ServerConnection> {
-		if (!this.config.servers.has(name)) throw new Error(unknownServerMessage(name, this.serverNames()));
+		this.entry(name);
+		this.failures.delete(name);
 		await this.manager.close(name);
 		return this.ensureConnected(name);
 	}
@@ -75,15 +128,71 @@ export class ServerLifecycle {
 	/** Makes sure every named server (default: all) has metadata, connecting those that lack it. */
 	async ensureMetadata(names: readonly string[] = this.serverNames()): Promise<void> {
 		const missing = names.filter((n) => !this.catalog.has(n));
-		await mapLimit(missing, this.parallelism, (name) => this.ensureConnected(name).catch(() => undefined));
+		await mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
 	}
 
-	record(connection: ServerConnection): void {
+	/** Puts a connection's current tools into the catalog and the cache. */
+	async record(connection: ServerConnection): Promise<void> {
 		this.catalog.set(connection.name, { tools: connection.tools, resources: connection.resources }, connection.entry.exposeResources);
+		this.options.onChange?.();
+		await this.cache?.store(connection.entry, connection.tools, connection.resources).catch(() => undefined);
 	}
 
+	/** Minutes of idleness after which a server is closed; undefined = never. */
+	idleMinutes(entry: ServerEntry): number | undefined {
+		if (entry.lifecycle === "keep-alive") return undefined;
+		const minutes = entry.idleTimeout ?? (entry.lifecycle === "lazy" ? this.config.settings.idleTimeout : undefined);
+		return minutes && minutes > 0 ? minutes : undefined;
+	}
+
+	/** One sweep: close idle servers, health-check keep-alive ones. Runs every tick. */
+	async tick(): Promise<void> {
+		if (this.ticking || this.stopped) return;
+		this.ticking = true;
+		try {
+			const work: Promise<unknown>[] = [];
+			for (const entry of this.config.servers.values()) {
+				const connection = this.manager.get(entry.name);
+				const idle = this.idleMinutes(entry);
+				if (connection && idle !== undefined && connection.inFlight === 0 && this.now() - connection.lastUsedAt >= idle * 60_000) {
+					work.push(this.manager.close(entry.name));
+				} else if (entry.lifecycle === "keep-alive") {
+					work.push(this.checkHealth(entry));
+				}
+			}
+			await Promise.allSettled(work);
+		} finally {
+			this.ticking = false;
+		}
+	}
+
+	private async checkHealth(entry: ServerEntry): Promise<void> {
+		const connection = this.manager.get(entry.name);
+		if (connection) {
+			try {
+				await connection.client.ping({ timeout: 10_000 });
+				return;
+			} catch {
+				await this.manager.close(entry.name);
+			}
+		}
+		this.failures.delete(entry.name); // keep-alive retries on every check
+		await this.ensureConnected(entry.name).catch(() => undefined);
+	}
+
+	/** Stops timers, flushes the cache and closes every connection. */
 	async shutdown(): Promise<void> {
+		this.stopped = true;
+		if (this.timer) clearInterval(this.timer);
+		this.unsubscribe();
+		await this.cache?.flush();
 		await this.manager.closeAll();
+	}
+
+	private entry(name: string): ServerEntry {
+		const entry = this.config.servers.get(name);
+		if (!entry) throw new Error(unknownServerMessage(name, this.serverNames()));
+		return entry;
 	}
 }
 

@@ -5,7 +5,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { authNeededMessage, describeError, isAuthError } from "./errors.ts";
 import { type ServerLifecycle, unknownServerMessage } from "./lifecycle.ts";
 import { resourceResultToContent } from "./resource-tools.ts";
-import type { CatalogTool } from "./tool-catalog.ts";
+import { type CatalogTool, closestNames } from "./tool-catalog.ts";
 import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
 import { searchTools } from "./tool-search.ts";
@@ -204,18 +204,31 @@ async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyIn
 	const details = { server: tool.server, tool: tool.name };
 	try {
 		await lifecycle.ensureConnected(tool.server);
-		if (tool.resourceUri) {
-			const result = await lifecycle.manager.readResource(tool.server, tool.resourceUri, { signal: options.signal });
-			return { content: toPiContent({ content: resourceResultToContent(result) }), isError: false, details: { mode: "tool", ...details } };
+		// Connecting refreshed the server's tools; the one found in the cache may have changed or gone.
+		const fresh = lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name);
+		if (!fresh) {
+			const suggestions = closestNames(tool.name, lifecycle.catalog.forServer(tool.server).map((t) => t.qualifiedName));
+			const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
+			return failure("tool", `Server "${tool.server}" no longer has a tool "${tool.name}".${hint}`, details);
 		}
-		const result = await lifecycle.manager.callTool(tool.server, tool.name, parsed.args, { signal: options.signal });
-		const content = toPiContent(result);
-		if (result.isError) content.push({ type: "text", text: `\n${callHelp(tool)}` });
-		return { content, isError: result.isError === true, details: { mode: "tool", ...details } };
+		return await invoke(lifecycle, fresh, parsed.args, options);
 	} catch (error) {
 		if (isAuthError(error)) return failure("tool", authNeededMessage(tool.server), details);
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
 	}
+}
+
+/** Calls a tool, or reads a resource tool's resource, on a connected server. */
+async function invoke(lifecycle: ServerLifecycle, tool: CatalogTool, args: Record<string, unknown>, options: ProxyRunOptions): Promise<ProxyResult> {
+	const details = { mode: "tool", server: tool.server, tool: tool.name };
+	if (tool.resourceUri) {
+		const result = await lifecycle.manager.readResource(tool.server, tool.resourceUri, { signal: options.signal });
+		return { content: toPiContent({ content: resourceResultToContent(result) }), isError: false, details };
+	}
+	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, { signal: options.signal });
+	const content = toPiContent(result);
+	if (result.isError) content.push({ type: "text", text: `\n${callHelp(tool)}` });
+	return { content, isError: result.isError === true, details };
 }
 
 function callHelp(tool: CatalogTool): string {

@@ -9,7 +9,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 import { describeError, isAuthError } from "./errors.ts";
-import { listDescendants, terminateAll } from "./process-tree.ts";
+import { killAllSync, listDescendants, terminateAll } from "./process-tree.ts";
 import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
 
 export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
@@ -44,9 +44,9 @@ export interface ServerManagerOptions {
 	readonly env?: Readonly<Record<string, string | undefined>>;
 	/** Where `debug: true` servers' stderr goes; defaults to process.stderr. */
 	readonly debugLog?: (server: string, text: string) => void;
-	/** Told whenever a server connects or its connection ends. */
-	readonly onStateChange?: (server: string, state: "connected" | "closed") => void;
 	readonly now?: () => number;
+	/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
+	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
 }
 
 /**
@@ -62,8 +62,11 @@ const LenientResourcesPage = z.looseObject({
 	nextCursor: z.string().optional(),
 });
 
+export type StateListener = (server: string, state: "connected" | "closed") => void;
+
 export class McpServerManager {
 	private readonly connections = new Map<string, ServerConnection>();
+	private readonly listeners = new Set<StateListener>();
 	private readonly pending = new Map<string, Promise<ServerConnection>>();
 	private readonly options: ServerManagerOptions;
 	private readonly now: () => number;
@@ -71,6 +74,16 @@ export class McpServerManager {
 	constructor(options: ServerManagerOptions = {}) {
 		this.options = options;
 		this.now = options.now ?? Date.now;
+	}
+
+	/** Tells `listener` whenever a server connects or its connection ends (crash included). */
+	subscribe(listener: StateListener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	private emit(server: string, state: "connected" | "closed"): void {
+		for (const listener of this.listeners) listener(server, state);
 	}
 
 	get(name: string): ServerConnection | undefined {
@@ -127,6 +140,17 @@ export class McpServerManager {
 	async closeAll(): Promise<void> {
 		const names = new Set([...this.connections.keys(), ...this.pending.keys()]);
 		await Promise.allSettled([...names].map((name) => this.close(name)));
+	}
+
+	/**
+	 * Last resort when the process exits without an awaited shutdown: SIGKILL every stdio server
+	 * and its descendants, synchronously.
+	 */
+	killAllSync(): void {
+		for (const connection of this.connections.values()) {
+			if (!connection.pid) continue;
+			killAllSync([...listDescendants(connection.pid), connection.pid]);
+		}
 	}
 
 	private require(name: string): ServerConnection {
@@ -189,7 +213,7 @@ export class McpServerManager {
 			await shutdown(connection);
 			throw new Error(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`, { cause: error });
 		}
-		this.options.onStateChange?.(entry.name, "connected");
+		this.emit(entry.name, "connected");
 		return connection;
 	}
 
@@ -197,12 +221,13 @@ export class McpServerManager {
 		if (connection.status === "closed") return;
 		connection.status = "closed";
 		if (this.connections.get(connection.name) === connection) this.connections.delete(connection.name);
-		this.options.onStateChange?.(connection.name, "closed");
+		this.emit(connection.name, "closed");
 	}
 
 	private async openStdio(entry: StdioServerEntry, stderr: TailBuffer) {
 		const env = { ...definedOnly(this.options.env ?? process.env), ...entry.env };
-		const transport = new StdioClientTransport({ command: entry.command, args: [...entry.args], env, cwd: entry.cwd, stderr: "pipe" });
+		const launch = this.options.launch?.(entry) ?? entry;
+		const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args], env, cwd: entry.cwd, stderr: "pipe" });
 		transport.stderr?.on("data", (chunk: Buffer) => {
 			stderr.push(chunk);
 			if (entry.debug) (this.options.debugLog ?? defaultDebugLog)(entry.name, chunk.toString("utf8"));

@@ -1,0 +1,213 @@
+// Runs `npx pkg` / `npm exec pkg` servers straight from npm's npx cache (`node <bin>`), skipping
+// the npm parent process (~60 MB and ~300 ms per server). Mirrors npm's own choice:
+// - `pkg@1.2.3`: the npx cache folder npm would use for that spec, only if it holds 1.2.3;
+// - a range, tag or bare name: npm asks the registry, so we ask npm (`npm view`, in the
+//   background, remembered in <agentDir>/mcp-npx-cache.json for an hour) and use the cached
+//   install only if it is exactly that version.
+// Any doubt (unknown flags, another spec type, nothing cached) runs npx as configured.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, extname, join } from "node:path";
+import type { StdioServerEntry } from "./types.ts";
+
+export const NPX_CACHE_FILE = "mcp-npx-cache.json";
+const VERSION_TTL_MS = 60 * 60 * 1000;
+const EXACT = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+const SAFE_FLAGS = new Set(["-y", "--yes", "-q", "--quiet", "--silent", "--prefer-offline", "--no-update-notifier"]);
+
+export interface NpxInvocation {
+	/** The spec exactly as written (npm hashes it to name the npx cache folder). */
+	readonly spec: string;
+	readonly name: string;
+	/** Undefined for a bare name. */
+	readonly range?: string;
+	readonly args: readonly string[];
+}
+
+export interface Launch {
+	readonly command: string;
+	readonly args: readonly string[];
+}
+
+/** Recognizes `npx [flags] spec args...` and `npm exec|x [flags] [--] spec [--] args...`. */
+export function parseNpx(command: string, args: readonly string[]): NpxInvocation | undefined {
+	const tool = basename(command).replace(/\.(cmd|exe)$/i, "");
+	let rest = [...args];
+	if (tool === "npm") {
+		if (rest[0] !== "exec" && rest[0] !== "x") return undefined;
+		rest = rest.slice(1);
+	} else if (tool !== "npx") {
+		return undefined;
+	}
+	while (rest.length > 0 && rest[0].startsWith("-") && rest[0] !== "--") {
+		if (!SAFE_FLAGS.has(rest[0])) return undefined; // -p, -c, --package=...: not a plain run
+		rest = rest.slice(1);
+	}
+	if (rest[0] === "--") rest = rest.slice(1);
+	const spec = rest[0];
+	if (!spec) return undefined;
+	const match = /^((?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*)(?:@(.+))?$/i.exec(spec);
+	if (!match || /[:/\\]/.test(match[2] ?? "")) return undefined; // git, url, file specs
+	const binArgs = rest.slice(1);
+	return { spec, name: match[1], range: match[2], args: binArgs[0] === "--" ? binArgs.slice(1) : binArgs };
+}
+
+/** npm's npx cache folder for one spec: `<cache>/_npx/<first 16 hex of sha512(spec)>`. */
+export function npxInstallDir(spec: string, npmCache: string): string {
+	return join(npmCache, "_npx", createHash("sha512").update(spec).digest("hex").slice(0, 16));
+}
+
+export function defaultNpmCache(env: Readonly<Record<string, string | undefined>> = process.env): string {
+	if (env.npm_config_cache) return env.npm_config_cache;
+	if (process.platform === "win32" && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, "npm-cache");
+	return join(homedir(), ".npm");
+}
+
+/** The bin npm would run for a package, per npm's own rule (the only bin, or the one named like the package). */
+export function binFor(pkgDir: string): Launch | undefined {
+	let manifest: { name?: string; bin?: string | Record<string, string> };
+	try {
+		manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+	} catch {
+		return undefined;
+	}
+	const unscoped = (manifest.name ?? "").replace(/^@[^/]+\//, "");
+	const bins = typeof manifest.bin === "string" ? { [unscoped]: manifest.bin } : (manifest.bin ?? {});
+	const targets = [...new Set(Object.values(bins))];
+	const target = targets.length === 1 ? targets[0] : bins[unscoped];
+	if (!target) return undefined;
+	const file = join(pkgDir, target);
+	if (!existsSync(file)) return undefined;
+	return isNodeScript(file) ? { command: process.execPath, args: [file] } : { command: file, args: [] };
+}
+
+function isNodeScript(file: string): boolean {
+	if ([".js", ".mjs", ".cjs"].includes(extname(file))) return true;
+	try {
+		const head = readFileSync(file, { encoding: "utf8", flag: "r" }).slice(0, 128);
+		return /^#!.*\bnode\b/.test(head);
+	} catch {
+		return false;
+	}
+}
+
+function installedVersion(pkgDir: string): string | undefined {
+	try {
+		return (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version?: string }).version;
+	} catch {
+		return undefined;
+	}
+}
+
+interface VersionRecord {
+	readonly version: string;
+	readonly checkedAt: number;
+}
+
+export interface NpxResolverOptions {
+	readonly agentDir: string;
+	readonly npmCache?: string;
+	readonly now?: () => number;
+	/** Asks npm which version a range/tag means; default `npm view <spec> version --json`. */
+	readonly lookupVersion?: (spec: string) => Promise<string | undefined>;
+}
+
+export class NpxResolver {
+	private readonly file: string;
+	private readonly npmCache: string;
+	private readonly now: () => number;
+	private readonly lookupVersion: (spec: string) => Promise<string | undefined>;
+	private versions: Record<string, VersionRecord>;
+	private readonly pending = new Map<string, Promise<void>>();
+
+	constructor(options: NpxResolverOptions) {
+		this.file = join(options.agentDir, NPX_CACHE_FILE);
+		this.npmCache = options.npmCache ?? defaultNpmCache();
+		this.now = options.now ?? Date.now;
+		this.lookupVersion = options.lookupVersion ?? npmView;
+		this.versions = readVersions(this.file);
+	}
+
+	/** The direct launch for an npx entry, or undefined to run it as configured. */
+	resolve(entry: Pick<StdioServerEntry, "command" | "args">): Launch | undefined {
+		const npx = parseNpx(entry.command, entry.args);
+		if (!npx) return undefined;
+		const want = npx.range && EXACT.test(npx.range) ? npx.range : this.knownVersion(npx.spec);
+		if (!want) return undefined;
+		const pkgDir = join(npxInstallDir(npx.spec, this.npmCache), "node_modules", npx.name);
+		if (installedVersion(pkgDir) !== want) return undefined;
+		const bin = binFor(pkgDir);
+		return bin ? { command: bin.command, args: [...bin.args, ...npx.args] } : undefined;
+	}
+
+	/** What npm would run for a range/tag/bare name, if asked within the last hour; starts asking otherwise. */
+	private knownVersion(spec: string): string | undefined {
+		const record = this.versions[spec];
+		if (record && this.now() - record.checkedAt < VERSION_TTL_MS) return record.version;
+		this.refresh(spec);
+		return undefined;
+	}
+
+	/** Resolves a spec's version in the background (tests await it). */
+	refresh(spec: string): Promise<void> {
+		const existing = this.pending.get(spec);
+		if (existing) return existing;
+		const job = this.lookupVersion(spec)
+			.then((version) => {
+				if (!version) return;
+				this.versions = { ...readVersions(this.file), [spec]: { version, checkedAt: this.now() } };
+				writeVersions(this.file, this.versions);
+			})
+			.catch(() => undefined)
+			.finally(() => this.pending.delete(spec));
+		this.pending.set(spec, job);
+		return job;
+	}
+
+	/** Rewrites an entry's launch when it can be resolved; the entry itself is left as configured. */
+	launcher(): (entry: StdioServerEntry) => Launch {
+		return (entry) => this.resolve(entry) ?? { command: entry.command, args: entry.args };
+	}
+}
+
+function npmView(spec: string): Promise<string | undefined> {
+	return new Promise((resolve) => {
+		execFile("npm", ["view", spec, "version", "--json"], { timeout: 15_000, windowsHide: true }, (error, stdout) => {
+			if (error) return resolve(undefined);
+			try {
+				const parsed = JSON.parse(stdout) as string | string[];
+				// A range can match several versions; npm runs the highest, which `npm view` lists last.
+				resolve(Array.isArray(parsed) ? parsed[parsed.length - 1] : parsed);
+			} catch {
+				resolve(undefined);
+			}
+		});
+	});
+}
+
+function readVersions(file: string): Record<string, VersionRecord> {
+	try {
+		const data = JSON.parse(readFileSync(file, "utf8")) as { version?: number; specs?: Record<string, VersionRecord> };
+		if (data.version !== 1 || typeof data.specs !== "object" || !data.specs) return {};
+		const out: Record<string, VersionRecord> = {};
+		for (const [spec, r] of Object.entries(data.specs)) {
+			if (r && typeof r.version === "string" && typeof r.checkedAt === "number") out[spec] = r;
+		}
+		return out;
+	} catch {
+		return {};
+	}
+}
+
+function writeVersions(file: string, specs: Record<string, VersionRecord>): void {
+	try {
+		mkdirSync(dirname(file), { recursive: true });
+		const temp = `${file}.${process.pid}.tmp`;
+		writeFileSync(temp, JSON.stringify({ version: 1, specs }, null, 1));
+		renameSync(temp, file);
+	} catch {
+		// a cache only: the next launch simply asks again
+	}
+}
