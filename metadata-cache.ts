@@ -141,8 +141,8 @@ export class MetadataCache {
 				rmSync(temp, { force: true });
 				throw error;
 			}
-			// Keep what other sessions wrote, so lookups see it too.
-			this.servers = { ...merged, ...Object.fromEntries(names.map((n) => [n, this.servers[n]])) };
+			// Adopt what other sessions wrote, except entries stored here since this write began.
+			for (const [name, server] of Object.entries(merged)) if (!this.dirty.has(name)) this.servers[name] = server;
 		} finally {
 			await release();
 		}
