@@ -88,7 +88,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 	const agentDir = resolveAgentDir();
 	const config = loadConfig({ cwd: process.cwd(), agentDir, configPath: parsed.configPath });
 	for (const problem of config.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-	const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch: new NpxResolver({ agentDir }).launcher() });
+	const resolver = new NpxResolver({ agentDir });
+	const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch: resolver.launcher() });
 	// Same cache as Pi: search, list and describe answer without starting servers once it is warm.
 	const lifecycle = new ServerLifecycle({ config, manager, cache: new MetadataCache(agentDir) });
 	try {
@@ -100,6 +101,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		return (await run(lifecycle, input)) ? 0 : 1;
 	} finally {
+		resolver.dispose();
 		await lifecycle.shutdown();
 	}
 }

@@ -12,12 +12,13 @@ import { contentText } from "./tool-registrar.ts";
 export default function mcpAdapter(pi: ExtensionAPI): void {
 	let lifecycle: ServerLifecycle | undefined;
 	let killOnExit: (() => void) | undefined;
+	let resolver: NpxResolver | undefined;
 
 	const start = (cwd: string): ServerLifecycle => {
 		const agentDir = resolveAgentDir();
 		const config = loadConfig({ cwd, agentDir });
-		const launch = new NpxResolver({ agentDir }).launcher();
-		const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch });
+		resolver = new NpxResolver({ agentDir });
+		const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch: resolver.launcher() });
 		const current = new ServerLifecycle({ config, manager, cache: new MetadataCache(agentDir) });
 		// If Pi exits without awaiting session_shutdown, no server may outlive it.
 		killOnExit = () => manager.killAllSync();
@@ -49,6 +50,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		const current = lifecycle;
 		lifecycle = undefined;
 		if (killOnExit) process.off("exit", killOnExit);
+		resolver?.dispose();
 		await current?.shutdown();
 	});
 }

@@ -121,22 +121,25 @@ export class NpxResolver {
 	private readonly lookupVersion: (spec: string) => Promise<string | undefined>;
 	private versions: Record<string, VersionRecord>;
 	private readonly pending = new Map<string, Promise<void>>();
+	private readonly abort = new AbortController();
 
 	constructor(options: NpxResolverOptions) {
 		this.file = join(options.agentDir, NPX_CACHE_FILE);
 		this.npmCache = options.npmCache ?? defaultNpmCache();
 		this.now = options.now ?? Date.now;
-		this.lookupVersion = options.lookupVersion ?? npmView;
+		this.lookupVersion = options.lookupVersion ?? ((spec) => npmView(spec, this.abort.signal));
 		this.versions = readVersions(this.file);
 	}
 
 	/** The direct launch for an npx entry, or undefined to run it as configured. */
-	resolve(entry: Pick<StdioServerEntry, "command" | "args">): Launch | undefined {
+	resolve(entry: Pick<StdioServerEntry, "command" | "args"> & { readonly env?: Readonly<Record<string, string>> }): Launch | undefined {
 		const npx = parseNpx(entry.command, entry.args);
 		if (!npx) return undefined;
 		const want = npx.range && EXACT.test(npx.range) ? npx.range : this.knownVersion(npx.spec);
 		if (!want) return undefined;
-		const pkgDir = join(npxInstallDir(npx.spec, this.npmCache), "node_modules", npx.name);
+		// npx uses the cache the server's own env names, if any.
+		const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
+		const pkgDir = join(npxInstallDir(npx.spec, npmCache), "node_modules", npx.name);
 		if (installedVersion(pkgDir) !== want) return undefined;
 		const bin = binFor(pkgDir);
 		return bin ? { command: bin.command, args: [...bin.args, ...npx.args] } : undefined;
@@ -166,15 +169,20 @@ export class NpxResolver {
 		return job;
 	}
 
+	/** Stops background `npm view` lookups, so none outlives the session. */
+	dispose(): void {
+		this.abort.abort();
+	}
+
 	/** Rewrites an entry's launch when it can be resolved; the entry itself is left as configured. */
 	launcher(): (entry: StdioServerEntry) => Launch {
 		return (entry) => this.resolve(entry) ?? { command: entry.command, args: entry.args };
 	}
 }
 
-function npmView(spec: string): Promise<string | undefined> {
+function npmView(spec: string, signal: AbortSignal): Promise<string | undefined> {
 	return new Promise((resolve) => {
-		execFile("npm", ["view", spec, "version", "--json"], { timeout: 15_000, windowsHide: true }, (error, stdout) => {
+		execFile("npm", ["view", spec, "version", "--json"], { timeout: 15_000, windowsHide: true, signal }, (error, stdout) => {
 			if (error) return resolve(undefined);
 			try {
 				const parsed = JSON.parse(stdout) as string | string[];

@@ -73,6 +73,7 @@ function pickMode(input: ProxyInput): Mode {
 	return "status";
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const present = (v: string | undefined): v is string => typeof v === "string" && v.trim().length > 0;
 const text = (t: string): PiContent[] => [{ type: "text", text: t }];
 const ok = (mode: string, body: string, details: Record<string, unknown> = {}): ProxyResult => ({
@@ -109,8 +110,8 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 export function countLabel(lifecycle: ServerLifecycle, server: string): string {
 	const all = lifecycle.catalog.forServer(server);
 	const resources = all.filter((t) => t.resourceUri).length;
-	const tools = `${all.length - resources} tools`;
-	return resources > 0 ? `${tools}, ${resources} resources` : tools;
+	const tools = plural(all.length - resources, "tool");
+	return resources > 0 ? `${tools}, ${plural(resources, "resource")}` : tools;
 }
 
 async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean): Promise<ProxyResult> {
@@ -118,7 +119,7 @@ async function serverMode(lifecycle: ServerLifecycle, server: string, withParams
 	if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
 	const tools = lifecycle.catalog.forServer(server);
 	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.`, { server });
-	const body = `${server}: ${tools.length} tools\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
+	const body = `${server}: ${countLabel(lifecycle, server)}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
 	return ok("server", body, { server, count: tools.length });
 }
 

@@ -13,6 +13,8 @@ export const ROOT = resolve(import.meta.dirname, "..");
 export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 export const MEMORY = join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+/** npm's download cache for npx tests, shared across runs on purpose: a cold one costs ~5 s. */
+export const TEST_NPM_CACHE = join(tmpdir(), "pi-mcp-adapter-test-npm-cache");
 
 export function freePort(): Promise<number> {
 	return new Promise((res, rej) => {

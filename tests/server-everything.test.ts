@@ -46,7 +46,7 @@ describe.each(transports)("server-everything over $label", ({ mode, path }) => {
 
 	it("lists the server's tools with compact parameters", async () => {
 		const list = await run({ server: "everything" });
-		expect(list.text).toContain("everything: 20 tools");
+		expect(list.text).toContain("everything: 13 tools, 7 resources");
 		expect(list.text).toContain("- everything_get-sum (a: number, b: number): Returns the sum of two numbers");
 		expect(list.text).toContain("everything_get_architecture_md");
 	});

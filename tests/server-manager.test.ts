@@ -68,9 +68,10 @@ describe("McpServerManager", () => {
 		await expect(manager().connect(entryOf(config, "nothing"))).rejects.toThrow(/Server "nothing" failed to connect: .*ENOENT/);
 	});
 
-	it("close leaves no process behind, including the real server under a shell wrapper", async () => {
+	it("close leaves no process behind, including helpers the server started", async () => {
 		const m = manager();
-		const wrapped = { command: "sh", args: ["-c", `"${process.execPath}" "${EVERYTHING}" stdio; echo done >&2`] };
+		// Like a browser server launching Chrome: a helper that would outlive the server's exit.
+		const wrapped = { command: "sh", args: ["-c", `sleep 300 & exec "${process.execPath}" "${EVERYTHING}" stdio`] };
 		const connection = await m.connect(entryOf(configOf({ wrapped }), "wrapped"));
 		const wrapper = connection.pid as number;
 		const descendants = listDescendants(wrapper);
