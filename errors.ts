@@ -1,6 +1,5 @@
 // Error classification and wording shared by the manager, the proxy tool and the CLI.
 // Deciding (pure predicates) is kept apart from throwing.
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 
 /** The message of any thrown value, without a stack. */
 export function describeError(error: unknown): string {
@@ -20,7 +19,8 @@ function statusCode(error: unknown): number | undefined {
 
 /** True for a 401/403 from an HTTP server, whichever transport raised it. */
 export function isAuthError(error: unknown): boolean {
-	if (error instanceof UnauthorizedError) return true;
+	// By name: importing the SDK's auth module for an instanceof check would cost Pi's startup.
+	if (error instanceof Error && error.constructor.name === "UnauthorizedError") return true;
 	const code = statusCode(error);
 	if (code === 401 || code === 403) return true;
 	return /\b(HTTP 40[13]|401 Unauthorized|403 Forbidden)\b/i.test(describeError(error));

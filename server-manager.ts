@@ -1,16 +1,21 @@
 // Owns every MCP connection: connects (stdio, streamable HTTP with SSE fallback), de-duplicates
 // concurrent connects, lists tools and resources across pages, calls tools, and closes without
 // leaving a process behind. Nothing else in the package creates a Client.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, type CallToolResult, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import * as z from "zod/v4";
+import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeError, isAuthError } from "./errors.ts";
 import { killAllSync, listDescendants, terminateAll } from "./process-tree.ts";
+import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
 import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
+
+type McpSdk = typeof import("./mcp-sdk.ts");
+let sdkLoading: Promise<McpSdk> | undefined;
+/** The SDK is imported on the first connect, keeping it out of Pi's startup (see mcp-sdk.ts). */
+function loadSdk(): Promise<McpSdk> {
+	sdkLoading ??= import("./mcp-sdk.ts");
+	return sdkLoading;
+}
 
 export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -48,19 +53,6 @@ export interface ServerManagerOptions {
 	/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
 	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
 }
-
-/**
- * Tools are listed with a lenient schema: some real servers send an `inputSchema` without
- * `"type": "object"`, which the SDK's strict `listTools()` rejects for the whole list.
- */
-const LenientToolsPage = z.looseObject({
-	tools: z.array(z.looseObject({ name: z.string(), title: z.string().optional(), description: z.string().optional(), inputSchema: z.unknown().optional() })),
-	nextCursor: z.string().optional(),
-});
-const LenientResourcesPage = z.looseObject({
-	resources: z.array(z.looseObject({ uri: z.string(), name: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() })),
-	nextCursor: z.string().optional(),
-});
 
 export type StateListener = (server: string, state: "connected" | "closed") => void;
 
@@ -114,6 +106,7 @@ export class McpServerManager {
 	}
 
 	async callTool(name: string, tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+		const { CallToolResultSchema } = await loadSdk();
 		return this.track(name, (connection) =>
 			connection.client.request(
 				{ method: "tools/call", params: { name: tool, arguments: args } },
@@ -182,7 +175,8 @@ export class McpServerManager {
 		const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 		let opened: { client: Client; transport: Transport; kind: ServerConnection["transportKind"] };
 		try {
-			opened = entry.transport === "stdio" ? await this.openStdio(entry, stderr) : await this.openHttp(entry);
+			const sdk = await loadSdk();
+			opened = entry.transport === "stdio" ? await this.openStdio(sdk, entry, stderr) : await this.openHttp(sdk, entry);
 		} catch (error) {
 			const tail = stderr.text().trim();
 			throw new Error(`Server "${entry.name}" failed to connect: ${describeError(error)}${tail ? `\nServer stderr:\n${tail}` : ""}`, {
@@ -195,7 +189,7 @@ export class McpServerManager {
 			entry,
 			client,
 			transportKind: kind,
-			pid: transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined,
+			pid: kind === "stdio" ? ((transport as { pid?: number | null }).pid ?? undefined) : undefined,
 			tools: [],
 			resources: [],
 			instructions: client.getInstructions(),
@@ -224,7 +218,7 @@ export class McpServerManager {
 		this.emit(connection.name, "closed");
 	}
 
-	private async openStdio(entry: StdioServerEntry, stderr: TailBuffer) {
+	private async openStdio({ Client, StdioClientTransport }: McpSdk, entry: StdioServerEntry, stderr: TailBuffer) {
 		const env = { ...definedOnly(this.options.env ?? process.env), ...entry.env };
 		const launch = this.options.launch?.(entry) ?? entry;
 		const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args], env, cwd: entry.cwd, stderr: "pipe" });
@@ -232,12 +226,13 @@ export class McpServerManager {
 			stderr.push(chunk);
 			if (entry.debug) (this.options.debugLog ?? defaultDebugLog)(entry.name, chunk.toString("utf8"));
 		});
-		const client = newClient();
+		const client = new Client(CLIENT_INFO, { capabilities: {} });
 		await client.connect(transport, { timeout: this.connectTimeout(entry) });
 		return { client, transport, kind: "stdio" as const };
 	}
 
-	private async openHttp(entry: HttpServerEntry) {
+	private async openHttp({ Client, SSEClientTransport, StreamableHTTPClientTransport }: McpSdk, entry: HttpServerEntry) {
+		const newClient = () => new Client(CLIENT_INFO, { capabilities: {} });
 		const url = new URL(entry.url);
 		const requestInit: RequestInit = { headers: httpHeaders(entry, this.options.env ?? process.env) };
 		const viaSse = async () => {
@@ -272,11 +267,12 @@ export class McpServerManager {
 
 	private async loadMetadata(connection: ServerConnection): Promise<void> {
 		const { client, name } = connection;
+		const { LenientToolsPage, LenientResourcesPage } = await loadSdk();
 		const timeout = this.connectTimeout(connection.entry);
 		const tools: ToolMetadata[] = [];
 		let cursor: string | undefined;
 		for (let page = 0; page < MAX_PAGES; page++) {
-			const result: z.infer<typeof LenientToolsPage> = await client.request(
+			const result: ToolsPage = await client.request(
 				{ method: "tools/list", params: cursor ? { cursor } : {} },
 				LenientToolsPage,
 				{ timeout },
@@ -297,7 +293,7 @@ export class McpServerManager {
 		if (client.getServerCapabilities()?.resources) {
 			cursor = undefined;
 			for (let page = 0; page < MAX_PAGES; page++) {
-				const result: z.infer<typeof LenientResourcesPage> = await client.request(
+				const result: ResourcesPage = await client.request(
 					{ method: "resources/list", params: cursor ? { cursor } : {} },
 					LenientResourcesPage,
 					{ timeout },
@@ -310,10 +306,6 @@ export class McpServerManager {
 		connection.tools = tools;
 		connection.resources = resources;
 	}
-}
-
-function newClient(): Client {
-	return new Client(CLIENT_INFO, { capabilities: {} });
 }
 
 /** A schema the model and Pi can use: always an object schema, whatever the server sent. */

@@ -1,4 +1,7 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
+import { main as startup } from "./startup.ts";
 import { main as tokenCost } from "./token-cost.ts";
 
 await tokenCost();
+console.log();
+await startup();

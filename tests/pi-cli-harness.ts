@@ -25,6 +25,10 @@ export interface PiCliOptions {
 	readonly timeoutMs?: number;
 	/** Load the package folder (package.json "pi" field) instead of index.ts. */
 	readonly loadAsPackage?: boolean;
+	/** Run Pi without this extension (a baseline for benchmarks). */
+	readonly noExtension?: boolean;
+	/** Files to write under agentDir before Pi starts (e.g. a warm cache). */
+	readonly agentFiles?: Record<string, string>;
 }
 
 export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
@@ -37,13 +41,13 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
 	writeFileSync(join(agentDir, "models.json"), model.modelsJson());
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
 	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
+	for (const [name, content] of Object.entries(options.agentFiles ?? {})) writeFileSync(join(agentDir, name), content);
 	const args = [
 		join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
 		"-p",
 		"--no-session",
 		"--no-extensions",
-		"-e",
-		options.loadAsPackage ? ROOT : join(ROOT, "index.ts"),
+		...(options.noExtension ? [] : ["-e", options.loadAsPackage ? ROOT : join(ROOT, "index.ts")]),
 		"--no-context-files",
 		"--no-skills",
 		"--no-prompt-templates",

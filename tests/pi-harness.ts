@@ -30,6 +30,8 @@ export interface PiHarnessOptions {
 	readonly env?: Record<string, string>;
 	/** Files to write under agentDir before Pi starts (e.g. a warm cache). */
 	readonly agentFiles?: Record<string, string>;
+	/** Load this package as an extension (default true); false gives a baseline Pi. */
+	readonly extension?: boolean;
 }
 
 export async function startPi(options: PiHarnessOptions): Promise<PiHarness> {
@@ -68,7 +70,7 @@ export async function startPi(options: PiHarnessOptions): Promise<PiHarness> {
 		cwd,
 		agentDir,
 		settingsManager,
-		additionalExtensionPaths: [join(ROOT, "index.ts")],
+		additionalExtensionPaths: options.extension === false ? [] : [join(ROOT, "index.ts")],
 		noSkills: true,
 		noPromptTemplates: true,
 		noContextFiles: true,

@@ -1,0 +1,31 @@
+// Everything the server manager needs from the MCP SDK (and zod, the SDK's schema library),
+// in one module that is imported on the first connect, not when Pi loads the extension:
+// together they cost ~150 ms of startup that a session with a warm cache never needs.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
+
+export { CallToolResultSchema, Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport };
+
+/**
+ * Tools are listed with a lenient schema: some real servers send an `inputSchema` without
+ * `"type": "object"`, which the SDK's strict `listTools()` rejects for the whole list.
+ */
+export const LenientToolsPage = z.looseObject({
+	tools: z.array(
+		z.looseObject({ name: z.string(), title: z.string().optional(), description: z.string().optional(), inputSchema: z.unknown().optional() }),
+	),
+	nextCursor: z.string().optional(),
+});
+export type ToolsPage = z.infer<typeof LenientToolsPage>;
+
+export const LenientResourcesPage = z.looseObject({
+	resources: z.array(
+		z.looseObject({ uri: z.string(), name: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() }),
+	),
+	nextCursor: z.string().optional(),
+});
+export type ResourcesPage = z.infer<typeof LenientResourcesPage>;
