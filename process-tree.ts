@@ -2,6 +2,7 @@
 // real server as a grandchild; the SDK's stdio close only signals the direct child, which can
 // leave the grandchild running after Pi exits.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /** Every descendant pid of `root` (children first-level first), or [] where `ps` is unavailable. */
 export function listDescendants(root: number): number[] {
@@ -30,12 +31,19 @@ export function listDescendants(root: number): number[] {
 	return out;
 }
 
+/** True while the process runs; a zombie (exited, not yet reaped by its parent) counts as gone. */
 export function isAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
-		return true;
 	} catch (error) {
 		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+	try {
+		// /proc/<pid>/stat: "pid (comm) state ..."; comm may contain spaces, so read after the last ")".
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+	} catch {
+		return true; // no /proc (macOS): the signal check above is all there is
 	}
 }
 

@@ -106,14 +106,15 @@ export class McpServerManager {
 	}
 
 	async callTool(name: string, tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
-		const { CallToolResultSchema } = await loadSdk();
-		return this.track(name, (connection) =>
-			connection.client.request(
+		// Counted in flight from the first moment, so an idle sweep can never close under it.
+		return this.track(name, async (connection) => {
+			const { CallToolResultSchema } = await loadSdk();
+			return connection.client.request(
 				{ method: "tools/call", params: { name: tool, arguments: args } },
 				CallToolResultSchema,
 				this.requestOptions(connection, options),
-			),
-		);
+			);
+		});
 	}
 
 	async readResource(name: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
