@@ -1,11 +1,9 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
-import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
-import { ServerLifecycle } from "./lifecycle.ts";
-import { MetadataCache } from "./metadata-cache.ts";
-import { NpxResolver } from "./npx-resolver.ts";
+import { formatProblem } from "./config.ts";
+import type { ServerLifecycle } from "./lifecycle.ts";
+import { McpRuntime } from "./mcp-runtime.ts";
 import { type ProxyInput, runProxy } from "./proxy-tool.ts";
-import { McpServerManager } from "./server-manager.ts";
 import { contentText } from "./tool-registrar.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
@@ -85,13 +83,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 		process.stdout.write(`${USAGE}\n`);
 		return parsed.command === "help" ? 0 : 2;
 	}
-	const agentDir = resolveAgentDir();
-	const config = loadConfig({ cwd: process.cwd(), agentDir, configPath: parsed.configPath });
-	for (const problem of config.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-	const resolver = new NpxResolver({ agentDir });
-	const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch: resolver.launcher() });
-	// Same cache as Pi: search, list and describe answer without starting servers once it is warm.
-	const lifecycle = new ServerLifecycle({ config, manager, cache: new MetadataCache(agentDir) });
+	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath });
+	for (const problem of runtime.config.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
+	const lifecycle = runtime.lifecycle;
 	try {
 		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
 		const input = toInput(parsed);
@@ -101,8 +96,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		return (await run(lifecycle, input)) ? 0 : 1;
 	} finally {
-		resolver.dispose();
-		await lifecycle.shutdown();
+		await runtime.shutdown();
 	}
 }
 

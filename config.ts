@@ -46,6 +46,7 @@ const SettingsSchema = Type.Object({
 	toolPrefix: Type.Optional(Type.Union([Type.Literal("server"), Type.Literal("short"), Type.Literal("none")])),
 	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
 	requestTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	directTools: Type.Optional(Type.Boolean()),
 });
 
 const FileSchema = Type.Object({

@@ -20,13 +20,16 @@ function statusCode(error: unknown): number | undefined {
 /** True for a 401/403 from an HTTP server, whichever transport raised it. */
 export function isAuthError(error: unknown): boolean {
 	// By name: importing the SDK's auth module for an instanceof check would cost Pi's startup.
-	if (error instanceof Error && error.constructor.name === "UnauthorizedError") return true;
+	if (error instanceof Error && (error.constructor.name === "UnauthorizedError" || error.name === "AuthRequiredError")) return true;
 	const code = statusCode(error);
 	if (code === 401 || code === 403) return true;
 	return /\b(HTTP 40[13]|401 Unauthorized|403 Forbidden)\b/i.test(describeError(error));
 }
 
-export function authNeededMessage(server: string): string {
+/** What the model and the user read when a server wants credentials it did not get. */
+export function authNeededMessage(server: string, error?: unknown): string {
+	// A missing or expired token was caught before connecting and says which; keep that detail.
+	if (error instanceof Error && error.name === "AuthRequiredError") return error.message;
 	return `Server "${server}" needs authentication: /mcp-auth ${server}`;
 }
 

@@ -1,31 +1,36 @@
-// The Pi extension: wires config, metadata cache, server manager, lifecycle and the `mcp` proxy
-// tool into Pi's session events. Logic lives in the modules; this file only connects them.
+// The Pi extension: wires the runtime (config, cache, manager, lifecycle), the `mcp` proxy tool,
+// direct tools, the /mcp commands and the status line into Pi's events. Logic lives in modules.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
-import { ServerLifecycle } from "./lifecycle.ts";
-import { MetadataCache } from "./metadata-cache.ts";
-import { NpxResolver } from "./npx-resolver.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams, runProxy } from "./proxy-tool.ts";
-import { McpServerManager } from "./server-manager.ts";
-import { contentText } from "./tool-registrar.ts";
+import { formatProblem } from "./config.ts";
+import { McpRuntime } from "./mcp-runtime.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, runProxy } from "./proxy-tool.ts";
+import { registerCommands, statusLine } from "./slash-commands.ts";
+import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
 
 export default function mcpAdapter(pi: ExtensionAPI): void {
-	let lifecycle: ServerLifecycle | undefined;
-	let killOnExit: (() => void) | undefined;
-	let resolver: NpxResolver | undefined;
+	// Built at load from the cache alone (no server starts), so direct tools exist before the first turn.
+	let runtime: McpRuntime | undefined = new McpRuntime({ cwd: process.cwd() });
+	const direct: DirectPlan = planDirectTools(
+		runtime.lifecycle.catalog,
+		directSelection(runtime.config, runtime.env),
+		runtime.lifecycle.serverNames(),
+	);
+	let started = false;
 
-	const start = (cwd: string): ServerLifecycle => {
-		const agentDir = resolveAgentDir();
-		const config = loadConfig({ cwd, agentDir });
-		resolver = new NpxResolver({ agentDir });
-		const manager = new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs, launch: resolver.launcher() });
-		const current = new ServerLifecycle({ config, manager, cache: new MetadataCache(agentDir) });
-		// If Pi exits without awaiting session_shutdown, no server may outlive it.
-		killOnExit = () => manager.killAllSync();
-		process.once("exit", killOnExit);
-		current.start();
-		lifecycle = current;
-		return current;
+	const current = (cwd: string): McpRuntime => {
+		if (!runtime || runtime.cwd !== cwd) runtime = new McpRuntime({ cwd });
+		if (!started) {
+			runtime.start();
+			started = true;
+		}
+		return runtime;
+	};
+
+	const run = async (input: ProxyInput, signal: AbortSignal | undefined, ctx: ExtensionContext) => {
+		const result = await runProxy(current(ctx.cwd).lifecycle, input, { signal });
+		// Pi marks a thrown error as a failed tool call; its message is what the model reads.
+		if (result.isError) throw new Error(contentText(result.content));
+		return { content: result.content, details: result.details };
 	};
 
 	pi.registerTool({
@@ -33,32 +38,46 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		label: "MCP",
 		description: PROXY_DESCRIPTION,
 		parameters: ProxyParams,
-		async execute(_id, params, signal, _onUpdate, ctx) {
-			const result = await runProxy(lifecycle ?? start(ctx.cwd), params, { signal });
-			// Pi marks a thrown error as a failed tool call; its message is what the model reads.
-			if (result.isError) throw new Error(contentText(result.content));
-			return { content: result.content, details: result.details };
-		},
+		execute: (_id, params, signal, _onUpdate, ctx) => run(params, signal, ctx),
 	});
 
+	for (const tool of direct.tools) {
+		pi.registerTool({
+			name: tool.name,
+			label: `${tool.tool.server}: ${tool.tool.name}`,
+			description: tool.description,
+			// The server's own JSON Schema: Pi validates plain JSON Schemas as well as TypeBox ones.
+			parameters: tool.parameters as unknown as typeof ProxyParams,
+			execute: (_id, params, signal, _onUpdate, ctx) =>
+				run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, ctx),
+		});
+	}
+
+	registerCommands(pi, { runtime: () => runtime, direct: () => direct });
+
 	pi.on("session_start", (_event, ctx) => {
-		if (lifecycle) return;
-		reportProblems(start(ctx.cwd), ctx);
+		const active = current(ctx.cwd);
+		const update = () => ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
+		active.onChange(update);
+		update();
+		report(active, direct, ctx);
 	});
 
 	pi.on("session_shutdown", async () => {
-		const current = lifecycle;
-		lifecycle = undefined;
-		if (killOnExit) process.off("exit", killOnExit);
-		resolver?.dispose();
-		await current?.shutdown();
+		const ending = runtime;
+		runtime = undefined;
+		started = false;
+		await ending?.shutdown();
 	});
 }
 
-function reportProblems(lifecycle: ServerLifecycle, ctx: ExtensionContext): void {
-	const problems = lifecycle.config.problems;
-	if (problems.length === 0) return;
-	const message = `MCP config:\n${problems.map(formatProblem).join("\n")}`;
-	if (ctx.hasUI) ctx.ui.notify(message, problems.some((p) => p.severity === "error") ? "error" : "warning");
+function report(runtime: McpRuntime, direct: DirectPlan, ctx: ExtensionContext): void {
+	const lines = runtime.config.problems.map(formatProblem);
+	if (direct.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
+		lines.push(`warning: the ${direct.tools.length} direct MCP tools cost about ${direct.tokens} tokens of context; consider fewer (directTools: ["tool", ...]).`);
+	}
+	if (lines.length === 0) return;
+	const message = `MCP:\n${lines.join("\n")}`;
+	if (ctx.hasUI) ctx.ui.notify(message, runtime.config.problems.some((p) => p.severity === "error") ? "error" : "warning");
 	else console.error(message);
 }

@@ -2,17 +2,20 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
-import { describeError } from "./errors.ts";
+import { describeError, isAuthError } from "./errors.ts";
+import { AuthRequiredError } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import type { McpConfig, ServerEntry } from "./types.ts";
 
-export type ServerState = "connected" | "idle" | "failed" | "not-connected";
+export type ServerState = "connected" | "idle" | "failed" | "needs-auth" | "not-connected";
 
 export interface Failure {
 	readonly message: string;
 	readonly at: number;
+	/** The server wants credentials (401/403, or a missing/expired token). */
+	readonly needsAuth?: boolean;
 }
 
 export interface LifecycleOptions {
@@ -86,7 +89,8 @@ export class ServerLifecycle {
 
 	state(name: string): ServerState {
 		if (this.manager.get(name)) return "connected";
-		if (this.failures.has(name)) return "failed";
+		const failure = this.failures.get(name);
+		if (failure) return failure.needsAuth ? "needs-auth" : "failed";
 		return this.catalog.has(name) ? "idle" : "not-connected";
 	}
 
@@ -110,8 +114,9 @@ export class ServerLifecycle {
 			this.failures.delete(name);
 			await this.record(connection);
 			return connection;
-		} catch (error) {
-			this.failures.set(name, { message: describeError(error), at: this.now() });
+		} catch (raw) {
+			const error = isAuthError(raw) && !(raw instanceof AuthRequiredError) ? new AuthRequiredError(name, authDetail(raw)) : raw;
+			this.failures.set(name, { message: describeError(error), at: this.now(), needsAuth: error instanceof AuthRequiredError });
 			this.options.onChange?.();
 			throw error;
 		}
@@ -194,6 +199,12 @@ export class ServerLifecycle {
 		if (!entry) throw new Error(unknownServerMessage(name, this.serverNames()));
 		return entry;
 	}
+}
+
+/** "the server answered HTTP 401" — the status only, never the response body (it may echo a token). */
+function authDetail(error: unknown): string {
+	const code = /\b(401|403)\b/.exec(describeError(error))?.[1];
+	return code ? `the server answered HTTP ${code}` : "the server refused the credentials";
 }
 
 export function unknownServerMessage(name: string, known: readonly string[]): string {

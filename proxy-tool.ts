@@ -96,7 +96,7 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 		const state = lifecycle.state(name);
 		const count = countLabel(lifecycle, name);
 		const entry = lifecycle.config.servers.get(name);
-		if (state === "failed") return `- ${name}: failed: ${lifecycle.failure(name)?.message.split("\n")[0]}`;
+		if (state === "failed" || state === "needs-auth") return `- ${name}: ${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
 		if (state === "connected") return `- ${name}: connected, ${count}`;
 		if (state === "idle") return `- ${name}: not running, ${count} known (${entry?.lifecycle})`;
 		return `- ${name}: not connected yet (${entry?.lifecycle})`;
@@ -144,7 +144,7 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput): Promis
 }
 
 function failedNote(lifecycle: ServerLifecycle): string {
-	const failed = lifecycle.serverNames().filter((n) => lifecycle.state(n) === "failed");
+	const failed = lifecycle.serverNames().filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
 	return failed.length > 0 ? `\n(not searched, failed to connect: ${failed.join(", ")})` : "";
 }
 
@@ -214,7 +214,7 @@ async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyIn
 		}
 		return await invoke(lifecycle, fresh, parsed.args, options);
 	} catch (error) {
-		if (isAuthError(error)) return failure("tool", authNeededMessage(tool.server), details);
+		if (isAuthError(error)) return failure("tool", authNeededMessage(tool.server, error), details);
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
 	}
 }

@@ -4,7 +4,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { describeError, isAuthError } from "./errors.ts";
+import { resolveAgentDir } from "./config.ts";
+import { describeError, isAuthError, redact } from "./errors.ts";
+import { type AuthContext, AuthRequiredError, requestHeaders, secretsOf } from "./oauth-handler.ts";
 import { killAllSync, listDescendants, terminateAll } from "./process-tree.ts";
 import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
 import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
@@ -50,6 +52,8 @@ export interface ServerManagerOptions {
 	/** Where `debug: true` servers' stderr goes; defaults to process.stderr. */
 	readonly debugLog?: (server: string, text: string) => void;
 	readonly now?: () => number;
+	/** Where OAuth tokens are and which environment bearer tokens come from. */
+	readonly auth?: AuthContext;
 	/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
 	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
 }
@@ -62,10 +66,13 @@ export class McpServerManager {
 	private readonly pending = new Map<string, Promise<ServerConnection>>();
 	private readonly options: ServerManagerOptions;
 	private readonly now: () => number;
+	private readonly auth: AuthContext;
 
 	constructor(options: ServerManagerOptions = {}) {
 		this.options = options;
 		this.now = options.now ?? Date.now;
+		const env = options.env ?? process.env;
+		this.auth = options.auth ?? { agentDir: resolveAgentDir(env), env };
 	}
 
 	/** Tells `listener` whenever a server connects or its connection ends (crash included). */
@@ -179,10 +186,11 @@ export class McpServerManager {
 			const sdk = await loadSdk();
 			opened = entry.transport === "stdio" ? await this.openStdio(sdk, entry, stderr) : await this.openHttp(sdk, entry);
 		} catch (error) {
+			if (error instanceof AuthRequiredError) throw error;
 			const tail = stderr.text().trim();
-			throw new Error(`Server "${entry.name}" failed to connect: ${describeError(error)}${tail ? `\nServer stderr:\n${tail}` : ""}`, {
-				cause: error,
-			});
+			const message = `Server "${entry.name}" failed to connect: ${describeError(error)}${tail ? `\nServer stderr:\n${tail}` : ""}`;
+			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
+			throw new Error(redact(message, secretsOf(entry, this.auth)), { cause: error });
 		}
 		const { client, transport, kind } = opened;
 		const connection: ServerConnection = {
@@ -235,7 +243,7 @@ export class McpServerManager {
 	private async openHttp({ Client, SSEClientTransport, StreamableHTTPClientTransport }: McpSdk, entry: HttpServerEntry) {
 		const newClient = () => new Client(CLIENT_INFO, { capabilities: {} });
 		const url = new URL(entry.url);
-		const requestInit: RequestInit = { headers: httpHeaders(entry, this.options.env ?? process.env) };
+		const requestInit: RequestInit = { headers: requestHeaders(entry, this.auth) };
 		const viaSse = async () => {
 			const client = newClient();
 			const transport = new SSEClientTransport(url, { requestInit });
@@ -314,14 +322,6 @@ function objectSchema(raw: unknown): JsonSchema {
 	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { type: "object", properties: {} };
 	const schema = raw as JsonSchema;
 	return schema.type === undefined ? { type: "object", ...schema } : schema;
-}
-
-/** Headers for an HTTP server: its `headers`, plus Authorization from `bearerToken(Env)`. */
-export function httpHeaders(entry: HttpServerEntry, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-	const headers: Record<string, string> = { ...entry.headers };
-	const token = entry.bearerToken ?? (entry.bearerTokenEnv ? env[entry.bearerTokenEnv] : undefined);
-	if (token) headers.Authorization = `Bearer ${token}`;
-	return headers;
 }
 
 async function shutdown(connection: ServerConnection): Promise<void> {

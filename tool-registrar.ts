@@ -1,7 +1,9 @@
-// Turns MCP results into what Pi shows the model: text stays text, images stay images, embedded
-// resources, resource links and audio become readable text, and structuredContent is shown when
-// the server sent no text for it.
+// What reaches Pi: MCP results turned into Pi content (text stays text, images stay images,
+// embedded resources, resource links and audio become readable text, structuredContent is shown
+// when the server sent no text for it), and direct tools: chosen MCP tools as first-class Pi tools.
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
+import { formatToolName, type JsonSchema, type McpConfig } from "./types.ts";
 
 export type PiContent = TextContent | ImageContent;
 
@@ -72,4 +74,84 @@ function base64Size(data: unknown): string {
 /** All text of a content list joined, for the CLI and for error messages. */
 export function contentText(content: readonly PiContent[]): string {
 	return content.map((c) => (c.type === "text" ? c.text : `[image ${c.mimeType}, ${base64Size(c.data)}]`)).join("\n");
+}
+
+/** Pi's own tools (and the proxy): a direct tool never takes one of these names. */
+export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "mcp"]);
+
+/** Per server: every tool (`true`) or the named ones. */
+export type DirectSelection = ReadonlyMap<string, true | ReadonlySet<string>>;
+
+/**
+ * Which tools become direct tools. `MCP_DIRECT_TOOLS` ("server" or "server/tool", comma-separated),
+ * when set, replaces the config for this run: the way to give a subagent exactly its tools.
+ */
+export function directSelection(config: McpConfig, env: Readonly<Record<string, string | undefined>>): DirectSelection {
+	const out = new Map<string, true | Set<string>>();
+	const fromEnv = env.MCP_DIRECT_TOOLS;
+	if (fromEnv !== undefined) {
+		for (const item of fromEnv.split(",").map((s) => s.trim()).filter(Boolean)) {
+			const slash = item.indexOf("/");
+			const server = slash < 0 ? item : item.slice(0, slash);
+			if (!config.servers.has(server)) continue;
+			const current = out.get(server);
+			if (slash < 0) out.set(server, true);
+			else if (current !== true) out.set(server, new Set([...(current ?? []), item.slice(slash + 1)]));
+		}
+		return out;
+	}
+	for (const entry of config.servers.values()) {
+		const choice = entry.directTools ?? config.settings.directTools;
+		if (choice === true) out.set(entry.name, true);
+		else if (Array.isArray(choice) && choice.length > 0) out.set(entry.name, new Set(choice));
+	}
+	return out;
+}
+
+export interface DirectTool {
+	/** The Pi tool name: the catalog's name unless that is taken by Pi or another direct tool. */
+	readonly name: string;
+	readonly tool: CatalogTool;
+	readonly description: string;
+	readonly parameters: JsonSchema;
+}
+
+export interface DirectPlan {
+	readonly tools: DirectTool[];
+	/** Selected servers with no cached metadata yet: their direct tools wait for the next start. */
+	readonly uncached: string[];
+	/** Selected tool names a server does not have. */
+	readonly unknown: string[];
+	/** Rough cost of the definitions (chars / 4, which over-estimates by about 10%). */
+	readonly tokens: number;
+}
+
+export const DIRECT_TOOLS_TOKEN_WARNING = 5000;
+
+/** Direct tools from the catalog, named deterministically (config order) and never colliding. */
+export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection, serverOrder: readonly string[]): DirectPlan {
+	const taken = new Set(RESERVED_TOOL_NAMES);
+	const tools: DirectTool[] = [];
+	const uncached: string[] = [];
+	const unknown: string[] = [];
+	for (const server of serverOrder) {
+		const chosen = selection.get(server);
+		if (!chosen) continue;
+		if (!catalog.has(server)) {
+			uncached.push(server);
+			continue;
+		}
+		const available = catalog.forServer(server).filter((t) => !t.resourceUri);
+		if (chosen !== true) for (const name of chosen) if (!available.some((t) => t.name === name)) unknown.push(`${server}/${name}`);
+		for (const tool of available) {
+			if (chosen !== true && !chosen.has(tool.name)) continue;
+			let name = tool.qualifiedName;
+			if (taken.has(name)) name = formatToolName(server, tool.name, "server");
+			for (let n = 2; taken.has(name); n++) name = formatToolName(server, `${tool.name}_${n}`, "server");
+			taken.add(name);
+			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: tool.inputSchema });
+		}
+	}
+	const tokens = Math.ceil(tools.reduce((sum, t) => sum + t.name.length + t.description.length + JSON.stringify(t.parameters).length, 0) / 4);
+	return { tools, uncached, unknown, tokens };
 }

@@ -50,6 +50,8 @@ export interface McpSettings {
 	/** Minutes; 0 disables idle shutdown. */
 	readonly idleTimeout: number;
 	readonly requestTimeoutMs: number;
+	/** Default for servers that do not set `directTools`. */
+	readonly directTools?: boolean;
 }
 
 export const DEFAULT_SETTINGS: McpSettings = { toolPrefix: "server", idleTimeout: 10, requestTimeoutMs: 60_000 };

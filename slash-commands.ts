@@ -1,0 +1,140 @@
+// The /mcp and /mcp-auth commands and the footer status line: what the user (not the model)
+// sees of the servers. Commands answer through ctx.ui.notify (TUI, rpc) or stdout without a UI.
+import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { formatProblem } from "./config.ts";
+import { describeError } from "./errors.ts";
+import type { ServerLifecycle } from "./lifecycle.ts";
+import type { McpRuntime } from "./mcp-runtime.ts";
+import { authHelp } from "./oauth-handler.ts";
+import { countLabel } from "./proxy-tool.ts";
+import type { DirectPlan } from "./tool-registrar.ts";
+
+const SUBCOMMANDS = [
+	{ value: "status", description: "servers, their state and tools" },
+	{ value: "tools", description: "tool names, of one server or all" },
+	{ value: "reconnect", description: "reconnect one server, or all that ran or failed" },
+] as const;
+
+export interface CommandDeps {
+	/** The current session's runtime; undefined between sessions. */
+	readonly runtime: () => McpRuntime | undefined;
+	/** What happened to direct tools at load, for /mcp status. */
+	readonly direct: () => DirectPlan | undefined;
+}
+
+/** `MCP 2/5`: connected of configured; a failure or missing auth is flagged. */
+export function statusLine(lifecycle: ServerLifecycle): string | undefined {
+	const names = lifecycle.serverNames();
+	if (names.length === 0) return undefined;
+	const states = names.map((n) => lifecycle.state(n));
+	const connected = states.filter((s) => s === "connected").length;
+	const failed = states.filter((s) => s === "failed").length;
+	const auth = states.filter((s) => s === "needs-auth").length;
+	return `MCP ${connected}/${names.length}${failed ? ` ${failed} failed` : ""}${auth ? ` ${auth} need auth` : ""}`;
+}
+
+export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined): string {
+	const { lifecycle, config } = runtime;
+	const names = lifecycle.serverNames();
+	const lines: string[] = [];
+	if (names.length === 0) lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
+	else lines.push(`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`);
+	for (const name of names) {
+		const entry = config.servers.get(name);
+		const state = lifecycle.state(name);
+		const tools = lifecycle.catalog.has(name) ? countLabel(lifecycle, name) : "tools not known yet";
+		const failure = lifecycle.failure(name)?.message.split("\n")[0];
+		const what =
+			state === "connected"
+				? `connected, ${tools}`
+				: state === "idle"
+					? `idle, ${tools} cached`
+					: state === "needs-auth"
+						? `needs auth: /mcp-auth ${name}`
+						: state === "failed"
+							? `failed: ${failure}`
+							: "not connected yet";
+		lines.push(`  ${name}: ${what} (${entry?.lifecycle})`);
+	}
+	if (direct) {
+		if (direct.tools.length > 0) lines.push(`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`);
+		if (direct.uncached.length > 0) {
+			lines.push(`Direct tools skipped for ${direct.uncached.join(", ")}: no cached metadata yet (proxy only); they register at the next start.`);
+		}
+		if (direct.unknown.length > 0) lines.push(`Direct tools not found: ${direct.unknown.join(", ")}`);
+	}
+	for (const problem of config.problems) lines.push(formatProblem(problem));
+	return lines.join("\n");
+}
+
+function toolsReport(lifecycle: ServerLifecycle, server?: string): string {
+	const names = server ? [server] : lifecycle.serverNames();
+	return names
+		.map((name) => {
+			if (!lifecycle.catalog.has(name)) return `${name}: tools not known yet (/mcp reconnect ${name})`;
+			const tools = lifecycle.catalog.forServer(name).map((t) => t.qualifiedName);
+			return `${name} (${countLabel(lifecycle, name)}):\n  ${tools.join("\n  ")}`;
+		})
+		.join("\n");
+}
+
+async function reconnect(lifecycle: ServerLifecycle, server?: string): Promise<string> {
+	const targets = server
+		? [server]
+		: lifecycle.serverNames().filter((n) => ["connected", "failed", "needs-auth"].includes(lifecycle.state(n)));
+	if (targets.length === 0) return "No server is running or failed; nothing to reconnect.";
+	const results = await Promise.all(
+		targets.map(async (name) => {
+			try {
+				await lifecycle.reconnect(name);
+				return `${name}: reconnected, ${countLabel(lifecycle, name)}`;
+			} catch (error) {
+				return `${name}: ${describeError(error).split("\n")[0]}`;
+			}
+		}),
+	);
+	return results.join("\n");
+}
+
+function say(ctx: ExtensionCommandContext, text: string, level: "info" | "warning" | "error" = "info"): void {
+	if (ctx.hasUI) ctx.ui.notify(text, level);
+	else process.stdout.write(`${text}\n`);
+}
+
+export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
+	const serverNames = () => deps.runtime()?.lifecycle.serverNames() ?? [];
+	pi.registerCommand("mcp", {
+		description: "MCP servers: status | tools [server] | reconnect [server]",
+		getArgumentCompletions: (prefix) => {
+			const [sub, ...rest] = prefix.split(/\s+/);
+			if (rest.length === 0) {
+				return SUBCOMMANDS.filter((s) => s.value.startsWith(sub)).map((s) => ({ value: s.value, label: s.value, description: s.description }));
+			}
+			if (sub !== "tools" && sub !== "reconnect") return null;
+			return serverNames()
+				.filter((n) => n.startsWith(rest[0] ?? ""))
+				.map((n) => ({ value: `${sub} ${n}`, label: n }));
+		},
+		handler: async (args, ctx) => {
+			const runtime = deps.runtime();
+			if (!runtime) return say(ctx, "MCP is not running in this session.", "warning");
+			const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
+			if (server && !runtime.config.servers.has(server)) return say(ctx, `Unknown server "${server}". Configured: ${serverNames().join(", ") || "none"}`, "error");
+			if (sub === "status") return say(ctx, statusReport(runtime, deps.direct()));
+			if (sub === "tools") return say(ctx, toolsReport(runtime.lifecycle, server));
+			if (sub === "reconnect") return say(ctx, await reconnect(runtime.lifecycle, server));
+			say(ctx, `Unknown subcommand "${sub}". Use: /mcp status | /mcp tools [server] | /mcp reconnect [server]`, "error");
+		},
+	});
+	pi.registerCommand("mcp-auth", {
+		description: "How an MCP server authenticates and where its token goes",
+		getArgumentCompletions: (prefix) => serverNames().filter((n) => n.startsWith(prefix.trim())).map((n) => ({ value: n, label: n })),
+		handler: async (args, ctx) => {
+			const runtime = deps.runtime();
+			const name = args.trim();
+			if (!runtime) return say(ctx, "MCP is not running in this session.", "warning");
+			if (!name) return say(ctx, `Usage: /mcp-auth <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+			say(ctx, authHelp(runtime.config.servers.get(name), name, { agentDir: runtime.agentDir, env: runtime.env }));
+		},
+	});
+}
