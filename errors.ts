@@ -12,18 +12,21 @@ export function describeError(error: unknown): string {
 	}
 }
 
-function statusCode(error: unknown): number | undefined {
-	const code = (error as { code?: unknown } | null)?.code;
-	return typeof code === "number" ? code : undefined;
+/** 401 or 403 when the error, or an error it wraps, is an HTTP server refusing credentials. */
+export function authStatus(error: unknown): 401 | 403 | undefined {
+	for (let e = error as { code?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+		if (e.code === 401 || e.code === 403) return e.code;
+		const match = /\b(?:HTTP (40[13])|(401) Unauthorized|(403) Forbidden)\b/i.exec(describeError(e));
+		if (match) return Number(match[1] ?? match[2] ?? match[3]) as 401 | 403;
+	}
+	return undefined;
 }
 
-/** True for a 401/403 from an HTTP server, whichever transport raised it. */
+/** True for a 401/403 from an HTTP server, whichever transport raised it, or a missing/expired token. */
 export function isAuthError(error: unknown): boolean {
-	// By name: importing the SDK's auth module for an instanceof check would cost Pi's startup.
+	// By class name: importing the SDK's auth module for an instanceof check would cost Pi's startup.
 	if (error instanceof Error && (error.constructor.name === "UnauthorizedError" || error.name === "AuthRequiredError")) return true;
-	const code = statusCode(error);
-	if (code === 401 || code === 403) return true;
-	return /\b(HTTP 40[13]|401 Unauthorized|403 Forbidden)\b/i.test(describeError(error));
+	return authStatus(error) !== undefined;
 }
 
 /** What the model and the user read when a server wants credentials it did not get. */

@@ -2,7 +2,7 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
-import { describeError, isAuthError } from "./errors.ts";
+import { authStatus, describeError, isAuthError } from "./errors.ts";
 import { AuthRequiredError } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
@@ -201,9 +201,9 @@ export class ServerLifecycle {
 	}
 }
 
-/** "the server answered HTTP 401" — the status only, never the response body (it may echo a token). */
+/** "the server answered HTTP 401": the status only, never the response body (it may echo a token). */
 function authDetail(error: unknown): string {
-	const code = /\b(401|403)\b/.exec(describeError(error))?.[1];
+	const code = authStatus(error);
 	return code ? `the server answered HTTP ${code}` : "the server refused the credentials";
 }
 

@@ -9,6 +9,7 @@ import { type CatalogTool, closestNames } from "./tool-catalog.ts";
 import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
 import { searchTools } from "./tool-search.ts";
+import { serverPrefix } from "./types.ts";
 
 export const PROXY_TOOL_NAME = "mcp";
 
@@ -175,6 +176,12 @@ async function resolveTool(lifecycle: ServerLifecycle, name: string, server?: st
 	if (found.kind === "ambiguous") {
 		return { error: `"${name}" exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.` };
 	}
+	// A name that points at a server which could not connect: that server's problem is the answer.
+	const owner = lifecycle
+		.serverNames()
+		.find((s) => (s === server || name.startsWith(`${serverPrefix(s, lifecycle.config.settings.toolPrefix)}_`)) && lifecycle.failure(s));
+	const ownerFailure = owner ? lifecycle.failure(owner) : undefined;
+	if (ownerFailure) return { error: ownerFailure.message };
 	const hint = found.suggestions.length > 0 ? ` Did you mean: ${found.suggestions.join(", ")}?` : ' Find tools with mcp({search:"words"}).';
 	return { error: `Unknown tool "${name}".${hint}${failedNote(lifecycle)}` };
 }

@@ -167,7 +167,10 @@ export class McpServerManager {
 		try {
 			return await run(connection);
 		} catch (error) {
-			throw withStderr(error, connection);
+			const explained = withStderr(error, connection);
+			const message = describeError(explained);
+			const scrubbed = redact(message, secretsOf(connection.entry, this.auth));
+			throw scrubbed === message ? explained : new Error(scrubbed, { cause: explained });
 		} finally {
 			connection.inFlight--;
 			connection.lastUsedAt = this.now();

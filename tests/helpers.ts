@@ -1,11 +1,12 @@
 // Test helpers: free ports on 127.0.0.1, real server processes that are always cleaned up, temp dirs.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
+import { MetadataCache } from "../metadata-cache.ts";
 import { McpServerManager } from "../server-manager.ts";
 import type { McpConfig, ServerEntry } from "../types.ts";
 
@@ -101,4 +102,48 @@ export function entryOf(config: McpConfig, name: string): ServerEntry {
 	const entry = config.servers.get(name);
 	if (!entry) throw new Error(`no server ${name}`);
 	return entry;
+}
+
+/**
+ * A gate in front of a real HTTP MCP server on 127.0.0.1 that demands `Bearer <token>`.
+ * Like a careless real server, its 401 body echoes the header it received, so tests can check
+ * that no token ever reaches a message.
+ */
+export async function startAuthGate(targetPort: number, token: string): Promise<{ port: number; close(): Promise<void> }> {
+	const { createServer: createHttpServer, request } = await import("node:http");
+	const server = createHttpServer((req, res) => {
+		if (req.headers.authorization !== `Bearer ${token}`) {
+			res.writeHead(401, { "content-type": "text/plain", "www-authenticate": "Bearer" });
+			res.end(`Unauthorized: got ${req.headers.authorization ?? "nothing"}`);
+			return;
+		}
+		const upstream = request({ host: "127.0.0.1", port: targetPort, path: req.url, method: req.method, headers: req.headers }, (up) => {
+			res.writeHead(up.statusCode ?? 502, up.headers);
+			up.pipe(res);
+		});
+		upstream.on("error", () => res.destroy());
+		req.pipe(upstream);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	return {
+		port: (server.address() as { port: number }).port,
+		close: () =>
+			new Promise((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+/** The cache file a first run would have written for these servers. */
+export async function warmCacheFor(mcpServers: Record<string, unknown>): Promise<string> {
+	const dir = tempDir();
+	const lifecycle = new ServerLifecycle({ config: configOf(mcpServers), manager: new McpServerManager(), cache: new MetadataCache(dir.path) });
+	try {
+		await lifecycle.ensureMetadata();
+		await lifecycle.shutdown();
+		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
+	} finally {
+		dir.remove();
+	}
 }

@@ -87,3 +87,85 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
 		},
 	};
 }
+
+export interface RpcEvent {
+	readonly type: string;
+	readonly [key: string]: unknown;
+}
+
+export interface PiRpc {
+	readonly events: RpcEvent[];
+	send(command: Record<string, unknown>): void;
+	/** Resolves with the first event (from `from` on) that matches. */
+	waitFor(match: (event: RpcEvent) => boolean, from?: number, timeoutMs?: number): Promise<RpcEvent>;
+	close(): Promise<void>;
+}
+
+/** The real `pi --mode rpc` with this extension: JSONL commands in, JSONL events out. */
+export async function startPiRpc(options: Omit<PiCliOptions, "prompt" | "steps"> & { steps?: Step[] }): Promise<PiRpc> {
+	const dir = tempDir("pi-mcp-rpc-");
+	const agentDir = join(dir.path, "agent");
+	const cwd = join(dir.path, "work");
+	mkdirSync(agentDir, { recursive: true });
+	mkdirSync(cwd, { recursive: true });
+	const model = await startMockModel(options.steps ?? []);
+	writeFileSync(join(agentDir, "models.json"), model.modelsJson());
+	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
+	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
+	for (const [name, content] of Object.entries(options.agentFiles ?? {})) writeFileSync(join(agentDir, name), content);
+	const child = spawn(
+		process.execPath,
+		[
+			join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
+			"--mode",
+			"rpc",
+			"--no-session",
+			"--no-extensions",
+			"-e",
+			join(ROOT, "index.ts"),
+			"--no-context-files",
+			"--no-skills",
+			"--no-prompt-templates",
+			"--provider",
+			"mock",
+			"--model",
+			"m",
+		],
+		{ cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: dir.path, PI_OFFLINE: "1", ...options.env }, stdio: ["pipe", "pipe", "pipe"] },
+	);
+	const events: RpcEvent[] = [];
+	let buffer = "";
+	child.stdout.on("data", (chunk) => {
+		buffer += chunk;
+		let newline = buffer.indexOf("\n");
+		while (newline >= 0) {
+			const line = buffer.slice(0, newline).trim();
+			buffer = buffer.slice(newline + 1);
+			if (line.startsWith("{")) events.push(JSON.parse(line) as RpcEvent);
+			newline = buffer.indexOf("\n");
+		}
+	});
+	child.stderr.resume();
+	const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+	return {
+		events,
+		send: (command) => child.stdin.write(`${JSON.stringify(command)}\n`),
+		async waitFor(match, from = 0, timeoutMs = 20_000) {
+			const deadline = Date.now() + timeoutMs;
+			for (;;) {
+				const found = events.slice(from).find(match);
+				if (found) return found;
+				if (Date.now() > deadline) throw new Error(`no matching rpc event; got: ${JSON.stringify(events.slice(from)).slice(0, 2000)}`);
+				await new Promise((r) => setTimeout(r, 20));
+			}
+		},
+		async close() {
+			child.stdin.end();
+			const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+			await exited;
+			clearTimeout(timer);
+			await model.close();
+			dir.remove();
+		},
+	};
+}

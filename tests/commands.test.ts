@@ -1,0 +1,43 @@
+// /mcp and /mcp-auth in the real `pi --mode rpc`, and the status line they keep current.
+import { afterEach, describe, expect, it } from "vitest";
+import { everythingStdio, warmCacheFor } from "./helpers.ts";
+import { type PiRpc, type RpcEvent, startPiRpc } from "./pi-cli-harness.ts";
+
+const notify = (e: RpcEvent) => e.type === "extension_ui_request" && e.method === "notify";
+const status = (e: RpcEvent) => e.type === "extension_ui_request" && e.method === "setStatus" && e.statusKey === "mcp";
+
+describe("commands in rpc mode", () => {
+	let pi: PiRpc | undefined;
+	afterEach(async () => {
+		await pi?.close();
+		pi = undefined;
+	});
+
+	it("/mcp status, tools, reconnect and /mcp-auth answer through notify; the status line follows", async () => {
+		const mcpServers = { everything: everythingStdio(), broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" } };
+		const cache = await warmCacheFor({ everything: mcpServers.everything });
+		pi = await startPiRpc({ mcpConfig: { mcpServers }, agentFiles: { "mcp-cache.json": cache } });
+		const ask = async (message: string) => {
+			const from = pi?.events.length ?? 0;
+			pi?.send({ id: message, type: "prompt", message });
+			return String((await pi?.waitFor(notify, from))?.message);
+		};
+
+		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/2 1 failed");
+		const report = await ask("/mcp");
+		expect(report).toContain("MCP servers (0/2 connected):");
+		expect(report).toContain("everything: idle, 13 tools, 7 resources cached (lazy)");
+		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
+
+		expect(await ask("/mcp tools everything")).toMatch(/^everything \(13 tools, 7 resources\):\n {2}everything_echo/);
+
+		const from = pi.events.length;
+		expect(await ask("/mcp reconnect everything")).toBe("everything: reconnected, 13 tools, 7 resources");
+		await pi.waitFor((e) => status(e) && e.statusText === "MCP 1/2 1 failed", from);
+
+		expect(await ask("/mcp-auth everything")).toContain("local (stdio) server");
+		expect(await ask("/mcp-auth")).toContain("Usage: /mcp-auth <server>");
+		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured: everything, broken');
+		expect(await ask("/mcp frobnicate")).toContain('Unknown subcommand "frobnicate"');
+	});
+});

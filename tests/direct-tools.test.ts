@@ -1,0 +1,96 @@
+// Direct tools: chosen MCP tools as first-class Pi tools, registered from the metadata cache at
+// load with no server started, connecting lazily when called; MCP_DIRECT_TOOLS; name collisions.
+import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { listDescendants } from "../process-tree.ts";
+import { ToolCatalog } from "../tool-catalog.ts";
+import { directSelection, planDirectTools } from "../tool-registrar.ts";
+import { configOf, everythingStdio, warmCacheFor } from "./helpers.ts";
+import { lastToolResult, type PiHarness, startPi } from "./pi-harness.ts";
+
+describe("direct tools in Pi", () => {
+	let pi: PiHarness | undefined;
+	afterEach(async () => {
+		await pi?.dispose();
+		pi = undefined;
+	});
+
+	it("are offered from the cache with zero servers spawned, and a call works end to end", async () => {
+		const everything = { ...everythingStdio(), directTools: ["echo", "get-sum"] };
+		const cache = await warmCacheFor({ everything });
+		const before = listDescendants(process.pid).length;
+		pi = await startPi({
+			mcpConfig: { mcpServers: { everything } },
+			agentFiles: { "mcp-cache.json": cache },
+			responses: [
+				() => fauxAssistantMessage(fauxToolCall("everything_get-sum", { a: 40, b: 2 })),
+				(context) => fauxAssistantMessage(fauxText(`sum: ${lastToolResult(context)?.text}`)),
+			],
+		});
+		expect(listDescendants(process.pid).length).toBe(before); // loaded, nothing started
+		await pi.session.prompt("add 40 and 2");
+		const offered = pi.contexts[0].tools ?? [];
+		const names = offered.map((t) => t.name);
+		expect(names).toEqual(expect.arrayContaining(["mcp", "everything_echo", "everything_get-sum"]));
+		expect(names.filter((n) => n.startsWith("everything_"))).toHaveLength(2);
+		const sum = offered.find((t) => t.name === "everything_get-sum");
+		expect(sum?.parameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+		const result = lastToolResult(pi.contexts[1]);
+		expect(result).toMatchObject({ toolName: "everything_get-sum", isError: false });
+		expect(result?.text).toContain("42");
+	});
+
+	it("MCP_DIRECT_TOOLS picks them for one run, replacing the config", async () => {
+		const everything = { ...everythingStdio(), directTools: true };
+		const cache = await warmCacheFor({ everything });
+		pi = await startPi({
+			mcpConfig: { mcpServers: { everything } },
+			agentFiles: { "mcp-cache.json": cache },
+			env: { MCP_DIRECT_TOOLS: "everything/echo, nosuchserver" },
+			responses: [fauxAssistantMessage(fauxText("ok"))],
+		});
+		await pi.session.prompt("hi");
+		const names = (pi.contexts[0].tools ?? []).map((t) => t.name).filter((n) => n.startsWith("everything_"));
+		expect(names).toEqual(["everything_echo"]);
+	});
+
+	it("with no cache yet they are skipped: the proxy alone is offered", async () => {
+		pi = await startPi({
+			mcpConfig: { mcpServers: { everything: { ...everythingStdio(), directTools: true } } },
+			responses: [fauxAssistantMessage(fauxText("ok"))],
+		});
+		await pi.session.prompt("hi");
+		expect((pi.contexts[0].tools ?? []).map((t) => t.name).filter((n) => n.startsWith("everything_"))).toEqual([]);
+	});
+});
+
+describe("direct tool names", () => {
+	const tool = (server: string, name: string) => ({ server, name, description: `${name} of ${server}`, inputSchema: { type: "object" } });
+
+	it("never take Pi's own tool names or each other's, deterministically by config order", () => {
+		const config = configOf(
+			{ files: { command: "x", directTools: true }, other: { command: "y", directTools: ["search", "read"] } },
+			{ toolPrefix: "none" },
+		);
+		const plan = () => {
+			const catalog = new ToolCatalog("none", ["files", "other"]);
+			catalog.set("other", { tools: [tool("other", "search"), tool("other", "read")], resources: [] }, true);
+			catalog.set("files", { tools: [tool("files", "read"), tool("files", "search"), tool("files", "bash")], resources: [] }, true);
+			return planDirectTools(catalog, directSelection(config, {}), ["files", "other"]).tools.map((t) => `${t.tool.server}/${t.tool.name}=${t.name}`);
+		};
+		const first = plan();
+		expect(first).toEqual(["files/read=files_read", "files/search=search", "files/bash=files_bash", "other/search=other_search", "other/read=other_read"]);
+		expect(plan()).toEqual(first);
+	});
+
+	it("reports selected tools a server does not have, and servers not cached yet", () => {
+		const config = configOf({ a: { command: "x", directTools: ["real", "ghost"] }, b: { command: "y", directTools: true } });
+		const catalog = new ToolCatalog("server", ["a", "b"]);
+		catalog.set("a", { tools: [tool("a", "real")], resources: [] }, true);
+		const plan = planDirectTools(catalog, directSelection(config, {}), ["a", "b"]);
+		expect(plan.tools.map((t) => t.name)).toEqual(["a_real"]);
+		expect(plan.unknown).toEqual(["a/ghost"]);
+		expect(plan.uncached).toEqual(["b"]);
+		expect(plan.tokens).toBeGreaterThan(0);
+	});
+});
