@@ -47,6 +47,14 @@ const SettingsSchema = Type.Object({
 	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
 	requestTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	directTools: Type.Optional(Type.Boolean()),
+	maxTotalTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	connectTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	outputGuard: Type.Optional(
+		Type.Union([
+			Type.Literal(false),
+			Type.Object({ maxBytes: Type.Optional(Type.Number({ minimum: 1024 })), maxLines: Type.Optional(Type.Number({ minimum: 10 })) }),
+		]),
+	),
 });
 
 const FileSchema = Type.Object({

@@ -42,3 +42,14 @@ export function redact(text: string, secrets: readonly (string | undefined)[]): 
 	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("***");
 	return out;
 }
+
+/**
+ * A streamable HTTP server that no longer knows our session: 404 (what the spec says), or a 400
+ * that names the session (what server-everything and the SDK's own server send after a restart).
+ */
+export function isSessionLost(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	const message = describeError(error);
+	if (code === 404) return true;
+	return code === 400 && /session/i.test(message);
+}

@@ -3,9 +3,12 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, runProxy } from "./proxy-tool.ts";
+import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, progressText, runProxy } from "./proxy-tool.ts";
+import type { Progress } from "./server-manager.ts";
 import { registerCommands, statusLine } from "./slash-commands.ts";
 import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+
+type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 
 export default function mcpAdapter(pi: ExtensionAPI): void {
 	// Built at load from the cache alone (no server starts), so direct tools exist before the first turn.
@@ -26,8 +29,11 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		return runtime;
 	};
 
-	const run = async (input: ProxyInput, signal: AbortSignal | undefined, ctx: ExtensionContext) => {
-		const result = await runProxy(current(ctx.cwd).lifecycle, input, { signal });
+	const run = async (input: ProxyInput, signal: AbortSignal | undefined, onUpdate: OnUpdate | undefined, ctx: ExtensionContext) => {
+		const active = current(ctx.cwd);
+		const onProgress = (p: Progress) =>
+			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
+		const result = await runProxy(active.lifecycle, input, { signal, onProgress, output: active.output });
 		// Pi marks a thrown error as a failed tool call; its message is what the model reads.
 		if (result.isError) throw new Error(contentText(result.content));
 		return { content: result.content, details: result.details };
@@ -38,7 +44,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		label: "MCP",
 		description: PROXY_DESCRIPTION,
 		parameters: ProxyParams,
-		execute: (_id, params, signal, _onUpdate, ctx) => run(params, signal, ctx),
+		prepareArguments: normalizeProxyInput,
+		execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
 	});
 
 	for (const tool of direct.tools) {
@@ -48,8 +55,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			description: tool.description,
 			// The server's own JSON Schema: Pi validates plain JSON Schemas as well as TypeBox ones.
 			parameters: tool.parameters as unknown as typeof ProxyParams,
-			execute: (_id, params, signal, _onUpdate, ctx) =>
-				run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, ctx),
+			execute: (_id, params, signal, onUpdate, ctx) =>
+				run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
 		});
 	}
 

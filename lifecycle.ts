@@ -59,7 +59,12 @@ export class ServerLifecycle {
 			const cached = this.cache?.lookup(entry);
 			if (cached) this.catalog.set(entry.name, cached, entry.exposeResources);
 		}
-		this.unsubscribe = this.manager.subscribe(() => this.options.onChange?.());
+		this.unsubscribe = this.manager.subscribe((server, event) => {
+			// A new connection, or tools changed under a live one (list_changed, a session re-initialized).
+			const connection = event === "changed" || event === "connected" ? this.manager.get(server) : undefined;
+			if (connection) void this.record(connection);
+			else this.options.onChange?.();
+		});
 	}
 
 	/**
@@ -111,8 +116,7 @@ export class ServerLifecycle {
 		}
 		try {
 			const connection = await this.manager.connect(entry);
-			this.failures.delete(name);
-			await this.record(connection);
+			this.failures.delete(name); // its metadata was recorded by the "connected" event
 			return connection;
 		} catch (raw) {
 			const error = isAuthError(raw) && !(raw instanceof AuthRequiredError) ? new AuthRequiredError(name, authDetail(raw)) : raw;
@@ -136,7 +140,7 @@ export class ServerLifecycle {
 		await mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
 	}
 
-	/** Puts a connection's current tools into the catalog and the cache. */
+	/** Puts a connection's current tools into the catalog (at once) and the cache (written async). */
 	async record(connection: ServerConnection): Promise<void> {
 		this.catalog.set(connection.name, { tools: connection.tools, resources: connection.resources }, connection.entry.exposeResources);
 		this.options.onChange?.();
@@ -176,6 +180,8 @@ export class ServerLifecycle {
 		if (connection) {
 			try {
 				await connection.client.ping({ timeout: 10_000 });
+				// list_changed can be lost over HTTP: a remote server's tool list is re-read on each check.
+				if (connection.transportKind !== "stdio") await this.manager.refresh(entry.name);
 				return;
 			} catch {
 				await this.manager.close(entry.name);

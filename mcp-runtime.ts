@@ -4,6 +4,7 @@ import { loadConfig, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import { NpxResolver } from "./npx-resolver.ts";
+import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./output-guard.ts";
 import { McpServerManager } from "./server-manager.ts";
 import type { McpConfig } from "./types.ts";
 
@@ -20,6 +21,8 @@ export class McpRuntime {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly config: McpConfig;
 	readonly lifecycle: ServerLifecycle;
+	/** Saves oversized outputs to files; its folder goes at shutdown. */
+	readonly output: OutputGuard;
 	private readonly resolver: NpxResolver;
 	private readonly listeners = new Set<() => void>();
 	private killOnExit?: () => void;
@@ -30,8 +33,12 @@ export class McpRuntime {
 		this.agentDir = resolveAgentDir(this.env);
 		this.config = loadConfig({ cwd: options.cwd, agentDir: this.agentDir, env: this.env, configPath: options.configPath });
 		this.resolver = new NpxResolver({ agentDir: this.agentDir });
+		const { settings } = this.config;
+		this.output = new OutputGuard(settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard });
 		const manager = new McpServerManager({
-			requestTimeoutMs: this.config.settings.requestTimeoutMs,
+			requestTimeoutMs: settings.requestTimeoutMs,
+			maxTotalTimeoutMs: settings.maxTotalTimeoutMs,
+			connectTimeoutMs: settings.connectTimeoutMs,
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
 			launch: this.resolver.launcher(),
@@ -66,5 +73,6 @@ export class McpRuntime {
 		this.listeners.clear();
 		this.resolver.dispose();
 		await this.lifecycle.shutdown();
+		this.output.dispose();
 	}
 }

@@ -5,10 +5,18 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 
-export { CallToolResultSchema, Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport };
+export {
+	CallToolResultSchema,
+	Client,
+	ResourceListChangedNotificationSchema,
+	SSEClientTransport,
+	StdioClientTransport,
+	StreamableHTTPClientTransport,
+	ToolListChangedNotificationSchema,
+};
 
 /**
  * Tools are listed with a lenient schema: some real servers send an `inputSchema` without

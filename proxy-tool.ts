@@ -8,6 +8,8 @@ import { resourceResultToContent } from "./resource-tools.ts";
 import { type CatalogTool, closestNames } from "./tool-catalog.ts";
 import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
+import type { OutputGuard } from "./output-guard.ts";
+import type { Progress } from "./server-manager.ts";
 import { searchTools } from "./tool-search.ts";
 import { serverPrefix } from "./types.ts";
 
@@ -25,6 +27,18 @@ export const ProxyParams = Type.Object({
 });
 export type ProxyInput = Static<typeof ProxyParams>;
 
+/**
+ * Tolerates what models actually send before Pi validates: a non-object becomes status, and
+ * `arguments` (the MCP spelling) stands in for `args`.
+ */
+export function normalizeProxyInput(raw: unknown): ProxyInput {
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return {};
+	const input = { ...(raw as Record<string, unknown>) };
+	if (input.args === undefined && input.arguments !== undefined) input.args = input.arguments;
+	delete input.arguments;
+	return input as ProxyInput;
+}
+
 export const PROXY_DESCRIPTION =
 	'Use tools of MCP servers. Find, then call: mcp({search:"words"}) then mcp({tool:"name",args:{...}}). ' +
 	'mcp({}) shows servers; {server:"s"} lists its tools; {describe:"tool"} shows its parameters.';
@@ -37,6 +51,10 @@ export interface ProxyResult {
 
 export interface ProxyRunOptions {
 	readonly signal?: AbortSignal;
+	/** Progress the server reports during a call. */
+	readonly onProgress?: (progress: Progress) => void;
+	/** Moves oversized text to a file; without one, results pass whole (the CLI). */
+	readonly output?: OutputGuard;
 }
 
 const SEARCH_LIMIT = 10;
@@ -221,6 +239,7 @@ async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyIn
 		}
 		return await invoke(lifecycle, fresh, parsed.args, options);
 	} catch (error) {
+		if (options.signal?.aborted) return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
 		if (isAuthError(error)) return failure("tool", authNeededMessage(tool.server, error), details);
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
 	}
@@ -229,16 +248,23 @@ async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyIn
 /** Calls a tool, or reads a resource tool's resource, on a connected server. */
 async function invoke(lifecycle: ServerLifecycle, tool: CatalogTool, args: Record<string, unknown>, options: ProxyRunOptions): Promise<ProxyResult> {
 	const details = { mode: "tool", server: tool.server, tool: tool.name };
+	const guard = (content: PiContent[]) => options.output?.apply(content, tool.qualifiedName) ?? content;
 	if (tool.resourceUri) {
 		const result = await lifecycle.manager.readResource(tool.server, tool.resourceUri, { signal: options.signal });
-		return { content: toPiContent({ content: resourceResultToContent(result) }), isError: false, details };
+		return { content: guard(toPiContent({ content: resourceResultToContent(result) })), isError: false, details };
 	}
-	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, { signal: options.signal });
-	const content = toPiContent(result);
+	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, { signal: options.signal, onProgress: options.onProgress });
+	const content = guard(toPiContent(result));
 	if (result.isError) content.push({ type: "text", text: `\n${callHelp(tool)}` });
 	return { content, isError: result.isError === true, details };
 }
 
 function callHelp(tool: CatalogTool): string {
 	return `Expected by ${tool.qualifiedName}:\n${paramLines(tool.inputSchema).join("\n")}`;
+}
+
+/** `3/10 indexing` — what Pi shows while a long call runs. */
+export function progressText(progress: Progress): string {
+	const count = progress.total !== undefined ? `${progress.progress}/${progress.total}` : `${progress.progress}`;
+	return progress.message ? `${count} ${progress.message}` : count;
 }

@@ -5,7 +5,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
-import { describeError, isAuthError, redact } from "./errors.ts";
+import { describeError, isAuthError, isSessionLost, redact } from "./errors.ts";
 import { type AuthContext, AuthRequiredError, requestHeaders, secretsOf } from "./oauth-handler.ts";
 import { killAllSync, listDescendants, terminateAll } from "./process-tree.ts";
 import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
@@ -22,6 +22,7 @@ function loadSdk(): Promise<McpSdk> {
 export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
 const STDERR_TAIL_BYTES = 8 * 1024;
 const MAX_PAGES = 100;
+const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 export interface ServerConnection {
 	readonly name: string;
@@ -43,11 +44,26 @@ export interface ServerConnection {
 export interface CallOptions {
 	readonly signal?: AbortSignal;
 	readonly timeoutMs?: number;
+	/** The server's progress notifications for this request. */
+	readonly onProgress?: (progress: Progress) => void;
 }
 
+export interface Progress {
+	readonly progress: number;
+	readonly total?: number;
+	readonly message?: string;
+}
+
+/** What a listener hears: a connection opened or ended, or a server's tools or resources changed. */
+export type ServerEvent = "connected" | "closed" | "changed";
+
 export interface ServerManagerOptions {
-	/** Default request timeout (ms) when an entry sets none. */
+	/** Default request timeout (ms) when an entry sets none; progress from the server resets it. */
 	readonly requestTimeoutMs?: number;
+	/** The longest a request may run however much progress it reports (default 10 min). */
+	readonly maxTotalTimeoutMs?: number;
+	/** How long connecting (spawn/handshake plus the first tool list) may take (default 30 s). */
+	readonly connectTimeoutMs?: number;
 	readonly env?: Readonly<Record<string, string | undefined>>;
 	/** Where `debug: true` servers' stderr goes; defaults to process.stderr. */
 	readonly debugLog?: (server: string, text: string) => void;
@@ -58,7 +74,7 @@ export interface ServerManagerOptions {
 	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
 }
 
-export type StateListener = (server: string, state: "connected" | "closed") => void;
+export type StateListener = (server: string, event: ServerEvent) => void;
 
 export class McpServerManager {
 	private readonly connections = new Map<string, ServerConnection>();
@@ -81,8 +97,8 @@ export class McpServerManager {
 		return () => this.listeners.delete(listener);
 	}
 
-	private emit(server: string, state: "connected" | "closed"): void {
-		for (const listener of this.listeners) listener(server, state);
+	private emit(server: string, event: ServerEvent): void {
+		for (const listener of this.listeners) listener(server, event);
 	}
 
 	get(name: string): ServerConnection | undefined {
@@ -109,6 +125,7 @@ export class McpServerManager {
 	async refresh(name: string): Promise<ServerConnection> {
 		const connection = this.require(name);
 		await this.loadMetadata(connection);
+		this.emit(name, "changed");
 		return connection;
 	}
 
@@ -160,14 +177,20 @@ export class McpServerManager {
 		return connection;
 	}
 
-	private async track<T>(name: string, run: (connection: ServerConnection) => Promise<T>): Promise<T> {
+	private async track<T>(name: string, run: (connection: ServerConnection) => Promise<T>, retried = false): Promise<T> {
 		const connection = this.require(name);
 		connection.inFlight++;
 		connection.lastUsedAt = this.now();
 		try {
 			return await run(connection);
 		} catch (error) {
-			const explained = withStderr(error, connection);
+			// A streamable HTTP server that forgot our session (restarted): initialize again, retry once.
+			if (!retried && connection.transportKind === "streamable-http" && isSessionLost(error)) {
+				await this.close(name);
+				await this.connect(connection.entry);
+				return this.track(name, run, true);
+			}
+			const explained = withStderr(explainRequestError(error, connection, this.requestTimeout(connection)), connection);
 			const message = describeError(explained);
 			const scrubbed = redact(message, secretsOf(connection.entry, this.auth));
 			throw scrubbed === message ? explained : new Error(scrubbed, { cause: explained });
@@ -177,16 +200,28 @@ export class McpServerManager {
 		}
 	}
 
+	private requestTimeout(connection: ServerConnection): number {
+		return connection.entry.timeout ?? this.options.requestTimeoutMs ?? 60_000;
+	}
+
 	private requestOptions(connection: ServerConnection, options: CallOptions) {
-		const timeout = options.timeoutMs ?? connection.entry.timeout ?? this.options.requestTimeoutMs ?? 60_000;
-		return { signal: options.signal, timeout };
+		return {
+			signal: options.signal,
+			timeout: options.timeoutMs ?? this.requestTimeout(connection),
+			// A server that reports progress is working: each report restarts the timeout, up to a cap.
+			resetTimeoutOnProgress: true,
+			maxTotalTimeout: this.options.maxTotalTimeoutMs ?? 600_000,
+			onprogress: options.onProgress
+				? (p: { progress: number; total?: number; message?: string }) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
+				: undefined,
+		};
 	}
 
 	private async open(entry: ServerEntry): Promise<ServerConnection> {
 		const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 		let opened: { client: Client; transport: Transport; kind: ServerConnection["transportKind"] };
+		const sdk = await loadSdk();
 		try {
-			const sdk = await loadSdk();
 			opened = entry.transport === "stdio" ? await this.openStdio(sdk, entry, stderr) : await this.openHttp(sdk, entry);
 		} catch (error) {
 			if (error instanceof AuthRequiredError) throw error;
@@ -211,6 +246,7 @@ export class McpServerManager {
 			stderrTail: () => stderr.text(),
 		};
 		client.onclose = () => this.markClosed(connection);
+		this.watchListChanges(sdk, connection);
 		this.connections.set(entry.name, connection);
 		try {
 			await this.loadMetadata(connection);
@@ -223,6 +259,20 @@ export class McpServerManager {
 		return connection;
 	}
 
+	/** list_changed from the server: list again (debounced), so catalog and cache follow. */
+	private watchListChanges(sdk: McpSdk, connection: ServerConnection): void {
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const refresh = () => {
+			clearTimeout(timer);
+			timer = setTimeout(() => {
+				if (this.get(connection.name) === connection) this.refresh(connection.name).catch(() => undefined);
+			}, 100);
+			timer.unref?.();
+		};
+		connection.client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, refresh);
+		connection.client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, refresh);
+	}
+
 	private markClosed(connection: ServerConnection): void {
 		if (connection.status === "closed") return;
 		connection.status = "closed";
@@ -233,7 +283,15 @@ export class McpServerManager {
 	private async openStdio({ Client, StdioClientTransport }: McpSdk, entry: StdioServerEntry, stderr: TailBuffer) {
 		const env = { ...definedOnly(this.options.env ?? process.env), ...entry.env };
 		const launch = this.options.launch?.(entry) ?? entry;
-		const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args], env, cwd: entry.cwd, stderr: "pipe" });
+		const transport = new StdioClientTransport({
+			command: launch.command,
+			args: [...launch.args],
+			env,
+			cwd: entry.cwd,
+			stderr: "pipe",
+			// Room for one huge message (the SDK's default, 10 MB, drops the connection on a 20 MB result).
+			maxBufferSize: MAX_MESSAGE_BYTES,
+		});
 		transport.stderr?.on("data", (chunk: Buffer) => {
 			stderr.push(chunk);
 			if (entry.debug) (this.options.debugLog ?? defaultDebugLog)(entry.name, chunk.toString("utf8"));
@@ -273,8 +331,8 @@ export class McpServerManager {
 		}
 	}
 
-	private connectTimeout(entry: ServerEntry): number {
-		return entry.timeout ?? this.options.requestTimeoutMs ?? 60_000;
+	private connectTimeout(_entry: ServerEntry): number {
+		return this.options.connectTimeoutMs ?? 30_000;
 	}
 
 	private async loadMetadata(connection: ServerConnection): Promise<void> {
@@ -333,6 +391,18 @@ async function shutdown(connection: ServerConnection): Promise<void> {
 	connection.client.onclose = undefined;
 	await connection.client.close().catch(() => undefined);
 	await terminateAll(descendants);
+}
+
+/** Timeouts and cancellations in words a user can act on. */
+function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {
+	const code = (error as { code?: unknown } | null)?.code;
+	if (code === -32001 && /timed out/i.test(describeError(error))) {
+		return new Error(
+			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (ms) or settings.requestTimeoutMs if it needs longer.`,
+			{ cause: error },
+		);
+	}
+	return error;
 }
 
 function withStderr(error: unknown, connection: ServerConnection): unknown {

@@ -52,9 +52,21 @@ export interface McpSettings {
 	readonly requestTimeoutMs: number;
 	/** Default for servers that do not set `directTools`. */
 	readonly directTools?: boolean;
+	/** The longest one request may run, however much progress it reports. */
+	readonly maxTotalTimeoutMs: number;
+	readonly connectTimeoutMs: number;
+	/** Limits above which text output goes to a file; `false` turns the guard off. */
+	readonly outputGuard: false | { readonly maxBytes?: number; readonly maxLines?: number };
 }
 
-export const DEFAULT_SETTINGS: McpSettings = { toolPrefix: "server", idleTimeout: 10, requestTimeoutMs: 60_000 };
+export const DEFAULT_SETTINGS: McpSettings = {
+	toolPrefix: "server",
+	idleTimeout: 10,
+	requestTimeoutMs: 60_000,
+	maxTotalTimeoutMs: 600_000,
+	connectTimeoutMs: 30_000,
+	outputGuard: {},
+};
 
 export interface ConfigProblem {
 	readonly severity: "error" | "warning";

@@ -56,4 +56,25 @@ describe("Pi in process with the faux model", () => {
 		expect(result?.text).toContain("args is not valid JSON");
 		expect(result?.text).toContain("- a (number, required)");
 	});
+
+	it("progress reaches Pi as tool updates; a malformed call is refused without harm", async () => {
+		pi = await startPi({
+			mcpConfig: { mcpServers: { everything: everythingStdio() } },
+			responses: [
+				() => fauxAssistantMessage(fauxToolCall("mcp", { tool: 42 })),
+				() => fauxAssistantMessage(fauxToolCall("mcp", { tool: "everything_trigger-long-running-operation", args: { duration: 1, steps: 2 } })),
+				() => fauxAssistantMessage(fauxText("done")),
+			],
+		});
+		const updates: string[] = [];
+		pi.session.subscribe((event) => {
+			if (event.type === "tool_execution_update") updates.push((event.partialResult as { content: { text: string }[] }).content[0].text);
+		});
+		await pi.session.prompt("run the long operation");
+		const refused = lastToolResult(pi.contexts[1]);
+		expect(refused?.isError).toBe(true);
+		expect(refused?.text).toContain(`Unknown tool "42"`); // Pi coerces the number; the answer stays clear
+		expect(lastToolResult(pi.contexts[2])).toMatchObject({ isError: false });
+		expect(updates[0]).toMatch(/^1\/2\b/);
+	});
 });
