@@ -1,45 +1,30 @@
-// Owns every MCP connection: connects (stdio, streamable HTTP with SSE fallback), de-duplicates
-// concurrent connects, lists tools and resources across pages, calls tools, and closes without
-// leaving a process behind. Nothing else in the package creates a Client.
+// The pool of MCP connections: one connect at a time per server (concurrent callers share it),
+// calls counted in flight, events for the lifecycle, session recovery, list_changed, and closing
+// every connection without leaving a process behind. Opening one connection: server-connection.ts.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
-import { describeError, isAuthError, isSessionLost, redact } from "./errors.ts";
-import { type AuthContext, AuthRequiredError, requestHeaders, secretsOf } from "./oauth-handler.ts";
-import { killAllSync, listDescendants, terminateAll } from "./process-tree.ts";
-import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
-import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
+import { describeError, isSessionLost, redact } from "./errors.ts";
+import { type AuthContext, AuthRequiredError, secretsOf } from "./oauth-handler.ts";
+import { killAllSync, listDescendants } from "./process-tree.ts";
+import {
+	closeConnection,
+	explainRequestError,
+	listMetadata,
+	loadSdk,
+	type McpSdk,
+	type OpenOptions,
+	openHttp,
+	openStdio,
+	STDERR_TAIL_BYTES,
+	type ServerConnection,
+	TailBuffer,
+	withStderr,
+} from "./server-connection.ts";
+import type { ServerEntry, StdioServerEntry } from "./types.ts";
 
-type McpSdk = typeof import("./mcp-sdk.ts");
-let sdkLoading: Promise<McpSdk> | undefined;
-/** The SDK is imported on the first connect, keeping it out of Pi's startup (see mcp-sdk.ts). */
-function loadSdk(): Promise<McpSdk> {
-	sdkLoading ??= import("./mcp-sdk.ts");
-	return sdkLoading;
-}
-
-export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
-const STDERR_TAIL_BYTES = 8 * 1024;
-const MAX_PAGES = 100;
-const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
-
-export interface ServerConnection {
-	readonly name: string;
-	readonly entry: ServerEntry;
-	readonly client: Client;
-	readonly transportKind: "stdio" | "streamable-http" | "sse";
-	/** Pid of the stdio child, if any. */
-	readonly pid?: number;
-	tools: ToolMetadata[];
-	resources: ResourceMetadata[];
-	readonly instructions?: string;
-	status: "connected" | "closed";
-	lastUsedAt: number;
-	inFlight: number;
-	/** The last few KB the server wrote to stderr, for error messages. */
-	stderrTail(): string;
-}
+export { type ServerConnection, TailBuffer } from "./server-connection.ts";
 
 export interface CallOptions {
 	readonly signal?: AbortSignal;
@@ -124,7 +109,7 @@ export class McpServerManager {
 	/** Lists tools and resources again (after list_changed, or on request). */
 	async refresh(name: string): Promise<ServerConnection> {
 		const connection = this.require(name);
-		await this.loadMetadata(connection);
+		Object.assign(connection, await listMetadata(connection.client, name, this.connectTimeoutMs()));
 		this.emit(name, "changed");
 		return connection;
 	}
@@ -150,7 +135,7 @@ export class McpServerManager {
 		const connection = this.connections.get(name);
 		if (!connection) return;
 		this.connections.delete(name);
-		await shutdown(connection);
+		await closeConnection(connection);
 		this.markClosed(connection);
 	}
 
@@ -221,8 +206,15 @@ export class McpServerManager {
 		const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 		let opened: { client: Client; transport: Transport; kind: ServerConnection["transportKind"] };
 		const sdk = await loadSdk();
+		const options: OpenOptions = {
+			env: this.options.env ?? process.env,
+			auth: this.auth,
+			connectTimeoutMs: this.connectTimeoutMs(),
+			launch: this.options.launch,
+			debugLog: this.options.debugLog,
+		};
 		try {
-			opened = entry.transport === "stdio" ? await this.openStdio(sdk, entry, stderr) : await this.openHttp(sdk, entry);
+			opened = entry.transport === "stdio" ? await openStdio(sdk, entry, stderr, options) : await openHttp(sdk, entry, options);
 		} catch (error) {
 			if (error instanceof AuthRequiredError) throw error;
 			const tail = stderr.text().trim();
@@ -249,10 +241,10 @@ export class McpServerManager {
 		this.watchListChanges(sdk, connection);
 		this.connections.set(entry.name, connection);
 		try {
-			await this.loadMetadata(connection);
+			Object.assign(connection, await listMetadata(client, entry.name, this.connectTimeoutMs()));
 		} catch (error) {
 			this.connections.delete(entry.name);
-			await shutdown(connection);
+			await closeConnection(connection);
 			throw new Error(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`, { cause: error });
 		}
 		this.emit(entry.name, "connected");
@@ -280,164 +272,10 @@ export class McpServerManager {
 		this.emit(connection.name, "closed");
 	}
 
-	private async openStdio({ Client, StdioClientTransport }: McpSdk, entry: StdioServerEntry, stderr: TailBuffer) {
-		const env = { ...definedOnly(this.options.env ?? process.env), ...entry.env };
-		const launch = this.options.launch?.(entry) ?? entry;
-		const transport = new StdioClientTransport({
-			command: launch.command,
-			args: [...launch.args],
-			env,
-			cwd: entry.cwd,
-			stderr: "pipe",
-			// Room for one huge message (the SDK's default, 10 MB, drops the connection on a 20 MB result).
-			maxBufferSize: MAX_MESSAGE_BYTES,
-		});
-		transport.stderr?.on("data", (chunk: Buffer) => {
-			stderr.push(chunk);
-			if (entry.debug) (this.options.debugLog ?? defaultDebugLog)(entry.name, chunk.toString("utf8"));
-		});
-		const client = new Client(CLIENT_INFO, { capabilities: {} });
-		await client.connect(transport, { timeout: this.connectTimeout(entry) });
-		return { client, transport, kind: "stdio" as const };
-	}
-
-	private async openHttp({ Client, SSEClientTransport, StreamableHTTPClientTransport }: McpSdk, entry: HttpServerEntry) {
-		const newClient = () => new Client(CLIENT_INFO, { capabilities: {} });
-		const url = new URL(entry.url);
-		const requestInit: RequestInit = { headers: requestHeaders(entry, this.auth) };
-		const viaSse = async () => {
-			const client = newClient();
-			const transport = new SSEClientTransport(url, { requestInit });
-			await client.connect(transport, { timeout: this.connectTimeout(entry) });
-			return { client, transport, kind: "sse" as const };
-		};
-		if (entry.transport === "sse") return viaSse();
-		const client = newClient();
-		const transport = new StreamableHTTPClientTransport(url, { requestInit });
-		try {
-			await client.connect(transport, { timeout: this.connectTimeout(entry) });
-			return { client, transport, kind: "streamable-http" as const };
-		} catch (streamableError) {
-			await client.close().catch(() => undefined);
-			if (isAuthError(streamableError)) throw streamableError;
-			try {
-				return await viaSse();
-			} catch (sseError) {
-				if (isAuthError(sseError)) throw sseError;
-				throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
-					cause: streamableError,
-				});
-			}
-		}
-	}
-
-	private connectTimeout(_entry: ServerEntry): number {
+	private connectTimeoutMs(): number {
 		return this.options.connectTimeoutMs ?? 30_000;
 	}
 
-	private async loadMetadata(connection: ServerConnection): Promise<void> {
-		const { client, name } = connection;
-		const { LenientToolsPage, LenientResourcesPage } = await loadSdk();
-		const timeout = this.connectTimeout(connection.entry);
-		const tools: ToolMetadata[] = [];
-		let cursor: string | undefined;
-		for (let page = 0; page < MAX_PAGES; page++) {
-			const result: ToolsPage = await client.request(
-				{ method: "tools/list", params: cursor ? { cursor } : {} },
-				LenientToolsPage,
-				{ timeout },
-			);
-			for (const tool of result.tools) {
-				tools.push({
-					server: name,
-					name: tool.name,
-					title: tool.title,
-					description: tool.description ?? "",
-					inputSchema: objectSchema(tool.inputSchema),
-				});
-			}
-			cursor = result.nextCursor;
-			if (!cursor) break;
-		}
-		const resources: ResourceMetadata[] = [];
-		if (client.getServerCapabilities()?.resources) {
-			cursor = undefined;
-			for (let page = 0; page < MAX_PAGES; page++) {
-				const result: ResourcesPage = await client.request(
-					{ method: "resources/list", params: cursor ? { cursor } : {} },
-					LenientResourcesPage,
-					{ timeout },
-				);
-				for (const r of result.resources) resources.push({ uri: r.uri, name: r.name ?? r.uri, description: r.description, mimeType: r.mimeType });
-				cursor = result.nextCursor;
-				if (!cursor) break;
-			}
-		}
-		connection.tools = tools;
-		connection.resources = resources;
-	}
+
 }
 
-/** A schema the model and Pi can use: always an object schema, whatever the server sent. */
-function objectSchema(raw: unknown): JsonSchema {
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { type: "object", properties: {} };
-	const schema = raw as JsonSchema;
-	return schema.type === undefined ? { type: "object", ...schema } : schema;
-}
-
-async function shutdown(connection: ServerConnection): Promise<void> {
-	// Descendants are listed before the close: once the wrapper dies its children are re-parented.
-	const descendants = connection.pid ? listDescendants(connection.pid) : [];
-	connection.client.onclose = undefined;
-	await connection.client.close().catch(() => undefined);
-	await terminateAll(descendants);
-}
-
-/** Timeouts and cancellations in words a user can act on. */
-function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {
-	const code = (error as { code?: unknown } | null)?.code;
-	if (code === -32001 && /timed out/i.test(describeError(error))) {
-		return new Error(
-			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (ms) or settings.requestTimeoutMs if it needs longer.`,
-			{ cause: error },
-		);
-	}
-	return error;
-}
-
-function withStderr(error: unknown, connection: ServerConnection): unknown {
-	if (connection.status === "connected" || connection.transportKind !== "stdio") return error;
-	const tail = connection.stderrTail().trim();
-	if (!tail) return error;
-	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, { cause: error });
-}
-
-function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-	const out: Record<string, string> = {};
-	for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-	return out;
-}
-
-function defaultDebugLog(server: string, text: string): void {
-	process.stderr.write(text.replace(/^(?=.)/gm, `[mcp:${server}] `));
-}
-
-/** Keeps only the last `limit` bytes written, so a chatty server cannot grow memory. */
-export class TailBuffer {
-	private chunks: Buffer[] = [];
-	private size = 0;
-	constructor(private readonly limit: number) {}
-	push(chunk: Buffer): void {
-		this.chunks.push(chunk);
-		this.size += chunk.length;
-		while (this.size > this.limit && this.chunks.length > 1) this.size -= (this.chunks.shift() as Buffer).length;
-		if (this.size > this.limit) {
-			const only = this.chunks[0];
-			this.chunks = [only.subarray(only.length - this.limit)];
-			this.size = this.limit;
-		}
-	}
-	text(): string {
-		return Buffer.concat(this.chunks).toString("utf8");
-	}
-}
