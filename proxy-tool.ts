@@ -10,20 +10,22 @@ import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
 import type { OutputGuard } from "./output-guard.ts";
 import type { Progress } from "./server-manager.ts";
-import { searchTools } from "./tool-search.ts";
+import { searchCatalog } from "./tool-search.ts";
 import { serverPrefix } from "./types.ts";
 
 export const PROXY_TOOL_NAME = "mcp";
 
+// Parameter names speak for themselves; every description here is paid for on every request.
 export const ProxyParams = Type.Object({
-	tool: Type.Optional(Type.String({ description: "Tool to call" })),
-	args: Type.Optional(Type.Unknown({ description: "Tool arguments (object or JSON string)" })),
-	connect: Type.Optional(Type.String({ description: "Server to (re)connect" })),
-	describe: Type.Optional(Type.String({ description: "Tool to explain" })),
-	search: Type.Optional(Type.String({ description: "Words to find tools" })),
-	regex: Type.Optional(Type.Boolean({ description: "search is a regex" })),
-	includeSchemas: Type.Optional(Type.Boolean({ description: "Show parameters (default true)" })),
-	server: Type.Optional(Type.String({ description: "List its tools; narrows search" })),
+	search: Type.Optional(Type.String()),
+	tool: Type.Optional(Type.String()),
+	args: Type.Optional(Type.Unknown({ description: "object or JSON string" })),
+	describe: Type.Optional(Type.String()),
+	server: Type.Optional(Type.String()),
+	connect: Type.Optional(Type.String()),
+	regex: Type.Optional(Type.Boolean()),
+	includeSchemas: Type.Optional(Type.Boolean()),
+	limit: Type.Optional(Type.Integer()),
 });
 export type ProxyInput = Static<typeof ProxyParams>;
 
@@ -40,8 +42,8 @@ export function normalizeProxyInput(raw: unknown): ProxyInput {
 }
 
 export const PROXY_DESCRIPTION =
-	'Use tools of MCP servers. Find, then call: mcp({search:"words"}) then mcp({tool:"name",args:{...}}). ' +
-	'mcp({}) shows servers; {server:"s"} lists its tools; {describe:"tool"} shows its parameters.';
+	'MCP tools. Find, then call: {search:"what you need"} → {tool:"name",args:{...}}. ' +
+	"{} lists servers, {server} its tools, {describe:\"tool\"} its parameters, {connect} reconnects.";
 
 export interface ProxyResult {
 	readonly content: PiContent[];
@@ -57,7 +59,9 @@ export interface ProxyRunOptions {
 	readonly output?: OutputGuard;
 }
 
-const SEARCH_LIMIT = 10;
+/** Hits shown by default, and how many of the best carry their parameters. */
+const SEARCH_LIMIT = 5;
+const HITS_WITH_PARAMS = 3;
 
 export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
 	const mode = pickMode(input);
@@ -148,18 +152,22 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput): Promis
 		return failure("search", unknownServerMessage(input.server, lifecycle.serverNames()));
 	}
 	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined);
-	const hits = searchTools(lifecycle.catalog.all(), query, { regex: input.regex, server: input.server });
+	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
 	if (hits.length === 0) {
 		return ok("search", `No tools match "${query}". Try other words, or mcp({}) to see the servers.${failedNote(lifecycle)}`, {
 			query,
 			count: 0,
 		});
 	}
-	const shown = hits.slice(0, SEARCH_LIMIT);
+	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
+	const shown = hits.slice(0, limit);
 	const withParams = input.includeSchemas !== false;
-	const more = hits.length > shown.length ? `\n(${hits.length - shown.length} more; use more specific words)` : "";
-	const body = `${shown.map((h) => toolLine(h.tool, withParams)).join("\n")}${more}${failedNote(lifecycle)}`;
-	return ok("search", body, { query, count: hits.length, tools: shown.map((h) => h.tool.qualifiedName) });
+	const lines = shown.map((h, i) => toolLine(h.tool, withParams && i < HITS_WITH_PARAMS));
+	const more = hits.length > shown.length ? `\n(${hits.length - shown.length} more: raise limit or add words)` : "";
+	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
+	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
+	const ranked = hits.slice(0, 20).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
+	return ok("search", body, { query, count: hits.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
 }
 
 function failedNote(lifecycle: ServerLifecycle): string {

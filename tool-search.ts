@@ -1,7 +1,12 @@
-// Ranked tool search. Words are OR'd; a word matching the tool's name counts more than one
-// matching its server, which counts more than one in its description. `regex` matches the
-// pattern against names and descriptions instead.
-import type { CatalogTool } from "./tool-catalog.ts";
+// Ranked tool search. Names are split into words (snake, kebab, dots, camelCase) and stemmed;
+// the query is expanded with software-domain equivalents (search-lexicon.ts); MiniSearch scores
+// with BM25 over weighted fields (tool name > server > description > parameter names) and
+// tolerates typos. `regex` matches a pattern against names and descriptions instead.
+// One index per catalog version: built on the first search after the tools change.
+import MiniSearch from "minisearch";
+import { stemmer } from "stemmer";
+import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./search-lexicon.ts";
+import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 
 export interface SearchOptions {
 	readonly regex?: boolean;
@@ -14,7 +19,12 @@ export interface SearchHit {
 	readonly score: number;
 }
 
-/** Lowercase word pieces of a name or text: `createIssue`, `create_issue`, `create-issue` → create, issue. */
+/** Field weights: a word in the tool's name counts most, one in a parameter name least. */
+const BOOST = { name: 6, server: 2.5, description: 1.2, params: 0.6 } as const;
+/** A word found through an equivalent counts this much of the word itself. */
+const EQUIVALENT_WEIGHT = 0.55;
+
+/** Lowercase word pieces: `createIssue`, `create_issue`, `create-issue`, `create.issue` → create, issue. */
 export function tokenize(text: string): string[] {
 	return text
 		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
@@ -24,47 +34,185 @@ export function tokenize(text: string): string[] {
 		.filter((t) => t.length > 0);
 }
 
-export function searchTools(tools: readonly CatalogTool[], query: string, options: SearchOptions = {}): SearchHit[] {
-	const pool = options.server ? tools.filter((t) => t.server === options.server) : tools;
-	const score = options.regex ? regexScorer(query) : wordScorer(query);
-	const hits: SearchHit[] = [];
-	for (const tool of pool) {
-		const s = score(tool);
-		if (s > 0) hits.push({ tool, score: s });
+/** One word as the index keeps it: stemmed, so "issues", "issued" and "issue" meet. */
+export function stem(word: string): string {
+	return /^\d+$/.test(word) ? word : stemmer(word);
+}
+
+/** Words of a text as indexed: tokenized, without stopwords, stemmed. */
+export function analyze(text: string): string[] {
+	return tokenize(text)
+		.filter((t) => !STOPWORDS.has(t))
+		.map(stem);
+}
+
+/** Lexicon keyed by stemmed phrase ("who chang", "folder") → stemmed words of its equivalents. */
+const LEXICON: ReadonlyMap<string, readonly string[]> = (() => {
+	const map = new Map<string, Set<string>>();
+	for (const group of EQUIVALENTS) {
+		const members = group.map((m) => tokenize(m).map(stem));
+		for (const member of members) {
+			const key = member.join(" ");
+			const out = map.get(key) ?? new Set<string>();
+			for (const other of members) for (const word of other) if (!STOPWORDS.has(word)) out.add(word);
+			map.set(key, out);
+		}
 	}
-	hits.sort((a, b) => b.score - a.score || a.tool.qualifiedName.localeCompare(b.tool.qualifiedName));
-	return options.limit ? hits.slice(0, options.limit) : hits;
+	return new Map([...map].map(([k, v]) => [k, [...v]]));
+})();
+
+/** Stemmed idioms from the lexicon (phrases of 2+ words marked as idioms). */
+const IDIOMS: ReadonlySet<string> = new Set(IDIOM_PHRASES.map((p) => tokenize(p).map(stem).join(" ")));
+const IDIOM_WORD_WEIGHT = 0.25;
+
+export interface ExpandedQuery {
+	/** Every term to look up (stemmed), with its weight: 1 for the query's own words. */
+	readonly weights: Map<string, number>;
+	/** Per meaningful query word, the terms that stand for it (itself and its equivalents). */
+	readonly concepts: Set<string>[];
+}
+
+/** The query's own words (weight 1) and their equivalents (lower weight), all stemmed. */
+export function expandQuery(query: string): ExpandedQuery {
+	const raw = tokenize(query);
+	const stems = raw.map(stem);
+	const weights = new Map<string, number>();
+	const concepts = new Map<string, Set<string>>();
+	const add = (term: string, weight: number) => weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+	raw.forEach((word, i) => {
+		if (STOPWORDS.has(word)) return;
+		add(stems[i], 1);
+		concepts.set(stems[i], new Set([stems[i]]));
+	});
+	// Phrases ("who changed", "pull request") and single words, with and without stopwords
+	// ("close the ticket" holds the phrase "close ticket").
+	const content = raw.filter((w) => !STOPWORDS.has(w)).map(stem);
+	const idiomWords = new Set<string>();
+	for (const sequence of [stems, content]) {
+		for (let n = 3; n >= 1; n--) {
+			for (let i = 0; i + n <= sequence.length; i++) {
+				const words = sequence.slice(i, i + n);
+				const phrase = words.join(" ");
+				if (n === 1 && idiomWords.has(phrase)) continue; // "file" in "file a ticket" is no document
+				for (const term of LEXICON.get(phrase) ?? []) {
+					add(term, EQUIVALENT_WEIGHT);
+					for (const word of words) concepts.get(word)?.add(term);
+				}
+				if (n > 1 && IDIOMS.has(phrase)) for (const word of words) idiomWords.add(word);
+			}
+		}
+	}
+	// An idiom ("file a ticket", "who changed"): its own words mean less than what it stands for.
+	for (const word of idiomWords) if (weights.has(word)) weights.set(word, IDIOM_WORD_WEIGHT);
+	return { weights, concepts: [...concepts.values()] };
+}
+
+interface IndexedTool {
+	readonly id: number;
+	readonly name: string;
+	readonly server: string;
+	readonly description: string;
+	readonly params: string;
+}
+
+/** A MiniSearch index over one list of tools. */
+export class ToolSearchIndex {
+	private readonly index: MiniSearch<IndexedTool>;
+	/** Each tool's terms, to see which query words it answers. */
+	private readonly termsOf: ReadonlySet<string>[];
+	/** Each tool's name as `word_word`, to spot a query that is exactly a tool name. */
+	private readonly nameKeys: string[];
+
+	constructor(private readonly tools: readonly CatalogTool[]) {
+		this.index = new MiniSearch<IndexedTool>({
+			fields: ["name", "server", "description", "params"],
+			storeFields: [],
+			tokenize,
+			processTerm: (term) => (STOPWORDS.has(term) ? null : stem(term)),
+		});
+		const documents = tools.map((tool, id) => ({
+			id,
+			name: [tool.name, tool.title ?? ""].join(" "),
+			server: tool.server,
+			description: summary(tool.description),
+			params: Object.keys((tool.inputSchema.properties ?? {}) as object).join(" "),
+		}));
+		this.index.addAll(documents);
+		this.nameKeys = tools.map((tool) => tokenize(tool.name).join("_"));
+		this.termsOf = documents.map((doc) => new Set(analyze(`${doc.name} ${doc.server} ${doc.description} ${doc.params}`)));
+	}
+
+	search(query: string, options: SearchOptions = {}): SearchHit[] {
+		if (options.regex) return regexSearch(this.tools, query, options);
+		const { weights, concepts } = expandQuery(query);
+		if (weights.size === 0) return [];
+		const wholeName = tokenize(query).join("_");
+		const results = this.index.search([...weights.keys()].join(" "), {
+			// The terms are already tokenized and stemmed.
+			tokenize: (text) => text.split(" "),
+			processTerm: (term) => term,
+			combineWith: "OR",
+			boost: BOOST,
+			boostTerm: (term) => weights.get(term) ?? 1,
+			// Only for the query's own words: a typo or a partial word of an equivalent is noise.
+			fuzzy: (term) => (term.length >= 5 && weights.get(term) === 1 ? 1 : false),
+			prefix: (term) => term.length >= 4 && weights.get(term) === 1,
+			weights: { fuzzy: 0.3, prefix: 0.4 },
+			// The exact tool name typed as the query always comes first.
+			boostDocument: (id) => (this.nameKeys[id as number] === wholeName ? 3 : 1),
+			filter: options.server ? (result) => this.tools[result.id as number].server === options.server : undefined,
+		});
+		// Coordination: a tool that answers every word of the query beats one that answers a rare word
+		// loudly ("find files by name": search_files over find_organizations).
+		const conceptTerms = concepts.map((c) => [...c]);
+		for (const r of results) {
+			const has = this.termsOf[r.id as number];
+			let covered = 0;
+			for (const terms of conceptTerms) if (terms.some((t) => has.has(t)) || terms.some((t) => r.queryTerms.includes(t))) covered++;
+			r.score *= conceptTerms.length > 0 ? covered / conceptTerms.length : 1;
+		}
+		results.sort((a, b) => b.score - a.score);
+		const hits = results.map((r) => ({ tool: this.tools[r.id as number], score: r.score }));
+		return options.limit ? hits.slice(0, options.limit) : hits;
+	}
+}
+
+/**
+ * The part of a description that says what the tool does. Long descriptions (some run to pages
+ * of usage notes) would otherwise match every query through their sheer number of words.
+ */
+function summary(description: string): string {
+	const flat = description.replace(/\s+/g, " ").trim();
+	return flat.length <= DESCRIPTION_CHARS ? flat : flat.slice(0, flat.lastIndexOf(" ", DESCRIPTION_CHARS));
+}
+const DESCRIPTION_CHARS = 300;
+
+const indexes = new WeakMap<ToolCatalog, { version: number; index: ToolSearchIndex }>();
+
+/** The catalog's index, rebuilt only when its tools changed since the last search. */
+export function searchCatalog(catalog: ToolCatalog, query: string, options: SearchOptions = {}): SearchHit[] {
+	let cached = indexes.get(catalog);
+	if (!cached || cached.version !== catalog.version) {
+		cached = { version: catalog.version, index: new ToolSearchIndex(catalog.all()) };
+		indexes.set(catalog, cached);
+	}
+	return cached.index.search(query, options);
 }
 
 /** Throws a clear error for a pattern that does not compile. */
-function regexScorer(pattern: string): (tool: CatalogTool) => number {
+function regexSearch(tools: readonly CatalogTool[], pattern: string, options: SearchOptions): SearchHit[] {
 	let re: RegExp;
 	try {
 		re = new RegExp(pattern, "i");
 	} catch (error) {
 		throw new Error(`Invalid regex ${JSON.stringify(pattern)}: ${(error as Error).message}. Fix the pattern, or drop regex: true to search by words.`);
 	}
-	return (tool) => (re.test(tool.qualifiedName) || re.test(tool.name) ? 10 : 0) + (re.test(tool.description) ? 2 : 0);
-}
-
-function wordScorer(query: string): (tool: CatalogTool) => number {
-	const words = [...new Set(query.toLowerCase().split(/\s+/).filter(Boolean))];
-	return (tool) => {
-		const nameTokens = new Set(tokenize(tool.name));
-		const nameText = tool.name.toLowerCase();
-		const serverText = tool.server.toLowerCase();
-		const descTokens = new Set(tokenize(tool.description));
-		const descText = tool.description.toLowerCase();
-		let total = 0;
-		for (const word of words) {
-			const parts = tokenize(word);
-			if (nameText === word || tool.qualifiedName.toLowerCase() === word) total += 20;
-			else if (parts.length > 0 && parts.every((p) => nameTokens.has(p))) total += 10;
-			else if (nameText.includes(word)) total += 6;
-			if (serverText === word || serverText.includes(word)) total += 3;
-			if (parts.length > 0 && parts.every((p) => descTokens.has(p))) total += 2;
-			else if (descText.includes(word)) total += 1;
-		}
-		return total;
-	};
+	const hits: SearchHit[] = [];
+	for (const tool of tools) {
+		if (options.server && tool.server !== options.server) continue;
+		const score = (re.test(tool.qualifiedName) || re.test(tool.name) ? 10 : 0) + (re.test(tool.description) ? 2 : 0);
+		if (score > 0) hits.push({ tool, score });
+	}
+	hits.sort((a, b) => b.score - a.score || a.tool.qualifiedName.localeCompare(b.tool.qualifiedName));
+	return options.limit ? hits.slice(0, options.limit) : hits;
 }

@@ -1,7 +1,10 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
+import { main as searchQuality } from "./search-quality.ts";
 import { main as startup } from "./startup.ts";
 import { main as tokenCost } from "./token-cost.ts";
 
 await tokenCost();
+console.log();
+await searchQuality();
 console.log();
 await startup();

@@ -1,0 +1,105 @@
+// Search quality and cost over the 35 real catalogs (656 tools): hit@1, hit@5 and MRR on the
+// query set in search-queries.ts, the token cost of the model's whole MCP surface, the median
+// tokens of a search result, and search latency at 10,000 tools.
+import { runProxy } from "../proxy-tool.ts";
+import { ServerLifecycle } from "../lifecycle.ts";
+import { McpServerManager } from "../server-manager.ts";
+import { ToolCatalog } from "../tool-catalog.ts";
+import { contentText } from "../tool-registrar.ts";
+import { searchCatalog } from "../tool-search.ts";
+import type { McpConfig, ServerEntry } from "../types.ts";
+import { DEFAULT_SETTINGS } from "../types.ts";
+import { type Catalog, loadCatalogs } from "./catalogs.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-tool.ts";
+import { QUERIES } from "./search-queries.ts";
+import { countTokens, toolDefinitionTokens } from "./token-count.ts";
+
+function catalogOf(catalogs: readonly Catalog[], copies = 1): ToolCatalog {
+	const names = catalogs.flatMap((c) => Array.from({ length: copies }, (_, i) => (i === 0 ? c.server : `${c.server}${i + 1}`)));
+	const catalog = new ToolCatalog("server", names);
+	for (const c of catalogs) {
+		for (let i = 0; i < copies; i++) {
+			const server = i === 0 ? c.server : `${c.server}${i + 1}`;
+			catalog.set(server, { tools: c.tools.map((t) => ({ ...t, server })), resources: [] }, false);
+		}
+	}
+	return catalog;
+}
+
+export interface QualityReport {
+	readonly queries: number;
+	readonly hit1: number;
+	readonly hit5: number;
+	readonly mrr: number;
+	readonly misses: { query: string; got: string[] }[];
+}
+
+export function measureQuality(catalog: ToolCatalog, queries = QUERIES): QualityReport {
+	const known = new Set(catalog.all().map((t) => `${t.server}/${t.name}`));
+	let hit1 = 0;
+	let hit5 = 0;
+	let rr = 0;
+	const misses: { query: string; got: string[] }[] = [];
+	for (const [query, ...answers] of queries) {
+		for (const a of answers) if (!known.has(a)) throw new Error(`query "${query}": no tool ${a} in the catalogs`);
+		const ranked = searchCatalog(catalog, query, { limit: 10 }).map((h) => `${h.tool.server}/${h.tool.name}`);
+		const rank = ranked.findIndex((r) => answers.includes(r));
+		if (rank === 0) hit1++;
+		if (rank >= 0 && rank < 5) hit5++;
+		if (rank >= 0) rr += 1 / (rank + 1);
+		if (rank !== 0) misses.push({ query, got: ranked.slice(0, 3) });
+	}
+	return { queries: queries.length, hit1: hit1 / queries.length, hit5: hit5 / queries.length, mrr: rr / queries.length, misses };
+}
+
+/** A session holding all catalogs as if cached, to measure real search answers. */
+function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
+	const servers = new Map<string, ServerEntry>(
+		catalogs.map((c) => [
+			c.server,
+			{ name: c.server, source: { kind: "pi-global", path: "bench" }, transport: "stdio", command: "false", args: [], env: {}, lifecycle: "lazy", debug: false, exposeResources: false },
+		]),
+	);
+	const config: McpConfig = { servers, settings: DEFAULT_SETTINGS, problems: [] };
+	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
+	for (const c of catalogs) lifecycle.catalog.set(c.server, { tools: c.tools, resources: [] }, false);
+	return lifecycle;
+}
+
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+export async function main(): Promise<void> {
+	const catalogs = loadCatalogs();
+	const catalog = catalogOf(catalogs);
+	const quality = measureQuality(catalog);
+	console.log(`== search quality: ${quality.queries} queries over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
+	console.log(`hit@1 ${(quality.hit1 * 100).toFixed(1)}%   hit@5 ${(quality.hit5 * 100).toFixed(1)}%   MRR ${quality.mrr.toFixed(3)}   (goals: 60% / 85%)`);
+
+	const surface = toolDefinitionTokens({ name: PROXY_TOOL_NAME, description: PROXY_DESCRIPTION, parameters: ProxyParams });
+	console.log(`MCP surface the model receives: ${surface} o200k tokens (the mcp tool; nothing added to the system prompt; goal <= 180)`);
+
+	const lifecycle = sessionOf(catalogs);
+	const resultTokens: number[] = [];
+	for (const [query] of QUERIES) resultTokens.push(countTokens(contentText((await runProxy(lifecycle, { search: query })).content)));
+	console.log(`search result: median ${percentile(resultTokens, 0.5)} tokens, p90 ${percentile(resultTokens, 0.9)} (5 hits, parameters for the top 3)`);
+
+	const copies = Math.ceil(10_000 / catalog.all().length);
+	const big = catalogOf(catalogs, copies);
+	const buildStart = performance.now();
+	searchCatalog(big, "warm up");
+	const build = performance.now() - buildStart;
+	const times: number[] = [];
+	for (let round = 0; round < 3; round++) {
+		for (const [query] of QUERIES) {
+			const t = performance.now();
+			searchCatalog(big, query, { limit: 5 });
+			times.push(performance.now() - t);
+		}
+	}
+	console.log(
+		`latency at ${big.all().length} tools: p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms (index built once in ${build.toFixed(0)} ms; goal p50 < 5 ms)`,
+	);
+	if (process.argv.includes("--misses")) for (const m of quality.misses) console.log(`  miss: ${m.query} -> ${m.got.join(", ")}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,69 @@
+// The whole MCP surface the model receives — the `mcp` definition plus anything added to the
+// system prompt — measured on what the real Pi sends: at most 180 o200k tokens with three servers,
+// and the same with forty.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fauxAssistantMessage, fauxText } from "@mariozechner/pi-ai";
+import { describe, expect, it } from "vitest";
+import { countTokens, toolDefinitionTokens } from "../bench/token-count.ts";
+import { loadConfig } from "../config.ts";
+import { MetadataCache } from "../metadata-cache.ts";
+import { everythingStdio, FILESYSTEM, MEMORY, tempDir, warmCacheFor } from "./helpers.ts";
+import { startPi } from "./pi-harness.ts";
+
+/** A cache that knows `count` servers with 20 tools each, so none of them is started. */
+async function fakeCache(mcpServers: Record<string, unknown>): Promise<string> {
+	const dir = tempDir();
+	try {
+		writeFileSync(join(dir.path, "mcp.json"), JSON.stringify({ mcpServers }));
+		const config = loadConfig({ cwd: dir.path, agentDir: dir.path, configPath: join(dir.path, "mcp.json") });
+		const cache = new MetadataCache(dir.path);
+		for (const entry of config.servers.values()) {
+			const tools = Array.from({ length: 20 }, (_, i) => ({ server: entry.name, name: `tool_${i}`, description: `Does thing ${i}.`, inputSchema: { type: "object" } }));
+			await cache.store(entry, tools, []);
+		}
+		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
+	} finally {
+		dir.remove();
+	}
+}
+
+async function surface(mcpServers: Record<string, unknown> | undefined, cache?: string): Promise<{ tool: number; prompt: number }> {
+	const pi = await startPi({
+		mcpConfig: { mcpServers: mcpServers ?? {} },
+		agentFiles: cache ? { "mcp-cache.json": cache } : {},
+		extension: mcpServers !== undefined,
+		responses: [fauxAssistantMessage(fauxText("ok"))],
+	});
+	try {
+		await pi.session.prompt("hi");
+		const context = pi.contexts[0];
+		const mcp = context.tools?.find((t) => t.name === "mcp");
+		return { tool: mcp ? toolDefinitionTokens(mcp) : 0, prompt: countTokens(context.systemPrompt ?? "") };
+	} finally {
+		await pi.dispose();
+	}
+}
+
+describe("the MCP surface", () => {
+	it("costs at most 180 tokens with three servers and does not grow with forty", async () => {
+		const dir = tempDir();
+		try {
+			const three = {
+				everything: everythingStdio(),
+				memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir.path, "m.jsonl") } },
+				filesystem: { command: process.execPath, args: [FILESYSTEM, dir.path] },
+			};
+			const forty = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`server${i}`, { command: process.execPath, args: [`/nonexistent/${i}.js`] }]));
+			const baseline = await surface(undefined);
+			const withThree = await surface(three, await warmCacheFor(three));
+			const withForty = await surface(forty, await fakeCache(forty));
+			const total = withThree.tool + (withThree.prompt - baseline.prompt);
+			expect(withThree.prompt).toBe(baseline.prompt); // nothing added to the system prompt
+			expect(total).toBeLessThanOrEqual(180);
+			expect(withForty.tool + (withForty.prompt - baseline.prompt)).toBe(total);
+		} finally {
+			dir.remove();
+		}
+	});
+});

@@ -1,0 +1,106 @@
+// Tool search on real vocabulary: tokenizing, stemming, equivalents and ranking over the real
+// catalogs, and every one of the 656 catalog tools listed and found through a real stdio server.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Catalog, CATALOG_DIR, loadCatalogs } from "../bench/catalogs.ts";
+import type { ServerLifecycle } from "../lifecycle.ts";
+import { ToolCatalog } from "../tool-catalog.ts";
+import { analyze, expandQuery, searchCatalog, stem, tokenize } from "../tool-search.ts";
+import { configOf, lifecycleOf, ROOT } from "./helpers.ts";
+
+describe("tokenizing and stemming", () => {
+	it("splits names on _ - . and camelCase, and lowercases", () => {
+		expect(tokenize("linear_getIssueById")).toEqual(["linear", "get", "issue", "by", "id"]);
+		expect(tokenize("API-retrieve-a-page")).toEqual(["api", "retrieve", "a", "page"]);
+		expect(tokenize("git.cherry_pick")).toEqual(["git", "cherry", "pick"]);
+		expect(tokenize("getHTTPResponse")).toEqual(["get", "http", "response"]);
+	});
+
+	it("stems so that word forms meet, and drops stopwords", () => {
+		expect(stem("issues")).toBe(stem("issue"));
+		expect(stem("directories")).toBe(stem("directory"));
+		expect(analyze("list all the open issues")).toEqual(["list", "all", "open", "issu"]);
+	});
+
+	it("expands software-domain equivalents, phrases included, below the words themselves", () => {
+		const { weights } = expandQuery("make a folder");
+		expect(weights.get(stem("folder"))).toBe(1);
+		expect(weights.get(stem("directory"))).toBeLessThan(1);
+		expect(weights.get(stem("create"))).toBeLessThan(1);
+		expect(expandQuery("who changed this line").weights.get(stem("blame"))).toBeGreaterThan(0);
+		expect(expandQuery("open a pull request").weights.get(stem("merge"))).toBeGreaterThan(0);
+		expect(expandQuery("file a ticket").weights.get(stem("file"))).toBeLessThan(0.5); // "file" is the verb here
+	});
+});
+
+describe("ranking over the real catalogs", () => {
+	let catalog: ToolCatalog;
+	beforeAll(() => {
+		const catalogs: Catalog[] = loadCatalogs();
+		catalog = new ToolCatalog("server", catalogs.map((c) => c.server));
+		for (const c of catalogs) catalog.set(c.server, { tools: c.tools, resources: [] }, false);
+	});
+	const top = (query: string, n = 1, server?: string) => searchCatalog(catalog, query, { limit: n, server }).map((h) => `${h.tool.server}/${h.tool.name}`);
+
+	it.each([
+		["make a folder", ["filesystem/create_directory", "commander/create_directory"]],
+		["who changed this line", ["git/git_blame"]],
+		["take a screenshot", ["devtools/take_screenshot", "playwright/browser_take_screenshot", "puppeteer/puppeteer_screenshot"]],
+		["send a slack message", ["slack/slack_post_message"]],
+		["refund a payment", ["stripe/create_refund"]],
+	])("%s → the right tool first", (query, answers) => {
+		expect(answers).toContain(top(query)[0]);
+	});
+
+	it("finds an issue tracker's create tool for 'file a ticket' in the top 3", () => {
+		expect(top("file a ticket", 3).some((t) => /create_issue|createIssue|jira_issues/.test(t))).toBe(true);
+	});
+
+	it("ranks a name match above a description match", () => {
+		const hits = searchCatalog(catalog, "blame", { limit: 5 });
+		expect(hits[0].tool.name).toBe("git_blame");
+		expect(hits[0].score).toBeGreaterThan(hits[1]?.score ?? 0);
+	});
+
+	it("tolerates typos in names", () => {
+		expect(top("screnshot")[0]).toMatch(/screenshot/);
+		expect(top("kubectl rolout")[0]).toBe("kubernetes/kubectl_rollout");
+	});
+
+	it("the exact tool name comes first, and `server` narrows the search", () => {
+		expect(top("create_issue", 1, "gitlab")).toEqual(["gitlab/create_issue"]);
+		expect(top("linear_getActiveCycle")).toEqual(["linear/linear_getActiveCycle"]);
+		expect(top("create issue", 5, "github").every((t) => t.startsWith("github/"))).toBe(true);
+	});
+
+	it("rebuilds the index when the catalog changes, not before", () => {
+		const small = new ToolCatalog("server", ["a"]);
+		small.set("a", { tools: [{ server: "a", name: "alpha", description: "first", inputSchema: {} }], resources: [] }, false);
+		expect(searchCatalog(small, "beta").length).toBe(0);
+		small.set("a", { tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] }, false);
+		expect(searchCatalog(small, "beta").map((h) => h.tool.name)).toEqual(["beta"]);
+	});
+});
+
+describe("all 35 catalogs through a real stdio server", () => {
+	let lifecycle: ServerLifecycle;
+	const files = loadCatalogs().map((c) => `${c.server}.json`);
+	beforeAll(() => {
+		const server = {
+			command: process.execPath,
+			args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/catalog-server.ts"), ...files.map((f) => join(CATALOG_DIR, f))],
+			env: { PREFIX: "1", PAGE_SIZE: "100", RESOURCES: "0" },
+		};
+		lifecycle = lifecycleOf(configOf({ catalogs: server }));
+	});
+	afterAll(() => lifecycle?.shutdown());
+
+	it("lists every tool (gitlab's schemas without type: object included) and finds each by its name", async () => {
+		const connection = await lifecycle.ensureConnected("catalogs");
+		const expected = loadCatalogs().flatMap((c) => c.tools.map((t) => `${c.server}__${t.name}`));
+		expect(expected.length).toBe(656);
+		expect(connection.tools.map((t) => t.name)).toEqual(expected);
+		const missed = lifecycle.catalog.forServer("catalogs").filter((tool) => searchCatalog(lifecycle.catalog, tool.name, { limit: 1 })[0]?.tool !== tool);
+		expect(missed.map((t) => t.name)).toEqual([]);
+	});
+});
