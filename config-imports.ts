@@ -1,8 +1,8 @@
 // Readers for other MCP hosts' config files, each in its real shape, mapped to Pi's entry shape.
 // Only the shape is translated here; validation and interpolation happen in config.ts.
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { parse as parseToml } from "smol-toml";
 import { readJsoncFile } from "./jsonc-file.ts";
 
 export const IMPORT_HOSTS = ["cursor", "claude-code", "claude-desktop", "vscode", "windsurf", "codex"] as const;
@@ -110,7 +110,9 @@ function codex(path: string): ImportedFile | undefined {
 	}
 	let data: Obj;
 	try {
-		data = parseToml(text) as Obj;
+		// Loaded only for a codex import: most sessions never read TOML, and Pi's startup is shared.
+		const { parse } = createRequire(import.meta.url)("smol-toml") as typeof import("smol-toml");
+		data = parse(text) as Obj;
 	} catch (error) {
 		return { path, servers: {}, error: `invalid TOML: ${(error as Error).message.split("\n")[0]}` };
 	}

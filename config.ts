@@ -4,7 +4,7 @@
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
 import { type InterpolationContext, interpolate } from "./interpolate.ts";
@@ -240,16 +240,45 @@ function isHttpUrl(value: string): boolean {
 	}
 }
 
-/** Schema failures as `path: message` lines, the way Pi reports validation errors. */
-function schemaErrors(schema: Parameters<typeof Value.Errors>[0], value: unknown): string {
+/**
+ * Schema failures as `field: must be <what>, got <value>` lines. The wording comes from the schema
+ * itself, not the validator: inside Pi, `@sinclair/typebox/value` is Pi's own TypeBox 1.x, whose
+ * errors have another shape and word unions branch by branch.
+ */
+function schemaErrors(schema: TSchema, value: unknown): string {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return "must be a JSON object";
-	const lines: string[] = [];
-	for (const error of Value.Errors(schema, value)) {
-		const path = error.path.replace(/^\//, "").replace(/\//g, ".") || "(entry)";
-		lines.push(`${path}: ${error.message}`);
-		if (lines.length >= 5) break;
+	const fields = new Set<string>();
+	for (const error of Value.Errors(schema, value) as Iterable<{ path?: string; instancePath?: string }>) {
+		fields.add((error.path ?? error.instancePath ?? "").split("/")[1] ?? "");
 	}
-	return lines.join("; ");
+	const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+	const lines = [...fields].slice(0, 5).map((field) => {
+		const expected = properties[field] ? describeSchema(properties[field]) : "valid";
+		const got = JSON.stringify((value as Record<string, unknown>)[field]) ?? "nothing";
+		return `${field || "(entry)"}: must be ${expected}, got ${got.length > 40 ? `${got.slice(0, 40)}…` : got}`;
+	});
+	return lines.join("; ") || "is not valid";
+}
+
+/** "a list of strings", `one of "lazy", "eager"`, ... from a JSON Schema. */
+function describeSchema(schema: unknown): string {
+	const s = schema as { type?: string; const?: unknown; anyOf?: unknown[]; items?: unknown; minimum?: number; exclusiveMinimum?: number };
+	if (s.anyOf) {
+		const consts = s.anyOf.map((v) => (v as { const?: unknown }).const);
+		if (consts.every((v) => v !== undefined)) return `one of ${consts.map((v) => JSON.stringify(v)).join(", ")}`;
+		return s.anyOf.map(describeSchema).join(" or ");
+	}
+	if (s.const !== undefined) return JSON.stringify(s.const);
+	if (s.type === "array") return `a list of ${describeSchema(s.items ?? {}).replace(/^an? /, "")}s`;
+	if (s.type === "object") return "an object";
+	if (s.type === "number" || s.type === "integer") {
+		if (s.exclusiveMinimum !== undefined) return `a number above ${s.exclusiveMinimum}`;
+		if (s.minimum !== undefined) return `a number of at least ${s.minimum}`;
+		return "a number";
+	}
+	if (s.type === "boolean") return "true or false";
+	if (s.type === "string") return "a string";
+	return "valid";
 }
 
 /** One line per problem, for /mcp, the CLI and logs. */

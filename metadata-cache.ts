@@ -7,7 +7,6 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { dirname, join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { lock } from "proper-lockfile";
 import type { ResourceMetadata, ServerEntry, ToolMetadata } from "./types.ts";
 
 export const CACHE_VERSION = 1;
@@ -121,6 +120,8 @@ export class MetadataCache {
 
 	private async writeMerged(names: readonly string[]): Promise<void> {
 		mkdirSync(dirname(this.path), { recursive: true });
+		// Imported on the first write only: a session with a warm cache may never write.
+		const { lock } = await import("proper-lockfile");
 		const release = await lock(this.path, {
 			realpath: false,
 			stale: 10_000,

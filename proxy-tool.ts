@@ -10,7 +10,6 @@ import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
 import type { OutputGuard } from "./output-guard.ts";
 import type { Progress } from "./server-manager.ts";
-import { searchCatalog } from "./tool-search.ts";
 import { serverPrefix } from "./types.ts";
 
 export const PROXY_TOOL_NAME = "mcp";
@@ -152,6 +151,8 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput): Promis
 		return failure("search", unknownServerMessage(input.server, lifecycle.serverNames()));
 	}
 	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined);
+	// The search engine (MiniSearch, stemmer, lexicon) loads on the first search, not with Pi.
+	const { searchCatalog } = await import("./tool-search.ts");
 	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
 	if (hits.length === 0) {
 		return ok("search", `No tools match "${query}". Try other words, or mcp({}) to see the servers.${failedNote(lifecycle)}`, {

@@ -34,3 +34,24 @@ describe("the pi CLI", () => {
 		expect(offered.filter((n) => n === "mcp" || n.startsWith("everything"))).toEqual(["mcp"]);
 	});
 });
+
+describe("the pi CLI with a broken config", () => {
+	it("loads, reports every problem with file and server, and the good servers work", async () => {
+		const run = await runPiCli({
+			mcpConfig: {
+				mcpServers: { bad: { command: "x", args: "notalist", lifecycle: "sometimes" }, everything: everythingStdio() },
+				settings: { toolPrefix: "long" },
+			},
+			prompt: "echo",
+			steps: [() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: "fine" } } } }), (req) => ({ text: lastToolMessage(req) })],
+		});
+		try {
+			expect(run.code, run.stderr).toBe(0);
+			expect(run.stderr).toContain('server "bad": args: must be a list of strings, got "notalist"; lifecycle: must be one of "lazy", "eager", "keep-alive"');
+			expect(run.stderr).toContain('settings: toolPrefix: must be one of "server", "short", "none", got "long"');
+			expect(run.stdout).toContain("Echo: fine");
+		} finally {
+			await run.cleanup();
+		}
+	});
+});
