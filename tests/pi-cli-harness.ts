@@ -31,7 +31,15 @@ export interface PiCliOptions {
 	readonly agentFiles?: Record<string, string>;
 }
 
-export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
+interface PiHome {
+	readonly dir: ReturnType<typeof tempDir>;
+	readonly agentDir: string;
+	readonly cwd: string;
+	readonly model: MockModel;
+}
+
+/** A temp HOME with agentDir (models.json for the scripted model, settings, mcp.json) and cwd. */
+async function preparePiHome(options: Pick<PiCliOptions, "mcpConfig" | "agentFiles"> & { steps: Step[] }): Promise<PiHome> {
 	const dir = tempDir("pi-mcp-cli-");
 	const agentDir = join(dir.path, "agent");
 	const cwd = join(dir.path, "work");
@@ -42,9 +50,14 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
 	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
 	for (const [name, content] of Object.entries(options.agentFiles ?? {})) writeFileSync(join(agentDir, name), content);
+	return { dir, agentDir, cwd, model };
+}
+
+/** Starts the real `pi` in that home, offline, with only this extension (or none). */
+function spawnPi(home: PiHome, modeArgs: string[], options: Pick<PiCliOptions, "env" | "loadAsPackage" | "noExtension" | "extraArgs">) {
 	const args = [
 		join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
-		"-p",
+		...modeArgs,
 		"--no-session",
 		"--no-extensions",
 		...(options.noExtension ? [] : ["-e", options.loadAsPackage ? ROOT : join(ROOT, "index.ts")]),
@@ -56,13 +69,19 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
 		"--model",
 		"m",
 		...(options.extraArgs ?? []),
-		options.prompt,
 	];
-	const child = spawn(process.execPath, args, {
-		cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: dir.path, PI_OFFLINE: "1", ...options.env },
-		stdio: ["ignore", "pipe", "pipe"],
+	return spawn(process.execPath, args, {
+		cwd: home.cwd,
+		env: { ...process.env, PI_CODING_AGENT_DIR: home.agentDir, HOME: home.dir.path, PI_OFFLINE: "1", ...options.env },
+		stdio: ["pipe", "pipe", "pipe"],
 	});
+}
+
+export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
+	const home = await preparePiHome(options);
+	const { dir, agentDir, model } = home;
+	const child = spawnPi(home, ["-p"], { ...options, extraArgs: [...(options.extraArgs ?? []), options.prompt] });
+	child.stdin.end(); // print mode reads no input
 	let stdout = "";
 	let stderr = "";
 	child.stdout.on("data", (c) => {
@@ -103,36 +122,9 @@ export interface PiRpc {
 
 /** The real `pi --mode rpc` with this extension: JSONL commands in, JSONL events out. */
 export async function startPiRpc(options: Omit<PiCliOptions, "prompt" | "steps"> & { steps?: Step[] }): Promise<PiRpc> {
-	const dir = tempDir("pi-mcp-rpc-");
-	const agentDir = join(dir.path, "agent");
-	const cwd = join(dir.path, "work");
-	mkdirSync(agentDir, { recursive: true });
-	mkdirSync(cwd, { recursive: true });
-	const model = await startMockModel(options.steps ?? []);
-	writeFileSync(join(agentDir, "models.json"), model.modelsJson());
-	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
-	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
-	for (const [name, content] of Object.entries(options.agentFiles ?? {})) writeFileSync(join(agentDir, name), content);
-	const child = spawn(
-		process.execPath,
-		[
-			join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
-			"--mode",
-			"rpc",
-			"--no-session",
-			"--no-extensions",
-			"-e",
-			join(ROOT, "index.ts"),
-			"--no-context-files",
-			"--no-skills",
-			"--no-prompt-templates",
-			"--provider",
-			"mock",
-			"--model",
-			"m",
-		],
-		{ cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, HOME: dir.path, PI_OFFLINE: "1", ...options.env }, stdio: ["pipe", "pipe", "pipe"] },
-	);
+	const home = await preparePiHome({ ...options, steps: options.steps ?? [] });
+	const { dir, model } = home;
+	const child = spawnPi(home, ["--mode", "rpc"], options);
 	const events: RpcEvent[] = [];
 	let buffer = "";
 	child.stdout.on("data", (chunk) => {
