@@ -1,16 +1,14 @@
 // Search quality and cost over the 35 real catalogs (656 tools): hit@1, hit@5 and MRR on the
 // query set in search-queries.ts, the token cost of the model's whole MCP surface, the median
 // tokens of a search result, and search latency at 10,000 tools.
-import { runProxy } from "../proxy-tool.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams, runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { contentText } from "../tool-registrar.ts";
 import { searchCatalog } from "../tool-search.ts";
-import type { McpConfig, ServerEntry } from "../types.ts";
-import { DEFAULT_SETTINGS } from "../types.ts";
+import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-tool.ts";
 import { QUERIES } from "./search-queries.ts";
 import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 

@@ -1,41 +1,27 @@
 // Startup cost: the real `pi -p` CLI run with 50 lazy servers and a warm cache, against the same
 // run without the extension (alternating runs, medians); the extension must start no server.
 // Also the memory of an npx-launched server tree with and without npx resolution.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../config.ts";
-import { MetadataCache } from "../metadata-cache.ts";
 import { NpxResolver } from "../npx-resolver.ts";
 import { listDescendants } from "../process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
 import type { StdioServerEntry } from "../types.ts";
-import { TEST_NPM_CACHE, tempDir } from "../tests/helpers.ts";
+import { fakeCacheFor, TEST_NPM_CACHE, tempDir } from "../tests/helpers.ts";
 import { runPiCli } from "../tests/pi-cli-harness.ts";
 
 const SERVERS = 50;
 const RUNS = 8;
 
-async function warmCache(mcpConfig: unknown): Promise<string> {
-	const dir = tempDir();
-	try {
-		const path = join(dir.path, "mcp.json");
-		writeFileSync(path, JSON.stringify(mcpConfig));
-		const config = loadConfig({ cwd: dir.path, agentDir: dir.path, configPath: path });
-		const cache = new MetadataCache(dir.path);
-		const tools = (server: string) =>
-			Array.from({ length: 12 }, (_, t) => ({
-				server,
-				name: `tool_${t}`,
-				description: `Tool ${t} of ${server}: does a thing with a resource.`,
-				inputSchema: { type: "object", properties: { id: { type: "string", description: "The id" } }, required: ["id"] },
-			}));
-		for (const entry of config.servers.values()) await cache.store(entry, tools(entry.name), []);
-		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
-	} finally {
-		dir.remove();
-	}
-}
+/** 12 tools per server, each with one parameter: a plausible cache entry. */
+const fakeTools = (server: string) =>
+	Array.from({ length: 12 }, (_, t) => ({
+		server,
+		name: `tool_${t}`,
+		description: `Tool ${t} of ${server}: does a thing with a resource.`,
+		inputSchema: { type: "object", properties: { id: { type: "string", description: "The id" } }, required: ["id"] },
+	}));
 
 /** Wall time of a whole `pi -p` run (start, session_start, one scripted turn, exit). */
 async function timeStartup(withExtension: boolean, mcpConfig: unknown, cache: string): Promise<number> {
@@ -114,7 +100,7 @@ export async function main(): Promise<void> {
 		]),
 	);
 	const mcpConfig = { mcpServers };
-	const cache = await warmCache(mcpConfig);
+	const cache = await fakeCacheFor(mcpServers, fakeTools);
 	const base: number[] = [];
 	const withExt: number[] = [];
 	for (let i = 0; i < RUNS + 2; i++) {

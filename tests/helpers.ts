@@ -8,7 +8,7 @@ import { loadConfig } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
 import { MetadataCache } from "../metadata-cache.ts";
 import { McpServerManager } from "../server-manager.ts";
-import type { McpConfig, ServerEntry } from "../types.ts";
+import type { McpConfig, ServerEntry, ToolMetadata } from "../types.ts";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -142,6 +142,21 @@ export async function warmCacheFor(mcpServers: Record<string, unknown>): Promise
 	try {
 		await lifecycle.ensureMetadata();
 		await lifecycle.shutdown();
+		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
+	} finally {
+		dir.remove();
+	}
+}
+
+/**
+ * The cache file a first run would have written for these servers, with made-up tools: lets
+ * Pi start with a warm cache for servers that must never actually start.
+ */
+export async function fakeCacheFor(mcpServers: Record<string, unknown>, toolsFor: (server: string) => ToolMetadata[]): Promise<string> {
+	const dir = tempDir();
+	try {
+		const cache = new MetadataCache(dir.path);
+		for (const entry of configOf(mcpServers).servers.values()) await cache.store(entry, toolsFor(entry.name), []);
 		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
 	} finally {
 		dir.remove();

@@ -1,32 +1,12 @@
 // The whole MCP surface the model receives — the `mcp` definition plus anything added to the
 // system prompt — measured on what the real Pi sends: at most 180 o200k tokens with three servers,
 // and the same with forty.
-import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fauxAssistantMessage, fauxText } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
 import { countTokens, toolDefinitionTokens } from "../bench/token-count.ts";
-import { loadConfig } from "../config.ts";
-import { MetadataCache } from "../metadata-cache.ts";
-import { everythingStdio, FILESYSTEM, MEMORY, tempDir, warmCacheFor } from "./helpers.ts";
+import { everythingStdio, fakeCacheFor, FILESYSTEM, MEMORY, tempDir, warmCacheFor } from "./helpers.ts";
 import { startPi } from "./pi-harness.ts";
-
-/** A cache that knows `count` servers with 20 tools each, so none of them is started. */
-async function fakeCache(mcpServers: Record<string, unknown>): Promise<string> {
-	const dir = tempDir();
-	try {
-		writeFileSync(join(dir.path, "mcp.json"), JSON.stringify({ mcpServers }));
-		const config = loadConfig({ cwd: dir.path, agentDir: dir.path, configPath: join(dir.path, "mcp.json") });
-		const cache = new MetadataCache(dir.path);
-		for (const entry of config.servers.values()) {
-			const tools = Array.from({ length: 20 }, (_, i) => ({ server: entry.name, name: `tool_${i}`, description: `Does thing ${i}.`, inputSchema: { type: "object" } }));
-			await cache.store(entry, tools, []);
-		}
-		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
-	} finally {
-		dir.remove();
-	}
-}
 
 async function surface(mcpServers: Record<string, unknown> | undefined, cache?: string): Promise<{ tool: number; prompt: string }> {
 	const pi = await startPi({
@@ -59,7 +39,8 @@ describe("the MCP surface", () => {
 			const forty = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`server${i}`, { command: process.execPath, args: [`/nonexistent/${i}.js`] }]));
 			const baseline = await surface(undefined);
 			const withThree = await surface(three, await warmCacheFor(three));
-			const withForty = await surface(forty, await fakeCache(forty));
+			const twentyTools = (server: string) => Array.from({ length: 20 }, (_, i) => ({ server, name: `tool_${i}`, description: `Does thing ${i}.`, inputSchema: { type: "object" } }));
+			const withForty = await surface(forty, await fakeCacheFor(forty, twentyTools));
 			const added = (prompt: string) => countTokens(prompt) - countTokens(baseline.prompt);
 			expect(withThree.prompt).toBe(baseline.prompt); // nothing added to the system prompt
 			const total = withThree.tool + added(withThree.prompt);
