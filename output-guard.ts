@@ -67,12 +67,13 @@ function countLines(text: string): number {
 /** The first lines of a text within both limits, cut at a line end when there is one. */
 function head(text: string, maxBytes: number, maxLines: number): string {
 	let end = 0;
-	for (let line = 0; line < maxLines; line++) {
+	let bytes = 0;
+	for (let line = 0; line < maxLines && end < text.length; line++) {
 		const next = text.indexOf("\n", end);
-		const candidate = next < 0 ? text.length : next + 1;
-		if (Buffer.byteLength(text.slice(0, candidate)) > maxBytes) break;
-		end = candidate;
-		if (next < 0) break;
+		const stop = next < 0 ? text.length : next + 1;
+		bytes += Buffer.byteLength(text.slice(end, stop)); // each line counted once
+		if (bytes > maxBytes) break;
+		end = stop;
 	}
 	// A single line longer than the budget: cut it by characters rather than show nothing.
 	if (end === 0) return text.slice(0, maxBytes);
