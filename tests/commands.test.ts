@@ -2,11 +2,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { everythingStdio, warmCacheFor } from "./helpers.ts";
 import { type PiRpc, type RpcEvent, startPiRpc } from "./pi-cli-harness.ts";
+import { PI_HOSTS } from "./pi-hosts.ts";
 
 const notify = (e: RpcEvent) => e.type === "extension_ui_request" && e.method === "notify";
 const status = (e: RpcEvent) => e.type === "extension_ui_request" && e.method === "setStatus" && e.statusKey === "mcp";
 
-describe("commands in rpc mode", () => {
+describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 	let pi: PiRpc | undefined;
 	afterEach(async () => {
 		await pi?.close();
@@ -16,7 +17,7 @@ describe("commands in rpc mode", () => {
 	it("/mcp status, tools, reconnect and /mcp-auth answer through notify; the status line follows", async () => {
 		const mcpServers = { everything: everythingStdio(), broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" } };
 		const cache = await warmCacheFor({ everything: mcpServers.everything });
-		pi = await startPiRpc({ mcpConfig: { mcpServers }, agentFiles: { "mcp-cache.json": cache } });
+		pi = await startPiRpc({ mcpConfig: { mcpServers }, agentFiles: { "mcp-cache.json": cache }, host });
 		const ask = async (message: string) => {
 			const from = pi?.events.length ?? 0;
 			pi?.send({ id: message, type: "prompt", message });

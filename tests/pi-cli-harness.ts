@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, tempDir } from "./helpers.ts";
 import { type MockModel, type Step, startMockModel } from "./mock-openai.ts";
+import { PI_073, type PiHost } from "./pi-hosts.ts";
 
 export interface PiCliRun {
 	readonly code: number | null;
@@ -29,6 +30,8 @@ export interface PiCliOptions {
 	readonly noExtension?: boolean;
 	/** Files to write under agentDir before Pi starts (e.g. a warm cache). */
 	readonly agentFiles?: Record<string, string>;
+	/** Which Pi runs (default pi 0.73). */
+	readonly host?: PiHost;
 }
 
 interface PiHome {
@@ -54,9 +57,10 @@ async function preparePiHome(options: Pick<PiCliOptions, "mcpConfig" | "agentFil
 }
 
 /** Starts the real `pi` in that home, offline, with only this extension (or none). */
-function spawnPi(home: PiHome, modeArgs: string[], options: Pick<PiCliOptions, "env" | "loadAsPackage" | "noExtension" | "extraArgs">) {
+function spawnPi(home: PiHome, modeArgs: string[], options: Pick<PiCliOptions, "env" | "loadAsPackage" | "noExtension" | "extraArgs" | "host">) {
+	const host = options.host ?? PI_073;
 	const args = [
-		join(ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
+		host.cli,
 		...modeArgs,
 		"--no-session",
 		"--no-extensions",
@@ -70,7 +74,7 @@ function spawnPi(home: PiHome, modeArgs: string[], options: Pick<PiCliOptions, "
 		"m",
 		...(options.extraArgs ?? []),
 	];
-	return spawn(process.execPath, args, {
+	return spawn(host.node, args, {
 		cwd: home.cwd,
 		env: { ...process.env, PI_CODING_AGENT_DIR: home.agentDir, HOME: home.dir.path, PI_OFFLINE: "1", ...options.env },
 		stdio: ["pipe", "pipe", "pipe"],

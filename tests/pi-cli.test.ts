@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { everythingStdio } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
 import { type PiCliRun, runPiCli } from "./pi-cli-harness.ts";
+import { PI_HOSTS } from "./pi-hosts.ts";
 
-describe("the pi CLI", () => {
+describe.each(PI_HOSTS)("the pi CLI ($name)", (host) => {
 	let run: PiCliRun | undefined;
 	afterEach(async () => {
 		await run?.cleanup();
@@ -17,6 +18,7 @@ describe("the pi CLI", () => {
 		run = await runPiCli({
 			mcpConfig: { mcpServers: { everything: everythingStdio() } },
 			loadAsPackage: true,
+			host,
 			prompt: "Echo 'pineapple' with the MCP tools.",
 			steps: [
 				() => ({ toolCall: { name: "mcp", arguments: { search: "echo" } } }),
@@ -35,7 +37,7 @@ describe("the pi CLI", () => {
 	});
 });
 
-describe("the pi CLI with a broken config", () => {
+describe.each(PI_HOSTS)("the pi CLI with a broken config ($name)", (host) => {
 	it("loads, reports every problem with file and server, and the good servers work", async () => {
 		const run = await runPiCli({
 			mcpConfig: {
@@ -43,6 +45,7 @@ describe("the pi CLI with a broken config", () => {
 				settings: { toolPrefix: "long" },
 			},
 			prompt: "echo",
+			host,
 			steps: [() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: "fine" } } } }), (req) => ({ text: lastToolMessage(req) })],
 		});
 		try {
