@@ -18,6 +18,8 @@ export interface ImportContext {
 /** One file read for an import: its servers in Pi's raw shape, or why it could not be used. */
 export interface ImportedFile {
 	readonly path: string;
+	/** `project` for a file in the working folder (untrusted until approved), `user` for the user's own. */
+	readonly scope: "user" | "project";
 	readonly servers: Record<string, unknown>;
 	readonly error?: string;
 }
@@ -30,17 +32,18 @@ export function readImport(host: ImportHost, ctx: ImportContext): ImportedFile[]
 	switch (host) {
 		case "cursor":
 			return [
-				jsonServers(join(ctx.home, ".cursor", "mcp.json"), "mcpServers"),
-				jsonServers(join(ctx.cwd, ".cursor", "mcp.json"), "mcpServers"),
+				jsonServers(join(ctx.home, ".cursor", "mcp.json"), "user", "mcpServers"),
+				jsonServers(join(ctx.cwd, ".cursor", "mcp.json"), "project", "mcpServers"),
 			].filter(present);
 		case "claude-code":
+			// ~/.claude.json is the user's own file, project entries included (Claude Code's local scope).
 			return claudeCode(join(ctx.home, ".claude.json"), ctx.cwd);
 		case "claude-desktop":
-			return [jsonServers(claudeDesktopPath(ctx), "mcpServers")].filter(present);
+			return [jsonServers(claudeDesktopPath(ctx), "user", "mcpServers")].filter(present);
 		case "vscode":
-			return [jsonServers(join(ctx.cwd, ".vscode", "mcp.json"), "servers", fromVsCode)].filter(present);
+			return [jsonServers(join(ctx.cwd, ".vscode", "mcp.json"), "project", "servers", fromVsCode)].filter(present);
 		case "windsurf":
-			return [jsonServers(join(ctx.home, ".codeium", "windsurf", "mcp_config.json"), "mcpServers", fromWindsurf)].filter(
+			return [jsonServers(join(ctx.home, ".codeium", "windsurf", "mcp_config.json"), "user", "mcpServers", fromWindsurf)].filter(
 				present,
 			);
 		case "codex":
@@ -58,12 +61,12 @@ export function claudeDesktopPath(ctx: ImportContext): string {
 	return join(ctx.env.XDG_CONFIG_HOME ?? join(ctx.home, ".config"), "Claude", "claude_desktop_config.json");
 }
 
-function jsonServers(path: string, key: string, map: (e: Obj) => Obj = (e) => e): ImportedFile | undefined {
+function jsonServers(path: string, scope: ImportedFile["scope"], key: string, map: (e: Obj) => Obj = (e) => e): ImportedFile | undefined {
 	const read = readJsoncFile(path);
 	if (read.kind === "missing") return undefined;
-	if (read.kind === "error") return { path, servers: {}, error: read.message };
-	if (!isObj(read.value)) return { path, servers: {}, error: "not a JSON object" };
-	return { path, servers: mapEntries(read.value[key], map) };
+	if (read.kind === "error") return { path, scope, servers: {}, error: read.message };
+	if (!isObj(read.value)) return { path, scope, servers: {}, error: "not a JSON object" };
+	return { path, scope, servers: mapEntries(read.value[key], map) };
 }
 
 function mapEntries(section: unknown, map: (e: Obj) => Obj): Record<string, unknown> {
@@ -75,12 +78,12 @@ function mapEntries(section: unknown, map: (e: Obj) => Obj): Record<string, unkn
 function claudeCode(path: string, cwd: string): ImportedFile[] {
 	const read = readJsoncFile(path);
 	if (read.kind === "missing") return [];
-	if (read.kind === "error") return [{ path, servers: {}, error: read.message }];
-	if (!isObj(read.value)) return [{ path, servers: {}, error: "not a JSON object" }];
+	if (read.kind === "error") return [{ path, scope: "user", servers: {}, error: read.message }];
+	if (!isObj(read.value)) return [{ path, scope: "user", servers: {}, error: "not a JSON object" }];
 	const projects = isObj(read.value.projects) ? read.value.projects : {};
 	const project = projects[cwd] ?? projects[cwd.replace(/\/+$/, "")];
 	const local = isObj(project) ? mapEntries(project.mcpServers, fromClaudeCode) : {};
-	return [{ path, servers: { ...mapEntries(read.value.mcpServers, fromClaudeCode), ...local } }];
+	return [{ path, scope: "user", servers: { ...mapEntries(read.value.mcpServers, fromClaudeCode), ...local } }];
 }
 
 /** Claude Code writes `type: "stdio" | "http" | "sse"`; the fields are otherwise Pi's. */
@@ -106,7 +109,7 @@ function codex(path: string): ImportedFile | undefined {
 		text = readFileSync(path, "utf8");
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-		return { path, servers: {}, error: `cannot read: ${(error as Error).message}` };
+		return { path, scope: "user", servers: {}, error: `cannot read: ${(error as Error).message}` };
 	}
 	let data: Obj;
 	try {
@@ -114,9 +117,9 @@ function codex(path: string): ImportedFile | undefined {
 		const { parse } = createRequire(import.meta.url)("smol-toml") as typeof import("smol-toml");
 		data = parse(text) as Obj;
 	} catch (error) {
-		return { path, servers: {}, error: `invalid TOML: ${(error as Error).message.split("\n")[0]}` };
+		return { path, scope: "user", servers: {}, error: `invalid TOML: ${(error as Error).message.split("\n")[0]}` };
 	}
-	return { path, servers: mapEntries(data.mcp_servers, fromCodex) };
+	return { path, scope: "user", servers: mapEntries(data.mcp_servers, fromCodex) };
 }
 
 function fromCodex(e: Obj): Obj {

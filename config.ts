@@ -9,6 +9,8 @@ import { Value } from "@sinclair/typebox/value";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
 import { type InterpolationContext, interpolate } from "./interpolate.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
+import { launchIdentity } from "./project-approval.ts";
+import { maskUrl, worthMasking } from "./redaction.ts";
 import {
 	type ConfigProblem,
 	type ConfigSource,
@@ -49,6 +51,7 @@ const SettingsSchema = Type.Object({
 	directTools: Type.Optional(Type.Boolean()),
 	maxTotalTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	connectTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	trustProjectServers: Type.Optional(Type.Boolean()),
 	outputGuard: Type.Optional(
 		Type.Union([
 			Type.Literal(false),
@@ -74,6 +77,8 @@ export interface LoadConfigOptions {
 	readonly platform?: NodeJS.Platform;
 	/** Replaces the Pi files with this one (the CLI's --config). */
 	readonly configPath?: string;
+	/** Read <cwd>/.pi/mcp.json (default true). Pi 1.5 reads it only in a trusted project. */
+	readonly readPiProjectFile?: boolean;
 }
 
 /** Where Pi keeps its files: `PI_CODING_AGENT_DIR`, else ~/.pi/agent. */
@@ -83,12 +88,15 @@ export function resolveAgentDir(env: Readonly<Record<string, string | undefined>
 	return join(homedir(), ".pi", "agent");
 }
 
-export function piConfigPaths(cwd: string, agentDir: string): { path: string; kind: ConfigSource["kind"] }[] {
-	return [
-		{ path: join(agentDir, "mcp.json"), kind: "pi-global" },
-		{ path: join(cwd, ".mcp.json"), kind: "pi-project" },
-		{ path: join(cwd, ".pi", "mcp.json"), kind: "pi-project" },
+type ConfigFile = { path: string; kind: ConfigSource["kind"]; scope: ConfigSource["scope"] };
+
+export function piConfigPaths(cwd: string, agentDir: string, readPiProjectFile = true): ConfigFile[] {
+	const files: ConfigFile[] = [
+		{ path: join(agentDir, "mcp.json"), kind: "pi-global", scope: "user" },
+		{ path: join(cwd, ".mcp.json"), kind: "pi-project", scope: "project" },
 	];
+	if (readPiProjectFile) files.push({ path: join(cwd, ".pi", "mcp.json"), kind: "pi-project", scope: "project" });
+	return files;
 }
 
 export function loadConfig(options: LoadConfigOptions): McpConfig {
@@ -100,9 +108,10 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	const ownNames = new Set<string>();
 	let settings: McpSettings = DEFAULT_SETTINGS;
 
-	const files = options.configPath
-		? [{ path: resolve(options.cwd, options.configPath), kind: "pi-project" as const }]
-		: piConfigPaths(options.cwd, options.agentDir);
+	// A file named on the command line is the user's own choice.
+	const files: ConfigFile[] = options.configPath
+		? [{ path: resolve(options.cwd, options.configPath), kind: "pi-global", scope: "user" }]
+		: piConfigPaths(options.cwd, options.agentDir, options.readPiProjectFile);
 	for (const file of files) {
 		const read = readJsoncFile(file.path);
 		if (read.kind === "missing") continue;
@@ -116,10 +125,10 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		}
 		const data = read.value;
 		for (const host of data.imports ?? []) imports.add(host);
-		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file.path, problems);
+		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file, problems);
 		for (const [name, raw] of Object.entries(data.mcpServers ?? {})) {
 			ownNames.add(name);
-			const source: ConfigSource = { kind: file.kind, path: file.path };
+			const source: ConfigSource = { kind: file.kind, scope: file.scope, path: file.path };
 			const entry = normalizeServer(name, raw, source, ictx, problems);
 			servers.delete(name);
 			if (entry) servers.set(name, entry);
@@ -137,26 +146,31 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		}
 		const home = options.home ?? homedir();
 		// Within one host a later file wins (project over global); across hosts the first listed wins.
-		const fromHost = new Map<string, { raw: unknown; path: string }>();
+		const fromHost = new Map<string, { raw: unknown; path: string; scope: ConfigSource["scope"] }>();
 		for (const found of readImport(host as ImportHost, { cwd: options.cwd, home, env, platform: options.platform ?? process.platform })) {
 			if (found.error) problems.push({ severity: "warning", file: found.path, message: `import ${host}: ${found.error}` });
-			for (const [name, raw] of Object.entries(found.servers)) fromHost.set(name, { raw, path: found.path });
+			for (const [name, raw] of Object.entries(found.servers)) fromHost.set(name, { raw, path: found.path, scope: found.scope });
 		}
-		for (const [name, { raw, path }] of fromHost) {
+		for (const [name, { raw, path, scope }] of fromHost) {
 			if (servers.has(name) || ownNames.has(name)) continue; // imports only add servers defined nowhere else
-			const entry = normalizeServer(name, raw, { kind: "import", host, path }, ictx, problems, "warning");
+			const entry = normalizeServer(name, raw, { kind: "import", scope, host, path }, ictx, problems, "warning");
 			if (entry) servers.set(name, entry);
 		}
 	}
 	return { servers, settings, problems };
 }
 
-function mergeSettings(base: McpSettings, raw: unknown, file: string, problems: ConfigProblem[]): McpSettings {
+function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
 	if (!Value.Check(SettingsSchema, raw)) {
-		problems.push({ severity: "error", file, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
+		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
 		return base;
 	}
-	const defined = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
+	const defined: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
+	if (file.scope === "project" && defined.trustProjectServers !== undefined) {
+		// A repository cannot vouch for itself.
+		delete defined.trustProjectServers;
+		problems.push({ severity: "warning", file: file.path, message: "settings.trustProjectServers is only honored in your own ~/.pi/agent/mcp.json; ignored here" });
+	}
 	return { ...base, ...defined };
 }
 
@@ -184,9 +198,13 @@ export function normalizeServer(
 	if (!raw.command && !raw.url) return void report('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
 
 	const failures: string[] = [];
+	const secrets: string[] = [];
 	const expand = (field: string, value: string): string => {
 		const result = interpolate(value, ictx);
-		if (result.ok) return result.value;
+		if (result.ok) {
+			secrets.push(...result.values);
+			return result.value;
+		}
 		failures.push(`field "${field}": ${result.error}`);
 		return value;
 	};
@@ -196,6 +214,8 @@ export function normalizeServer(
 	const base = {
 		name,
 		source,
+		launch: launchIdentity(raw),
+		secrets,
 		lifecycle: raw.lifecycle ?? "lazy",
 		idleTimeout: raw.idleTimeout,
 		timeout: raw.timeout,
@@ -206,24 +226,30 @@ export function normalizeServer(
 	let entry: ServerEntry;
 	if (raw.command) {
 		const cwd = raw.cwd === undefined ? undefined : expand("cwd", raw.cwd);
+		const env = expandMap("env", raw.env);
+		for (const [key, value] of Object.entries(env)) if (worthMasking(key, value)) secrets.push(value);
 		entry = {
 			...base,
 			transport: "stdio",
 			command: expand("command", raw.command),
 			args: (raw.args ?? []).map((arg, i) => expand(`args[${i}]`, arg)),
-			env: expandMap("env", raw.env),
+			env,
 			cwd: cwd === undefined ? undefined : isAbsolute(cwd) ? cwd : resolve(ictx.cwd, cwd),
 		};
 	} else {
 		const url = expand("url", raw.url as string);
-		if (failures.length === 0 && !isHttpUrl(url)) failures.push(`field "url": "${url}" is not an http(s) URL`);
+		// The URL as written, masked: the expanded one may carry a token in its query.
+		if (failures.length === 0 && !isHttpUrl(url)) failures.push(`field "url": ${JSON.stringify(maskUrl(raw.url as string))} is not an http(s) URL`);
+		const headers = expandMap("headers", raw.headers);
+		const bearerToken = raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken);
+		secrets.push(...Object.values(headers), ...(bearerToken ? [bearerToken] : []));
 		entry = {
 			...base,
 			transport: raw.type === "sse" ? "sse" : "http",
 			url,
-			headers: expandMap("headers", raw.headers),
+			headers,
 			auth: raw.auth,
-			bearerToken: raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken),
+			bearerToken,
 			bearerTokenEnv: raw.bearerTokenEnv,
 		};
 	}
@@ -254,10 +280,21 @@ function schemaErrors(schema: TSchema, value: unknown): string {
 	const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
 	const lines = [...fields].slice(0, 5).map((field) => {
 		const expected = properties[field] ? describeSchema(properties[field]) : "valid";
-		const got = JSON.stringify((value as Record<string, unknown>)[field]) ?? "nothing";
+		const raw = (value as Record<string, unknown>)[field];
+		// Fields that hold credentials are described by type only: no prefix of a token is shown.
+		const got = SECRET_FIELDS.has(field) ? kindOf(raw) : (JSON.stringify(raw) ?? "nothing");
 		return `${field || "(entry)"}: must be ${expected}, got ${got.length > 40 ? `${got.slice(0, 40)}…` : got}`;
 	});
 	return lines.join("; ") || "is not valid";
+}
+
+const SECRET_FIELDS = new Set(["env", "headers", "bearerToken", "oauth", "url", "args"]);
+
+function kindOf(value: unknown): string {
+	if (value === undefined) return "nothing";
+	if (value === null) return "null";
+	if (Array.isArray(value)) return "a list";
+	return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /** "a list of strings", `one of "lazy", "eager"`, ... from a JSON Schema. */
@@ -285,4 +322,16 @@ function describeSchema(schema: unknown): string {
 export function formatProblem(problem: ConfigProblem): string {
 	const where = problem.server ? `${problem.file}: server "${problem.server}"` : problem.file;
 	return `${problem.severity === "error" ? "error" : "warning"}: ${where}: ${problem.message}`;
+}
+
+/**
+ * One entry from a raw object, as if read from the user's own file; throws on any problem.
+ * For programs that build entries themselves (the conformance client, benchmarks, tests).
+ */
+export function defineServer(name: string, raw: unknown, options: { cwd?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ServerEntry {
+	const problems: ConfigProblem[] = [];
+	const source: ConfigSource = { kind: "pi-global", scope: "user", path: "(defined in code)" };
+	const entry = normalizeServer(name, raw, source, { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env }, problems);
+	if (!entry) throw new Error(problems.map(formatProblem).join("\n") || `server "${name}" is disabled`);
+	return entry;
 }

@@ -36,13 +36,6 @@ export function authNeededMessage(server: string, error?: unknown): string {
 	return `Server "${server}" needs authentication: /mcp-auth ${server}`;
 }
 
-/** Removes every occurrence of each secret from a text that may reach a log or the model. */
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-	let out = text;
-	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("***");
-	return out;
-}
-
 /**
  * A streamable HTTP server that no longer knows our session: 404 (what the spec says), or a 400
  * that names the session (what server-everything and the SDK's own server send after a restart).

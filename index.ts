@@ -1,8 +1,10 @@
-// The Pi extension: wires the runtime (config, cache, manager, lifecycle), the `mcp` proxy tool,
-// direct tools, the /mcp commands and the status line into Pi's events. Logic lives in modules.
+// The Pi extension: wires the runtime (config, approvals, cache, manager, lifecycle), the `mcp`
+// proxy tool, direct tools, the /mcp commands and the status line into Pi's events. Logic lives
+// in modules. The runtime is built at session_start, when Pi 1.5 knows whether the user trusts
+// the project: an untrusted project's .pi/mcp.json is not even read.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { formatProblem } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
+import { askApproval } from "./project-approval.ts";
 import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, progressText, runProxy } from "./proxy-tool.ts";
 import type { Progress } from "./server-manager.ts";
 import { registerCommands, statusLine } from "./slash-commands.ts";
@@ -10,27 +12,28 @@ import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelecti
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 
-export default function mcpAdapter(pi: ExtensionAPI): void {
-	// Built at load from the cache alone (no server starts), so direct tools exist before the first turn.
-	let runtime: McpRuntime | undefined = new McpRuntime({ cwd: process.cwd() });
-	const direct: DirectPlan = planDirectTools(
-		runtime.lifecycle.catalog,
-		directSelection(runtime.config, runtime.env),
-		runtime.lifecycle.serverNames(),
-	);
-	let started = false;
+/** Pi 1.5's project trust; undefined on Pi lines without it (pi 0.73). */
+function projectTrust(ctx: ExtensionContext): boolean | undefined {
+	const trusted = (ctx as { isProjectTrusted?: () => boolean }).isProjectTrusted;
+	return typeof trusted === "function" ? trusted.call(ctx) : undefined;
+}
 
-	const current = (cwd: string): McpRuntime => {
-		if (!runtime || runtime.cwd !== cwd) runtime = new McpRuntime({ cwd });
-		if (!started) {
+export default function mcpAdapter(pi: ExtensionAPI): void {
+	let runtime: McpRuntime | undefined;
+	let direct: DirectPlan | undefined;
+	const registeredDirect = new Set<string>();
+
+	const current = (ctx: ExtensionContext): McpRuntime => {
+		if (!runtime || runtime.cwd !== ctx.cwd) {
+			void runtime?.shutdown();
+			runtime = new McpRuntime({ cwd: ctx.cwd, piTrusted: projectTrust(ctx) });
 			runtime.start();
-			started = true;
 		}
 		return runtime;
 	};
 
 	const run = async (input: ProxyInput, signal: AbortSignal | undefined, onUpdate: OnUpdate | undefined, ctx: ExtensionContext) => {
-		const active = current(ctx.cwd);
+		const active = current(ctx);
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
 		const result = await runProxy(active.lifecycle, input, { signal, onProgress, output: active.output });
@@ -48,40 +51,63 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
 	});
 
-	for (const tool of direct.tools) {
-		pi.registerTool({
-			name: tool.name,
-			label: `${tool.tool.server}: ${tool.tool.name}`,
-			description: tool.description,
-			// The server's own JSON Schema: Pi validates plain JSON Schemas as well as TypeBox ones.
-			parameters: tool.parameters as unknown as typeof ProxyParams,
-			execute: (_id, params, signal, onUpdate, ctx) =>
-				run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
-		});
-	}
+	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */
+	const syncDirectTools = (active: McpRuntime) => {
+		const allowed = active.lifecycle.serverNames().filter((n) => !active.lifecycle.blocked(n));
+		direct = planDirectTools(active.lifecycle.catalog, directSelection(active.config, active.env), allowed);
+		for (const tool of direct.tools) {
+			if (registeredDirect.has(tool.name)) continue;
+			registeredDirect.add(tool.name);
+			pi.registerTool({
+				name: tool.name,
+				label: `${tool.tool.server}: ${tool.tool.name}`,
+				description: tool.description,
+				// The server's own JSON Schema: Pi validates plain JSON Schemas as well as TypeBox ones.
+				parameters: tool.parameters as unknown as typeof ProxyParams,
+				execute: (_id, params, signal, onUpdate, ctx) =>
+					run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
+			});
+		}
+	};
 
-	registerCommands(pi, { runtime: () => runtime, direct: () => direct });
+	registerCommands(pi, { runtime: () => runtime, direct: () => direct, decided: (active) => syncDirectTools(active) });
 
 	pi.on("session_start", (_event, ctx) => {
-		const active = current(ctx.cwd);
+		const active = current(ctx);
+		syncDirectTools(active);
 		const update = () => ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
 		active.onChange(update);
 		update();
 		report(active, direct, ctx);
+		const pending = active.pendingApproval();
+		if (pending.length > 0 && ctx.hasUI) {
+			// Asked in the background: Pi starts at once, and the servers wait for the answer.
+			askApproval(ctx.ui, pending)
+				.then(async ({ approved, denied }) => {
+					if (active !== runtime) return;
+					if (approved.length > 0) await active.decide(approved, "approved");
+					if (denied.length > 0) await active.decide(denied, "denied");
+					syncDirectTools(active);
+				})
+				.catch(() => undefined);
+		}
 	});
 
 	pi.on("session_shutdown", async () => {
 		const ending = runtime;
 		runtime = undefined;
-		started = false;
 		await ending?.shutdown();
 	});
 }
 
-function report(runtime: McpRuntime, direct: DirectPlan, ctx: ExtensionContext): void {
-	const lines = runtime.config.problems.map(formatProblem);
-	if (direct.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
+function report(runtime: McpRuntime, direct: DirectPlan | undefined, ctx: ExtensionContext): void {
+	const lines = runtime.problemLines();
+	if (direct && direct.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
 		lines.push(`warning: the ${direct.tools.length} direct MCP tools cost about ${direct.tokens} tokens of context; consider fewer (directTools: ["tool", ...]).`);
+	}
+	const pending = runtime.pendingApproval();
+	if (pending.length > 0 && !ctx.hasUI) {
+		lines.push(`${pending.length} server(s) from this project's config await approval and will not run: ${pending.map((e) => e.name).join(", ")}. Run /mcp approve to allow them.`);
 	}
 	if (lines.length === 0) return;
 	const message = `MCP:\n${lines.join("\n")}`;

@@ -5,11 +5,12 @@
 import { authStatus, describeError, isAuthError } from "./errors.ts";
 import { AuthRequiredError } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
+import { approvalMessage, type GateState } from "./project-approval.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import type { McpConfig, ServerEntry } from "./types.ts";
 
-export type ServerState = "connected" | "idle" | "failed" | "needs-auth" | "not-connected";
+export type ServerState = "connected" | "idle" | "failed" | "needs-auth" | "not-connected" | "awaiting-approval" | "denied";
 
 export interface Failure {
 	readonly message: string;
@@ -31,6 +32,11 @@ export interface LifecycleOptions {
 	readonly backoffMs?: number;
 	/** Told after any change of a server's state or tools (for the status line). */
 	readonly onChange?: () => void;
+	/**
+	 * Whether a server may run: project servers wait for the user's yes. A server that is not
+	 * allowed is never started, connected to or resolved, and its cached tools are not offered.
+	 */
+	readonly gate?: (entry: ServerEntry) => GateState;
 }
 
 export class ServerLifecycle {
@@ -55,10 +61,7 @@ export class ServerLifecycle {
 		this.cache = options.cache;
 		this.now = options.now ?? Date.now;
 		this.catalog = new ToolCatalog(options.config.settings.toolPrefix, [...options.config.servers.keys()]);
-		for (const entry of this.config.servers.values()) {
-			const cached = this.cache?.lookup(entry);
-			if (cached) this.catalog.set(entry.name, cached, entry.exposeResources);
-		}
+		for (const entry of this.config.servers.values()) if (this.allowed(entry)) this.loadCached(entry);
 		this.unsubscribe = this.manager.subscribe((server, event) => {
 			// A new connection, or tools changed under a live one (list_changed, a session re-initialized).
 			const connection = event === "changed" || event === "connected" ? this.manager.get(server) : undefined;
@@ -72,9 +75,39 @@ export class ServerLifecycle {
 	 * servers with no valid cache entry connect once to fill it (lazy ones close right after).
 	 */
 	start(): void {
-		const entries = [...this.config.servers.values()];
-		const wanted = entries.filter((e) => e.lifecycle !== "lazy" || !this.catalog.has(e.name));
-		this.startup = mapLimit(wanted, this.options.parallelism ?? 10, async (entry) => {
+		this.startup = this.bringUp([...this.config.servers.values()]);
+		const tickMs = this.options.tickMs ?? 30_000;
+		this.timer = setInterval(() => void this.tick(), tickMs);
+		this.timer.unref?.(); // never keeps Pi (or the CLI) alive
+	}
+
+	/**
+	 * Call after the user approved or denied servers: approved ones get their cached tools and
+	 * start as they would have at startup; denied ones are closed and their tools withdrawn.
+	 */
+	async gateChanged(names: readonly string[]): Promise<void> {
+		const admitted: ServerEntry[] = [];
+		for (const name of names) {
+			const entry = this.config.servers.get(name);
+			if (!entry) continue;
+			if (this.allowed(entry)) {
+				this.loadCached(entry);
+				admitted.push(entry);
+			} else {
+				this.catalog.delete(name);
+				await this.manager.close(name);
+			}
+		}
+		this.options.onChange?.();
+		const work = this.bringUp(admitted);
+		this.startup = Promise.all([this.startup, work]).then(() => undefined);
+		await work;
+	}
+
+	/** Eager and keep-alive servers connect; servers with no cached tools connect once to fill the cache (lazy ones close again). */
+	private bringUp(entries: readonly ServerEntry[]): Promise<void> {
+		const wanted = entries.filter((e) => this.allowed(e) && (e.lifecycle !== "lazy" || !this.catalog.has(e.name)));
+		return mapLimit(wanted, this.options.parallelism ?? 10, async (entry) => {
 			if (this.stopped) return;
 			try {
 				await this.ensureConnected(entry.name);
@@ -83,9 +116,15 @@ export class ServerLifecycle {
 				// recorded as a failure; shown by status
 			}
 		}).then(() => undefined);
-		const tickMs = this.options.tickMs ?? 30_000;
-		this.timer = setInterval(() => void this.tick(), tickMs);
-		this.timer.unref?.(); // never keeps Pi (or the CLI) alive
+	}
+
+	private allowed(entry: ServerEntry): boolean {
+		return (this.options.gate?.(entry) ?? "allowed") === "allowed";
+	}
+
+	private loadCached(entry: ServerEntry): void {
+		const cached = this.cache?.lookup(entry);
+		if (cached) this.catalog.set(entry.name, cached, entry.exposeResources);
 	}
 
 	serverNames(): string[] {
@@ -93,6 +132,9 @@ export class ServerLifecycle {
 	}
 
 	state(name: string): ServerState {
+		const entry = this.config.servers.get(name);
+		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
+		if (gate !== "allowed") return gate === "pending" ? "awaiting-approval" : "denied";
 		if (this.manager.get(name)) return "connected";
 		const failure = this.failures.get(name);
 		if (failure) return failure.needsAuth ? "needs-auth" : "failed";
@@ -103,9 +145,18 @@ export class ServerLifecycle {
 		return this.failures.get(name);
 	}
 
+	/** Why a server may not run now (awaiting approval, denied), or undefined when it may. */
+	blocked(name: string): string | undefined {
+		const entry = this.config.servers.get(name);
+		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
+		return gate === "allowed" ? undefined : approvalMessage(name, gate);
+	}
+
 	/** Connects a configured server (or reuses its connection) and records its metadata. */
 	async ensureConnected(name: string): Promise<ServerConnection> {
 		const entry = this.entry(name);
+		const blocked = this.blocked(name);
+		if (blocked) throw new Error(blocked);
 		const existing = this.manager.get(name);
 		if (existing) return existing;
 		const failure = this.failures.get(name);
@@ -136,15 +187,18 @@ export class ServerLifecycle {
 
 	/** Makes sure every named server (default: all) has metadata, connecting those that lack it. */
 	async ensureMetadata(names: readonly string[] = this.serverNames()): Promise<void> {
-		const missing = names.filter((n) => !this.catalog.has(n));
+		const missing = names.filter((n) => !this.catalog.has(n) && !this.blocked(n));
 		await mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
 	}
 
 	/** Puts a connection's current tools into the catalog (at once) and the cache (written async). */
 	async record(connection: ServerConnection): Promise<void> {
-		this.catalog.set(connection.name, { tools: connection.tools, resources: connection.resources }, connection.entry.exposeResources);
+		// What a server says about its tools reaches the model and the cache: no secret in it.
+		const scrub = (text: string) => this.manager.redactor.scrub(text);
+		const tools = connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: t.title === undefined ? undefined : scrub(t.title) }));
+		this.catalog.set(connection.name, { tools, resources: connection.resources }, connection.entry.exposeResources);
 		this.options.onChange?.();
-		await this.cache?.store(connection.entry, connection.tools, connection.resources).catch(() => undefined);
+		await this.cache?.store(connection.entry, tools, connection.resources).catch(() => undefined);
 	}
 
 	/** Minutes of idleness after which a server is closed; undefined = never. */

@@ -1,18 +1,26 @@
 // Everything one Pi session (or one CLI run) of the adapter holds, built from cwd, agentDir and
-// the environment: config, metadata cache, npx resolver, server manager, lifecycle.
-import { loadConfig, resolveAgentDir } from "./config.ts";
+// the environment: config, project approvals, redaction, metadata cache, npx resolver, server
+// manager, lifecycle.
+import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import { NpxResolver } from "./npx-resolver.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./output-guard.ts";
+import { type Decision, ProjectApprovals } from "./project-approval.ts";
+import { Redactor } from "./redaction.ts";
 import { McpServerManager } from "./server-manager.ts";
-import type { McpConfig } from "./types.ts";
+import type { McpConfig, ServerEntry } from "./types.ts";
 
 export interface RuntimeOptions {
 	readonly cwd: string;
 	readonly env?: Readonly<Record<string, string | undefined>>;
 	/** Only this config file instead of the Pi files (the CLI's --config). */
 	readonly configPath?: string;
+	/**
+	 * Pi 1.5's project trust for this session: false means the project's .pi/mcp.json is not read
+	 * at all; true approves its servers. Undefined on hosts without project trust (pi 0.73, CLI).
+	 */
+	readonly piTrusted?: boolean;
 }
 
 export class McpRuntime {
@@ -21,6 +29,9 @@ export class McpRuntime {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly config: McpConfig;
 	readonly lifecycle: ServerLifecycle;
+	readonly approvals: ProjectApprovals;
+	/** Every text shown to the user or the model passes it. */
+	readonly redactor: Redactor;
 	/** Saves oversized outputs to files; its folder goes at shutdown. */
 	readonly output: OutputGuard;
 	private readonly resolver: NpxResolver;
@@ -31,8 +42,22 @@ export class McpRuntime {
 		this.cwd = options.cwd;
 		this.env = options.env ?? process.env;
 		this.agentDir = resolveAgentDir(this.env);
-		this.config = loadConfig({ cwd: options.cwd, agentDir: this.agentDir, env: this.env, configPath: options.configPath });
-		this.resolver = new NpxResolver({ agentDir: this.agentDir });
+		this.config = loadConfig({
+			cwd: options.cwd,
+			agentDir: this.agentDir,
+			env: this.env,
+			configPath: options.configPath,
+			readPiProjectFile: options.piTrusted !== false,
+		});
+		this.redactor = new Redactor(this.env);
+		for (const entry of this.config.servers.values()) this.redactor.add(...entry.secrets);
+		this.approvals = new ProjectApprovals({
+			agentDir: this.agentDir,
+			cwd: options.cwd,
+			trustAll: this.config.settings.trustProjectServers,
+			piTrusted: options.piTrusted,
+		});
+		this.resolver = new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) });
 		const { settings } = this.config;
 		this.output = new OutputGuard(settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard });
 		const manager = new McpServerManager({
@@ -42,11 +67,13 @@ export class McpRuntime {
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
 			launch: this.resolver.launcher(),
+			redactor: this.redactor,
 		});
 		this.lifecycle = new ServerLifecycle({
 			config: this.config,
 			manager,
 			cache: new MetadataCache(this.agentDir),
+			gate: (entry) => this.approvals.state(entry),
 			onChange: () => {
 				for (const listener of this.listeners) listener();
 			},
@@ -57,6 +84,28 @@ export class McpRuntime {
 	onChange(listener: () => void): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
+	}
+
+	/** Project servers waiting for the user's decision. */
+	pendingApproval(): ServerEntry[] {
+		return [...this.config.servers.values()].filter((e) => this.approvals.state(e) === "pending");
+	}
+
+	/** Approves or denies project servers (all that need a decision when `names` is empty) and applies it now. */
+	async decide(names: readonly string[], decision: Decision): Promise<ServerEntry[]> {
+		const entries = (names.length > 0 ? names.map((n) => this.config.servers.get(n)) : [...this.config.servers.values()]).filter(
+			(e): e is ServerEntry => e !== undefined && this.approvals.needsApproval(e),
+		);
+		if (entries.length === 0) return [];
+		await this.approvals.decide(entries, decision);
+		// Started in the background, like at startup: the command answers at once.
+		this.lifecycle.gateChanged(entries.map((e) => e.name)).catch(() => undefined);
+		return entries;
+	}
+
+	/** Config problems, one line each, scrubbed. */
+	problemLines(): string[] {
+		return this.config.problems.map((p) => this.redactor.scrub(formatProblem(p)));
 	}
 
 	/** Background startup work (eager servers, cache fill) and the exit-time safety net. */

@@ -1,15 +1,16 @@
 // On-disk metadata so search, list and describe work with no server running:
-// <agentDir>/mcp-cache.json = { version, servers: { <name>: { configHash, tools, resources, cachedAt } } }.
-// The file is shared by every Pi session and project: writes are locked, merged with what is on
-// disk, and atomic (temp file + rename). Anything unreadable is ignored and rebuilt.
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+// <agentDir>/mcp-cache.json = { version, servers: { "<name> <configHash>": { name, configHash, tools, resources, cachedAt } } }.
+// Entries are keyed by name and config identity, so two projects with a server of the same name
+// (different args) keep one entry each. The file is shared by every Pi session and project:
+// writes are locked, merged with what is on disk, and atomic. Anything unreadable is ignored and rebuilt.
+import { createHash } from "node:crypto";
+import { join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { readJsonFile, updateJsonFile } from "./locked-json.ts";
 import type { ResourceMetadata, ServerEntry, ToolMetadata } from "./types.ts";
 
-export const CACHE_VERSION = 1;
+export const CACHE_VERSION = 2;
 export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const CACHE_FILE = "mcp-cache.json";
 
@@ -20,6 +21,7 @@ const CachedToolSchema = Type.Object({
 	inputSchema: Type.Record(Type.String(), Type.Unknown()),
 });
 const CachedServerSchema = Type.Object({
+	name: Type.String(),
 	configHash: Type.String(),
 	tools: Type.Array(CachedToolSchema),
 	resources: Type.Array(
@@ -62,10 +64,13 @@ export interface MetadataCacheOptions {
 	readonly now?: () => number;
 }
 
+/** The key of a server's entry: its name and its config identity. */
+export function cacheKey(entry: ServerEntry): string {
+	return `${entry.name} ${configHash(entry)}`;
+}
+
 export class MetadataCache {
 	readonly path: string;
-	/** False when there was no cache file at load: the first run, which fills it. */
-	readonly existed: boolean;
 	private servers: Record<string, CachedServer>;
 	private readonly dirty = new Set<string>();
 	private readonly now: () => number;
@@ -74,29 +79,28 @@ export class MetadataCache {
 	constructor(agentDir: string, options: MetadataCacheOptions = {}) {
 		this.path = join(agentDir, CACHE_FILE);
 		this.now = options.now ?? Date.now;
-		const read = readCacheFile(this.path);
-		this.existed = read !== "missing";
-		this.servers = read === "missing" ? {} : read;
+		this.servers = validServers(readJsonFile(this.path));
 	}
 
 	/** The cached metadata of a server, if it was made by the same config and is under 7 days old. */
 	lookup(entry: ServerEntry): { tools: ToolMetadata[]; resources: ResourceMetadata[] } | undefined {
-		const cached = this.servers[entry.name];
-		if (!cached || cached.configHash !== configHash(entry)) return undefined;
-		if (this.now() - cached.cachedAt > CACHE_MAX_AGE_MS) return undefined;
+		const cached = this.servers[cacheKey(entry)];
+		if (!cached || this.now() - cached.cachedAt > CACHE_MAX_AGE_MS) return undefined;
 		return { tools: cached.tools.map((t) => ({ ...t, server: entry.name })), resources: cached.resources };
 	}
 
 	/** Records a server's metadata and writes it (merged, locked, atomic). */
 	store(entry: ServerEntry, tools: readonly ToolMetadata[], resources: readonly ResourceMetadata[]): Promise<void> {
-		this.servers[entry.name] = {
+		const key = cacheKey(entry);
+		this.servers[key] = {
+			name: entry.name,
 			configHash: configHash(entry),
 			// Original names only: a prefix change must not invalidate the cache.
 			tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: { ...t.inputSchema } })),
 			resources: resources.map((r) => ({ ...r })),
 			cachedAt: this.now(),
 		};
-		this.dirty.add(entry.name);
+		this.dirty.add(key);
 		return this.flush();
 	}
 
@@ -108,65 +112,29 @@ export class MetadataCache {
 
 	private async writePending(): Promise<void> {
 		if (this.dirty.size === 0) return;
-		const names = [...this.dirty];
+		const keys = [...this.dirty];
 		this.dirty.clear();
 		try {
-			await this.writeMerged(names);
-		} catch (error) {
-			for (const name of names) this.dirty.add(name); // retried on the next flush
-			throw error;
-		}
-	}
-
-	private async writeMerged(names: readonly string[]): Promise<void> {
-		mkdirSync(dirname(this.path), { recursive: true });
-		// Imported on the first write only: a session with a warm cache may never write.
-		const { lock } = await import("proper-lockfile");
-		const release = await lock(this.path, {
-			realpath: false,
-			stale: 10_000,
-			retries: { retries: 50, minTimeout: 10, maxTimeout: 200 },
-		});
-		try {
-			const onDisk = readCacheFile(this.path);
-			const merged: Record<string, CachedServer> = onDisk === "missing" ? {} : onDisk;
-			for (const name of names) merged[name] = this.servers[name];
-			const cutoff = this.now() - CACHE_MAX_AGE_MS;
-			for (const [name, server] of Object.entries(merged)) if (server.cachedAt < cutoff) delete merged[name];
-			const file: CacheFile = { version: CACHE_VERSION, servers: merged };
-			const temp = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-			try {
-				writeFileSync(temp, `${JSON.stringify(file, null, 1)}\n`, { mode: 0o600 });
-				renameSync(temp, this.path);
-			} catch (error) {
-				rmSync(temp, { force: true });
-				throw error;
-			}
+			const written = await updateJsonFile(this.path, (raw) => ({ version: CACHE_VERSION, servers: validServers(raw) }), (file) => {
+				for (const key of keys) file.servers[key] = this.servers[key];
+				const cutoff = this.now() - CACHE_MAX_AGE_MS;
+				for (const [key, server] of Object.entries(file.servers)) if (server.cachedAt < cutoff) delete file.servers[key];
+				return file;
+			});
 			// Adopt what other sessions wrote, except entries stored here since this write began.
-			for (const [name, server] of Object.entries(merged)) if (!this.dirty.has(name)) this.servers[name] = server;
-		} finally {
-			await release();
+			for (const [key, server] of Object.entries(written.servers)) if (!this.dirty.has(key)) this.servers[key] = server;
+		} catch (error) {
+			for (const key of keys) this.dirty.add(key); // retried on the next flush
+			throw error;
 		}
 	}
 }
 
 /** The valid servers in a cache file; a bad file or another version reads as empty. */
-function readCacheFile(path: string): Record<string, CachedServer> | "missing" {
-	let text: string;
-	try {
-		text = readFileSync(path, "utf8");
-	} catch {
-		return "missing";
-	}
-	let data: unknown;
-	try {
-		data = JSON.parse(text);
-	} catch {
-		return {};
-	}
-	const file = data as Partial<CacheFile> | null;
+function validServers(raw: unknown): Record<string, CachedServer> {
+	const file = raw as Partial<CacheFile> | null;
 	if (!file || typeof file !== "object" || file.version !== CACHE_VERSION || typeof file.servers !== "object" || !file.servers) return {};
 	const out: Record<string, CachedServer> = {};
-	for (const [name, server] of Object.entries(file.servers)) if (Value.Check(CachedServerSchema, server)) out[name] = server;
+	for (const [key, server] of Object.entries(file.servers)) if (Value.Check(CachedServerSchema, server)) out[key] = server;
 	return out;
 }

@@ -112,6 +112,8 @@ export interface NpxResolverOptions {
 	readonly now?: () => number;
 	/** Asks npm which version a range/tag means; default `npm view <spec> version --json`. */
 	readonly lookupVersion?: (spec: string) => Promise<string | undefined>;
+	/** No registry lookups (PI_OFFLINE): ranges resolve only from what was looked up before. */
+	readonly offline?: boolean;
 }
 
 export class NpxResolver {
@@ -122,8 +124,10 @@ export class NpxResolver {
 	private versions: Record<string, VersionRecord>;
 	private readonly pending = new Map<string, Promise<void>>();
 	private readonly abort = new AbortController();
+	private readonly offline: boolean;
 
 	constructor(options: NpxResolverOptions) {
+		this.offline = options.offline ?? false;
 		this.file = join(options.agentDir, NPX_CACHE_FILE);
 		this.npmCache = options.npmCache ?? defaultNpmCache();
 		this.now = options.now ?? Date.now;
@@ -149,7 +153,7 @@ export class NpxResolver {
 	private knownVersion(spec: string): string | undefined {
 		const record = this.versions[spec];
 		if (record && this.now() - record.checkedAt < VERSION_TTL_MS) return record.version;
-		this.refresh(spec);
+		if (!this.offline) this.refresh(spec);
 		return undefined;
 	}
 

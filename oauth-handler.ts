@@ -1,8 +1,9 @@
 // Auth for HTTP servers: the Authorization header from `bearerToken`, `bearerTokenEnv`, or an
 // OAuth token file at <agentDir>/mcp-oauth/<server>/tokens.json; and the explanation /mcp-auth
 // gives. Tokens are read when a connection opens and never written to a message or a log.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
+import { maskUrl } from "./redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
 export const OAUTH_DIR = "mcp-oauth";
@@ -33,6 +34,8 @@ export function readOAuthToken(agentDir: string, server: string, now: number = D
 	const path = tokenPath(agentDir, server);
 	let data: TokenFile;
 	try {
+		const exposed = readableByOthers(path);
+		if (exposed) return { kind: "invalid", message: `the OAuth token file ${path} is readable by other users (mode ${exposed}); run: chmod 600 ${path}` };
 		data = JSON.parse(readFileSync(path, "utf8")) as TokenFile;
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing", message: `no OAuth token at ${path}` };
@@ -47,6 +50,13 @@ export function readOAuthToken(agentDir: string, server: string, now: number = D
 		return { kind: "expired", message: `the OAuth token for "${server}" expired at ${new Date(expiresAt).toISOString()}` };
 	}
 	return { kind: "ok", token: data.access_token, expiresAt };
+}
+
+/** The file's mode (e.g. "644") when group or others may read it; undefined when private (or on Windows). */
+function readableByOthers(path: string): string | undefined {
+	if (process.platform === "win32") return undefined;
+	const mode = statSync(path).mode & 0o777;
+	return mode & 0o077 ? mode.toString(8) : undefined;
 }
 
 export interface AuthContext {
@@ -83,28 +93,13 @@ export class AuthRequiredError extends Error {
 	}
 }
 
-/** Every secret an entry carries, so messages can be scrubbed of them. */
-export function secretsOf(entry: ServerEntry, ctx: AuthContext): string[] {
-	if (entry.transport === "stdio") return Object.values(entry.env);
-	const out = [...Object.values(entry.headers), entry.bearerToken, entry.bearerTokenEnv ? ctx.env[entry.bearerTokenEnv] : undefined];
-	if (entry.auth === "oauth") {
-		try {
-			const state = readOAuthToken(ctx.agentDir, entry.name);
-			if (state.kind === "ok") out.push(state.token);
-		} catch {
-			// an unusable name has no token
-		}
-	}
-	return out.filter((s): s is string => typeof s === "string" && s.length > 0);
-}
-
 /** What /mcp-auth <server> says: what the server needs, where its token goes, and its state now. */
 export function authHelp(entry: ServerEntry | undefined, name: string, ctx: AuthContext): string {
 	if (!entry) return `Unknown server "${name}".`;
 	if (entry.transport === "stdio") {
 		return `"${name}" is a local (stdio) server: it gets credentials from its "env" in the config, not from /mcp-auth.`;
 	}
-	const lines = [`"${name}" (${entry.url})`];
+	const lines = [`"${name}" (${maskUrl(entry.url)})`];
 	if (entry.auth === "oauth") {
 		let path: string;
 		try {

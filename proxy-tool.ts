@@ -63,6 +63,15 @@ const SEARCH_LIMIT = 5;
 const HITS_WITH_PARAMS = 3;
 
 export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
+	const result = await dispatch(lifecycle, input, options);
+	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
+	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
+	if (result.details.mode === "tool" && !result.isError) return result;
+	const scrub = (text: string) => lifecycle.manager.redactor.scrub(text);
+	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
+}
+
+async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions): Promise<ProxyResult> {
 	const mode = pickMode(input);
 	try {
 		switch (mode) {
@@ -118,6 +127,8 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 		const state = lifecycle.state(name);
 		const count = countLabel(lifecycle, name);
 		const entry = lifecycle.config.servers.get(name);
+		const blocked = lifecycle.blocked(name);
+		if (blocked) return `- ${name}: ${blocked}`;
 		if (state === "failed" || state === "needs-auth") return `- ${name}: ${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
 		if (state === "connected") return `- ${name}: connected, ${count}`;
 		if (state === "idle") return `- ${name}: not running, ${count} known (${entry?.lifecycle})`;
@@ -138,6 +149,8 @@ export function countLabel(lifecycle: ServerLifecycle, server: string): string {
 
 async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean): Promise<ProxyResult> {
 	if (!lifecycle.config.servers.has(server)) return failure("server", unknownServerMessage(server, lifecycle.serverNames()));
+	const blocked = lifecycle.blocked(server);
+	if (blocked) return failure("server", blocked, { server });
 	if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
 	const tools = lifecycle.catalog.forServer(server);
 	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.`, { server });
@@ -172,8 +185,13 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput): Promis
 }
 
 function failedNote(lifecycle: ServerLifecycle): string {
-	const failed = lifecycle.serverNames().filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
-	return failed.length > 0 ? `\n(not searched, failed to connect: ${failed.join(", ")})` : "";
+	const names = lifecycle.serverNames();
+	const failed = names.filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
+	const waiting = names.filter((n) => lifecycle.state(n) === "awaiting-approval");
+	const notes: string[] = [];
+	if (failed.length > 0) notes.push(`\n(not searched, failed to connect: ${failed.join(", ")})`);
+	if (waiting.length > 0) notes.push(`\n(not searched, awaiting approval: ${waiting.join(", ")}; ask the user to run /mcp approve)`);
+	return notes.join("");
 }
 
 async function describeMode(lifecycle: ServerLifecycle, name: string, server?: string): Promise<ProxyResult> {
@@ -183,6 +201,8 @@ async function describeMode(lifecycle: ServerLifecycle, name: string, server?: s
 }
 
 async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<ProxyResult> {
+	const blocked = lifecycle.blocked(server);
+	if (blocked) return failure("connect", blocked, { server });
 	const connection = await lifecycle.reconnect(server);
 	const count = lifecycle.catalog.forServer(server).length;
 	return ok("connect", `Connected to "${server}" (${connection.transportKind}): ${count} tools. List them with mcp({server:"${server}"}).`, {
@@ -194,6 +214,9 @@ async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<
 /** Finds a tool, connecting servers to learn their tools only when the known ones do not have it. */
 async function resolveTool(lifecycle: ServerLifecycle, name: string, server?: string): Promise<CatalogTool | { error: string }> {
 	if (server && !lifecycle.config.servers.has(server)) return { error: unknownServerMessage(server, lifecycle.serverNames()) };
+	const blockedServer = server ?? ownerOf(lifecycle, name);
+	const blocked = blockedServer ? lifecycle.blocked(blockedServer) : undefined;
+	if (blocked) return { error: blocked };
 	let found = lifecycle.catalog.resolve(name, server);
 	if (found.kind !== "found") {
 		await lifecycle.ensureMetadata(server ? [server] : undefined);
@@ -204,13 +227,20 @@ async function resolveTool(lifecycle: ServerLifecycle, name: string, server?: st
 		return { error: `"${name}" exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.` };
 	}
 	// A name that points at a server which could not connect: that server's problem is the answer.
-	const owner = lifecycle
-		.serverNames()
-		.find((s) => (s === server || name.startsWith(`${serverPrefix(s, lifecycle.config.settings.toolPrefix)}_`)) && lifecycle.failure(s));
+	const owner = server ?? ownerOf(lifecycle, name);
 	const ownerFailure = owner ? lifecycle.failure(owner) : undefined;
 	if (ownerFailure) return { error: ownerFailure.message };
 	const hint = found.suggestions.length > 0 ? ` Did you mean: ${found.suggestions.join(", ")}?` : ' Find tools with mcp({search:"words"}).';
 	return { error: `Unknown tool "${name}".${hint}${failedNote(lifecycle)}` };
+}
+
+/** The server whose prefix a tool name starts with (the longest such name), if any. */
+function ownerOf(lifecycle: ServerLifecycle, name: string): string | undefined {
+	const mode = lifecycle.config.settings.toolPrefix;
+	return lifecycle
+		.serverNames()
+		.filter((s) => name.startsWith(`${serverPrefix(s, mode)}_`))
+		.sort((a, b) => b.length - a.length)[0];
 }
 
 /** Accepts args as an object or a JSON string; anything else is a clear error. */

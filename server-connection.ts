@@ -6,6 +6,7 @@ import { describeError, isAuthError } from "./errors.ts";
 import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
 import { type AuthContext, requestHeaders } from "./oauth-handler.ts";
 import { listDescendants, terminateAll } from "./process-tree.ts";
+import type { Redactor } from "./redaction.ts";
 import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
@@ -45,6 +46,8 @@ export interface OpenOptions {
 	readonly connectTimeoutMs: number;
 	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
 	readonly debugLog?: (server: string, text: string) => void;
+	/** Told every credential sent, so no message shows it. */
+	readonly redactor: Redactor;
 }
 
 /** Spawns a stdio server; its stderr is kept in `stderr` (and echoed when `debug` is set). */
@@ -62,7 +65,7 @@ export async function openStdio({ Client, StdioClientTransport }: McpSdk, entry:
 	});
 	transport.stderr?.on("data", (chunk: Buffer) => {
 		stderr.push(chunk);
-		if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, chunk.toString("utf8"));
+		if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
 	});
 	const client = new Client(CLIENT_INFO, { capabilities: {} });
 	await client.connect(transport, { timeout: options.connectTimeoutMs });
@@ -73,7 +76,9 @@ export async function openStdio({ Client, StdioClientTransport }: McpSdk, entry:
 export async function openHttp({ Client, SSEClientTransport, StreamableHTTPClientTransport }: McpSdk, entry: HttpServerEntry, options: OpenOptions) {
 	const newClient = () => new Client(CLIENT_INFO, { capabilities: {} });
 	const url = new URL(entry.url);
-	const requestInit: RequestInit = { headers: requestHeaders(entry, options.auth) };
+	const headers = requestHeaders(entry, options.auth);
+	options.redactor.add(...Object.values(headers));
+	const requestInit: RequestInit = { headers };
 	const viaSse = async () => {
 		const client = newClient();
 		const transport = new SSEClientTransport(url, { requestInit });

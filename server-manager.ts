@@ -5,8 +5,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
-import { describeError, isSessionLost, redact } from "./errors.ts";
-import { type AuthContext, AuthRequiredError, secretsOf } from "./oauth-handler.ts";
+import { describeError, isSessionLost } from "./errors.ts";
+import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { killAllSync, listDescendants } from "./process-tree.ts";
 import {
 	closeConnection,
@@ -22,6 +22,7 @@ import {
 	TailBuffer,
 	withStderr,
 } from "./server-connection.ts";
+import { Redactor } from "./redaction.ts";
 import type { ServerEntry, StdioServerEntry } from "./types.ts";
 
 export { type ServerConnection, TailBuffer } from "./server-connection.ts";
@@ -57,6 +58,8 @@ export interface ServerManagerOptions {
 	readonly auth?: AuthContext;
 	/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
 	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
+	/** Scrubs every error message; told each secret a connection uses (defaults to one of its own). */
+	readonly redactor?: Redactor;
 }
 
 export type StateListener = (server: string, event: ServerEvent) => void;
@@ -68,12 +71,15 @@ export class McpServerManager {
 	private readonly options: ServerManagerOptions;
 	private readonly now: () => number;
 	private readonly auth: AuthContext;
+	/** Every message this manager produces passes it; so should everything built from them. */
+	readonly redactor: Redactor;
 
 	constructor(options: ServerManagerOptions = {}) {
 		this.options = options;
 		this.now = options.now ?? Date.now;
 		const env = options.env ?? process.env;
 		this.auth = options.auth ?? { agentDir: resolveAgentDir(env), env };
+		this.redactor = options.redactor ?? new Redactor(env);
 	}
 
 	/** Tells `listener` whenever a server connects or its connection ends (crash included). */
@@ -177,7 +183,7 @@ export class McpServerManager {
 			}
 			const explained = withStderr(explainRequestError(error, connection, this.requestTimeout(connection)), connection);
 			const message = describeError(explained);
-			const scrubbed = redact(message, secretsOf(connection.entry, this.auth));
+			const scrubbed = this.redactor.scrub(message);
 			throw scrubbed === message ? explained : new Error(scrubbed, { cause: explained });
 		} finally {
 			connection.inFlight--;
@@ -206,9 +212,11 @@ export class McpServerManager {
 		const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 		let opened: { client: Client; transport: Transport; kind: ServerConnection["transportKind"] };
 		const sdk = await loadSdk();
+		this.redactor.add(...entry.secrets);
 		const options: OpenOptions = {
 			env: this.options.env ?? process.env,
 			auth: this.auth,
+			redactor: this.redactor,
 			connectTimeoutMs: this.connectTimeoutMs(),
 			launch: this.options.launch,
 			debugLog: this.options.debugLog,
@@ -220,7 +228,7 @@ export class McpServerManager {
 			const tail = stderr.text().trim();
 			const message = `Server "${entry.name}" failed to connect: ${describeError(error)}${tail ? `\nServer stderr:\n${tail}` : ""}`;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
-			throw new Error(redact(message, secretsOf(entry, this.auth)), { cause: error });
+			throw new Error(this.redactor.scrub(message), { cause: error });
 		}
 		const { client, transport, kind } = opened;
 		const connection: ServerConnection = {

@@ -6,6 +6,7 @@ import { describeError } from "./errors.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
 import { authHelp } from "./oauth-handler.ts";
+import type { Decision } from "./project-approval.ts";
 import { countLabel } from "./proxy-tool.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
 
@@ -13,6 +14,8 @@ const SUBCOMMANDS = [
 	{ value: "status", description: "servers, their state and tools" },
 	{ value: "tools", description: "tool names, of one server or all" },
 	{ value: "reconnect", description: "reconnect one server, or all that ran or failed" },
+	{ value: "approve", description: "let this project's servers run (one, or all awaiting)" },
+	{ value: "deny", description: "keep this project's servers from running (one, or all)" },
 ] as const;
 
 export interface CommandDeps {
@@ -20,6 +23,8 @@ export interface CommandDeps {
 	readonly runtime: () => McpRuntime | undefined;
 	/** What happened to direct tools at load, for /mcp status. */
 	readonly direct: () => DirectPlan | undefined;
+	/** Told after /mcp approve or deny changed which servers may run. */
+	readonly decided?: (runtime: McpRuntime) => void;
 }
 
 /** `MCP 2/5`: connected of configured; a failure or missing auth is flagged. */
@@ -28,9 +33,11 @@ export function statusLine(lifecycle: ServerLifecycle): string | undefined {
 	if (names.length === 0) return undefined;
 	const states = names.map((n) => lifecycle.state(n));
 	const connected = states.filter((s) => s === "connected").length;
-	const failed = states.filter((s) => s === "failed").length;
-	const auth = states.filter((s) => s === "needs-auth").length;
-	return `MCP ${connected}/${names.length}${failed ? ` ${failed} failed` : ""}${auth ? ` ${auth} need auth` : ""}`;
+	const count = (state: string) => states.filter((s) => s === state).length;
+	const failed = count("failed");
+	const auth = count("needs-auth");
+	const waiting = count("awaiting-approval");
+	return `MCP ${connected}/${names.length}${failed ? ` ${failed} failed` : ""}${auth ? ` ${auth} need auth` : ""}${waiting ? ` ${waiting} awaiting approval` : ""}`;
 }
 
 export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined): string {
@@ -44,8 +51,10 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 		const state = lifecycle.state(name);
 		const tools = lifecycle.catalog.has(name) ? countLabel(lifecycle, name) : "tools not known yet";
 		const failure = lifecycle.failure(name)?.message.split("\n")[0];
-		const what =
-			state === "connected"
+		const blocked = lifecycle.blocked(name);
+		const what = blocked
+			? `${state === "denied" ? "denied" : "awaiting approval"}: /mcp approve ${name} (from ${entry?.source.path})`
+			: state === "connected"
 				? `connected, ${tools}`
 				: state === "idle"
 					? `idle, ${tools} cached`
@@ -65,6 +74,15 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	}
 	for (const problem of config.problems) lines.push(formatProblem(problem));
 	return lines.join("\n");
+}
+
+async function decide(runtime: McpRuntime, server: string | undefined, decision: Decision): Promise<string> {
+	const decided = await runtime.decide(server ? [server] : [], decision);
+	if (decided.length === 0) {
+		return server ? `"${server}" comes from your own config, not the project's: it needs no approval.` : "No project server needs a decision.";
+	}
+	const verb = decision === "approved" ? "Approved (starting as configured)" : "Denied";
+	return `${verb} for ${runtime.approvals.project}:\n${decided.map((e) => `  ${e.name}: ${e.launch.summary}`).join("\n")}`;
 }
 
 function toolsReport(lifecycle: ServerLifecycle, server?: string): string {
@@ -96,34 +114,39 @@ async function reconnect(lifecycle: ServerLifecycle, server?: string): Promise<s
 	return results.join("\n");
 }
 
-function say(ctx: ExtensionCommandContext, text: string, level: "info" | "warning" | "error" = "info"): void {
-	if (ctx.hasUI) ctx.ui.notify(text, level);
-	else process.stdout.write(`${text}\n`);
+function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info"): void {
+	const shown = runtime ? runtime.redactor.scrub(text) : text;
+	if (ctx.hasUI) ctx.ui.notify(shown, level);
+	else process.stdout.write(`${shown}\n`);
 }
 
 export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 	const serverNames = () => deps.runtime()?.lifecycle.serverNames() ?? [];
 	pi.registerCommand("mcp", {
-		description: "MCP servers: status | tools [server] | reconnect [server]",
+		description: "MCP servers: status | tools [server] | reconnect [server] | approve [server] | deny [server]",
 		getArgumentCompletions: (prefix) => {
 			const [sub, ...rest] = prefix.split(/\s+/);
 			if (rest.length === 0) {
 				return SUBCOMMANDS.filter((s) => s.value.startsWith(sub)).map((s) => ({ value: s.value, label: s.value, description: s.description }));
 			}
-			if (sub !== "tools" && sub !== "reconnect") return null;
+			if (!["tools", "reconnect", "approve", "deny"].includes(sub)) return null;
 			return serverNames()
 				.filter((n) => n.startsWith(rest[0] ?? ""))
 				.map((n) => ({ value: `${sub} ${n}`, label: n }));
 		},
 		handler: async (args, ctx) => {
 			const runtime = deps.runtime();
-			if (!runtime) return say(ctx, "MCP is not running in this session.", "warning");
+			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
-			if (server && !runtime.config.servers.has(server)) return say(ctx, `Unknown server "${server}". Configured: ${serverNames().join(", ") || "none"}`, "error");
-			if (sub === "status") return say(ctx, statusReport(runtime, deps.direct()));
-			if (sub === "tools") return say(ctx, toolsReport(runtime.lifecycle, server));
-			if (sub === "reconnect") return say(ctx, await reconnect(runtime.lifecycle, server));
-			say(ctx, `Unknown subcommand "${sub}". Use: /mcp status | /mcp tools [server] | /mcp reconnect [server]`, "error");
+			if (server && !runtime.config.servers.has(server)) return say(ctx, runtime, `Unknown server "${server}". Configured: ${serverNames().join(", ") || "none"}`, "error");
+			if (sub === "status") return say(ctx, runtime, statusReport(runtime, deps.direct()));
+			if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
+			if (sub === "reconnect") return say(ctx, runtime, await reconnect(runtime.lifecycle, server));
+			if (sub === "approve" || sub === "deny") {
+				say(ctx, runtime, await decide(runtime, server, sub === "approve" ? "approved" : "denied"));
+				return deps.decided?.(runtime);
+			}
+			say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp status | tools [server] | reconnect [server] | approve [server] | deny [server]`, "error");
 		},
 	});
 	pi.registerCommand("mcp-auth", {
@@ -132,9 +155,9 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 		handler: async (args, ctx) => {
 			const runtime = deps.runtime();
 			const name = args.trim();
-			if (!runtime) return say(ctx, "MCP is not running in this session.", "warning");
-			if (!name) return say(ctx, `Usage: /mcp-auth <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
-			say(ctx, authHelp(runtime.config.servers.get(name), name, { agentDir: runtime.agentDir, env: runtime.env }));
+			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
+			if (!name) return say(ctx, runtime, `Usage: /mcp-auth <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+			say(ctx, runtime, authHelp(runtime.config.servers.get(name), name, { agentDir: runtime.agentDir, env: runtime.env }));
 		},
 	});
 }

@@ -33,6 +33,10 @@ export class ToolCatalog {
 		this.rebuild();
 	}
 
+	delete(server: string): void {
+		if (this.servers.delete(server)) this.rebuild();
+	}
+
 	has(server: string): boolean {
 		return this.servers.has(server);
 	}

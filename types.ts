@@ -1,5 +1,6 @@
 // Shared types of the adapter, and the one rule every generated tool name follows.
 import { createHash } from "node:crypto";
+import type { LaunchIdentity } from "./project-approval.ts";
 
 export type Lifecycle = "lazy" | "eager" | "keep-alive";
 export type ToolPrefix = "server" | "short" | "none";
@@ -7,6 +8,11 @@ export type ToolPrefix = "server" | "short" | "none";
 /** Where a server entry was defined, so every message can name the file. */
 export interface ConfigSource {
 	readonly kind: "pi-global" | "pi-project" | "import";
+	/**
+	 * `project`: a file in the working folder (.mcp.json, .pi/mcp.json, .cursor/mcp.json, ...),
+	 * untrusted until the user approves; `user`: the user's own files.
+	 */
+	readonly scope: "user" | "project";
 	/** The host an import came from (cursor, claude-code, ...). */
 	readonly host?: string;
 	readonly path: string;
@@ -15,6 +21,10 @@ export interface ConfigSource {
 interface ServerEntryBase {
 	readonly name: string;
 	readonly source: ConfigSource;
+	/** What runs or is contacted, as written: what a project server's approval is for. */
+	readonly launch: LaunchIdentity;
+	/** Values no message may show: env and header values, tokens, what `${VAR}`s expanded to. */
+	readonly secrets: readonly string[];
 	readonly lifecycle: Lifecycle;
 	/** Minutes idle before a lazy server is closed; undefined = the global setting. */
 	readonly idleTimeout?: number;
@@ -57,6 +67,8 @@ export interface McpSettings {
 	readonly connectTimeoutMs: number;
 	/** Limits above which text output goes to a file; `false` turns the guard off. */
 	readonly outputGuard: false | { readonly maxBytes?: number; readonly maxLines?: number };
+	/** Start project servers without asking (only honored in the user's own config file). */
+	readonly trustProjectServers: boolean;
 }
 
 export const DEFAULT_SETTINGS: McpSettings = {
@@ -66,6 +78,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	maxTotalTimeoutMs: 600_000,
 	connectTimeoutMs: 30_000,
 	outputGuard: {},
+	trustProjectServers: false,
 };
 
 export interface ConfigProblem {

@@ -1,6 +1,7 @@
 // Search quality and cost over the 35 real catalogs (656 tools): hit@1, hit@5 and MRR on the
 // query set in search-queries.ts, the token cost of the model's whole MCP surface, the median
 // tokens of a search result, and search latency at 10,000 tools.
+import { defineServer } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
 import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams, runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
@@ -52,12 +53,7 @@ export function measureQuality(catalog: ToolCatalog, queries = QUERIES): Quality
 
 /** A session holding all catalogs as if cached, to measure real search answers. */
 function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
-	const servers = new Map<string, ServerEntry>(
-		catalogs.map((c) => [
-			c.server,
-			{ name: c.server, source: { kind: "pi-global", path: "bench" }, transport: "stdio", command: "false", args: [], env: {}, lifecycle: "lazy", debug: false, exposeResources: false },
-		]),
-	);
+	const servers = new Map<string, ServerEntry>(catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]));
 	const config: McpConfig = { servers, settings: DEFAULT_SETTINGS, problems: [] };
 	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
 	for (const c of catalogs) lifecycle.catalog.set(c.server, { tools: c.tools, resources: [] }, false);

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { defineServer } from "../config.ts";
 import { NpxResolver } from "../npx-resolver.ts";
 import { listDescendants } from "../process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
@@ -56,18 +57,12 @@ function treeRssMb(pid: number): number {
 async function npxMemory(): Promise<void> {
 	const work = tempDir();
 	try {
-		const entry: StdioServerEntry = {
-			name: "memory",
-			source: { kind: "pi-global", path: "bench" },
-			transport: "stdio",
+		const entry = defineServer("memory", {
 			command: "npx",
 			args: ["-y", "@modelcontextprotocol/server-memory@2026.8.31"],
 			env: { npm_config_cache: TEST_NPM_CACHE, MEMORY_FILE_PATH: join(work.path, "m.jsonl") },
 			cwd: work.path,
-			lifecycle: "lazy",
-			debug: false,
-			exposeResources: true,
-		};
+		}) as StdioServerEntry;
 		const measure = async (manager: McpServerManager) => {
 			const t = performance.now();
 			const connection = await manager.connect(entry);

@@ -2,7 +2,8 @@
 // server (the last argument) through McpServerManager, lists its tools and calls each one with
 // arguments built from its schema. Exit code 0 when every step worked.
 import { McpServerManager } from "../server-manager.ts";
-import type { HttpServerEntry, JsonSchema } from "../types.ts";
+import { defineServer } from "../config.ts";
+import type { JsonSchema } from "../types.ts";
 
 /** Plausible arguments for a tool: the first enum value, 1 for numbers, "test" for strings, ... */
 function sampleArgs(schema: JsonSchema): Record<string, unknown> {
@@ -20,16 +21,7 @@ function sampleArgs(schema: JsonSchema): Record<string, unknown> {
 }
 
 const url = process.argv[process.argv.length - 1];
-const entry: HttpServerEntry = {
-	name: "conformance",
-	source: { kind: "pi-project", path: "conformance" },
-	transport: "http",
-	url,
-	headers: {},
-	lifecycle: "lazy",
-	debug: false,
-	exposeResources: true,
-};
+const entry = defineServer("conformance", { url });
 const manager = new McpServerManager({ requestTimeoutMs: 20_000 });
 let code = 0;
 try {

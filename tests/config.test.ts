@@ -243,7 +243,7 @@ describe("broken input", () => {
 		const text = config.problems.map(formatProblem).join("\n");
 		expect(text).toContain('server "both": has both "command" and "url"');
 		expect(text).toContain('server "neither": needs "command"');
-		expect(text).toContain('server "badType": args: must be a list of strings, got "not-a-list"');
+		expect(text).toContain('server "badType": args: must be a list of strings, got a string');
 		expect(text).toContain('server "badLifecycle": lifecycle: must be one of "lazy", "eager", "keep-alive", got "sometimes"');
 		expect(text).toContain('server "badUrl": field "url": "ftp://example.com" is not an http(s) URL');
 		expect(text).toContain('warning: ' + join(agentDir, "mcp.json") + ': server "typo": unknown field "comand" ignored');

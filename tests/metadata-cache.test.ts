@@ -4,23 +4,14 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CACHE_FILE, CACHE_MAX_AGE_MS, configHash, MetadataCache } from "../metadata-cache.ts";
+import { defineServer } from "../config.ts";
+import { CACHE_FILE, CACHE_MAX_AGE_MS, cacheKey, configHash, MetadataCache } from "../metadata-cache.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import type { StdioServerEntry, ToolMetadata } from "../types.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 
-const entry = (over: Partial<StdioServerEntry> = {}): StdioServerEntry => ({
-	name: "gh",
-	source: { kind: "pi-global", path: "/x/mcp.json" },
-	transport: "stdio",
-	command: "npx",
-	args: ["-y", "server-github"],
-	env: { TOKEN: "secret-token-value" },
-	lifecycle: "lazy",
-	debug: false,
-	exposeResources: true,
-	...over,
-});
+const entry = (over: Record<string, unknown> = {}): StdioServerEntry =>
+	defineServer("gh", { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "secret-token-value" }, ...over }) as StdioServerEntry;
 const tools: ToolMetadata[] = [{ server: "gh", name: "create_issue", description: "Create an issue", inputSchema: { type: "object", properties: { title: { type: "string" } } } }];
 
 let dir: ReturnType<typeof tempDir>;
@@ -35,9 +26,8 @@ describe("MetadataCache", () => {
 		const text = readFileSync(join(dir.path, CACHE_FILE), "utf8");
 		expect(text).not.toContain("secret-token-value");
 		const data = JSON.parse(text);
-		expect(data).toMatchObject({ version: 1, servers: { gh: { configHash: configHash(entry()), tools: [{ name: "create_issue" }] } } });
+		expect(data).toMatchObject({ version: 2, servers: { [cacheKey(entry())]: { name: "gh", configHash: configHash(entry()), tools: [{ name: "create_issue" }] } } });
 		const again = new MetadataCache(dir.path);
-		expect(again.existed).toBe(true);
 		expect(again.lookup(entry())?.tools[0]).toMatchObject({ server: "gh", name: "create_issue" });
 	});
 
@@ -48,6 +38,16 @@ describe("MetadataCache", () => {
 		expect(cache.lookup(entry({ args: ["-y", "server-github@2"] }))).toBeUndefined();
 		expect(cache.lookup(entry({ env: { TOKEN: "other" } }))).toBeUndefined();
 		expect(cache.lookup(entry({ exposeResources: false }))).toBeUndefined();
+	});
+
+	it("keeps both entries of two projects' servers that share a name", async () => {
+		const a = entry({ args: ["-y", "server-github", "--project=a"] });
+		const b = entry({ args: ["-y", "server-github", "--project=b"] });
+		await new MetadataCache(dir.path).store(a, tools, []);
+		await new MetadataCache(dir.path).store(b, [{ ...tools[0], name: "other_tool" }], []);
+		const cache = new MetadataCache(dir.path);
+		expect(cache.lookup(a)?.tools.map((t) => t.name)).toEqual(["create_issue"]);
+		expect(cache.lookup(b)?.tools.map((t) => t.name)).toEqual(["other_tool"]);
 	});
 
 	it("hashes equal configs equally whatever the key order", () => {
@@ -108,7 +108,7 @@ describe("MetadataCache", () => {
 				child.on("close", resolve);
 			});
 		expect(await Promise.all([run("a"), run("b")])).toEqual([0, 0]);
-		const names = Object.keys(JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8")).servers);
+		const names = Object.values(JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8")).servers).map((s) => (s as { name: string }).name);
 		expect(names).toHaveLength(50);
 		for (const p of ["a", "b"]) for (let i = 0; i < 25; i++) expect(names).toContain(`${p}-${i}`);
 	});

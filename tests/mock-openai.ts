@@ -14,13 +14,16 @@ export type Step = (request: ChatRequest) => { toolCall: { name: string; argumen
 export interface MockModel {
 	readonly port: number;
 	readonly requests: ChatRequest[];
+	/** Replaces the script and forgets earlier requests (for the next run against the same model). */
+	script(steps: Step[]): void;
 	/** models.json content pointing Pi at this server. */
 	modelsJson(): string;
 	close(): Promise<void>;
 }
 
-export async function startMockModel(steps: Step[]): Promise<MockModel> {
+export async function startMockModel(initial: Step[]): Promise<MockModel> {
 	const requests: ChatRequest[] = [];
+	let steps = initial;
 	const server: Server = createServer((req, res) => {
 		let body = "";
 		req.on("data", (c) => {
@@ -55,6 +58,10 @@ export async function startMockModel(steps: Step[]): Promise<MockModel> {
 	return {
 		port,
 		requests,
+		script(next) {
+			steps = next;
+			requests.length = 0;
+		},
 		modelsJson: () =>
 			JSON.stringify({
 				providers: {

@@ -1,8 +1,9 @@
-// Runs the real `pi` CLI (-p) against a scripted model, with this package as an extension, in a
-// temp HOME/agentDir/cwd so no real user files are read or written.
+// Runs the real `pi` CLI (-p, json, rpc, or the TUI in a pseudo-terminal) against a scripted
+// model, with this package as an extension, in a temp HOME/agentDir/cwd so no real user files are
+// read or written. A home can serve several runs, as a user's machine does.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ROOT, tempDir } from "./helpers.ts";
 import { type MockModel, type Step, startMockModel } from "./mock-openai.ts";
 import { PI_073, type PiHost } from "./pi-hosts.ts";
@@ -17,10 +18,18 @@ export interface PiCliRun {
 	cleanup(): Promise<void>;
 }
 
-export interface PiCliOptions {
-	readonly mcpConfig: unknown;
-	readonly steps: Step[];
-	readonly prompt: string;
+export interface HomeOptions {
+	/** ~/.pi/agent/mcp.json (omitted when undefined). */
+	readonly mcpConfig?: unknown;
+	/** Files to write under agentDir before Pi starts (e.g. settings). */
+	readonly agentFiles?: Record<string, string>;
+	/** Files to write under the working folder (e.g. a project's .mcp.json). */
+	readonly projectFiles?: Record<string, string>;
+	readonly steps?: Step[];
+}
+
+export interface RunOptions {
+	readonly steps?: Step[];
 	readonly extraArgs?: string[];
 	readonly env?: Record<string, string>;
 	readonly timeoutMs?: number;
@@ -28,36 +37,57 @@ export interface PiCliOptions {
 	readonly loadAsPackage?: boolean;
 	/** Run Pi without this extension (a baseline for benchmarks). */
 	readonly noExtension?: boolean;
-	/** Files to write under agentDir before Pi starts (e.g. a warm cache). */
-	readonly agentFiles?: Record<string, string>;
 	/** Which Pi runs (default pi 0.73). */
 	readonly host?: PiHost;
 }
 
-interface PiHome {
-	readonly dir: ReturnType<typeof tempDir>;
-	readonly agentDir: string;
-	readonly cwd: string;
-	readonly model: MockModel;
+export interface PiCliOptions extends HomeOptions, RunOptions {
+	readonly steps: Step[];
+	readonly prompt: string;
 }
 
 /** A temp HOME with agentDir (models.json for the scripted model, settings, mcp.json) and cwd. */
-async function preparePiHome(options: Pick<PiCliOptions, "mcpConfig" | "agentFiles"> & { steps: Step[] }): Promise<PiHome> {
+export interface PiHome {
+	readonly root: string;
+	readonly agentDir: string;
+	readonly cwd: string;
+	readonly model: MockModel;
+	/** Writes (or replaces) a file under the working folder. */
+	writeProjectFile(path: string, content: string): void;
+	dispose(): Promise<void>;
+}
+
+export async function createPiHome(options: HomeOptions = {}): Promise<PiHome> {
 	const dir = tempDir("pi-mcp-cli-");
 	const agentDir = join(dir.path, "agent");
 	const cwd = join(dir.path, "work");
 	mkdirSync(agentDir, { recursive: true });
 	mkdirSync(cwd, { recursive: true });
-	const model = await startMockModel(options.steps);
+	const model = await startMockModel(options.steps ?? []);
 	writeFileSync(join(agentDir, "models.json"), model.modelsJson());
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false } }));
-	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
+	if (options.mcpConfig !== undefined) writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(options.mcpConfig));
 	for (const [name, content] of Object.entries(options.agentFiles ?? {})) writeFileSync(join(agentDir, name), content);
-	return { dir, agentDir, cwd, model };
+	const writeProjectFile = (path: string, content: string) => {
+		mkdirSync(dirname(join(cwd, path)), { recursive: true });
+		writeFileSync(join(cwd, path), content);
+	};
+	for (const [path, content] of Object.entries(options.projectFiles ?? {})) writeProjectFile(path, content);
+	return {
+		root: dir.path,
+		agentDir,
+		cwd,
+		model,
+		writeProjectFile,
+		async dispose() {
+			await model.close();
+			dir.remove();
+		},
+	};
 }
 
-/** Starts the real `pi` in that home, offline, with only this extension (or none). */
-function spawnPi(home: PiHome, modeArgs: string[], options: Pick<PiCliOptions, "env" | "loadAsPackage" | "noExtension" | "extraArgs" | "host">) {
+/** The command line and environment of the real `pi` in that home, offline, with only this extension (or none). */
+export function piCommand(home: PiHome, modeArgs: string[], options: RunOptions = {}): { node: string; args: string[]; env: Record<string, string> } {
 	const host = options.host ?? PI_073;
 	const args = [
 		host.cli,
@@ -74,17 +104,16 @@ function spawnPi(home: PiHome, modeArgs: string[], options: Pick<PiCliOptions, "
 		"m",
 		...(options.extraArgs ?? []),
 	];
-	return spawn(host.node, args, {
-		cwd: home.cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: home.agentDir, HOME: home.dir.path, PI_OFFLINE: "1", ...options.env },
-		stdio: ["pipe", "pipe", "pipe"],
-	});
+	const env = { ...(process.env as Record<string, string>), PI_CODING_AGENT_DIR: home.agentDir, HOME: home.root, PI_OFFLINE: "1", ...options.env };
+	return { node: host.node, args, env };
 }
 
-export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
-	const home = await preparePiHome(options);
-	const { dir, agentDir, model } = home;
-	const child = spawnPi(home, ["-p"], { ...options, extraArgs: [...(options.extraArgs ?? []), options.prompt] });
+/** One `pi -p` (or `--mode json` with modeArgs) run in an existing home. */
+export async function runPi(home: PiHome, prompt: string, options: RunOptions & { mode?: "print" | "json" } = {}): Promise<Omit<PiCliRun, "cleanup">> {
+	if (options.steps) home.model.script(options.steps);
+	const modeArgs = options.mode === "json" ? ["--mode", "json"] : ["-p"];
+	const { node, args, env } = piCommand(home, modeArgs, { ...options, extraArgs: [...(options.extraArgs ?? []), prompt] });
+	const child = spawn(node, args, { cwd: home.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
 	child.stdin.end(); // print mode reads no input
 	let stdout = "";
 	let stderr = "";
@@ -97,18 +126,14 @@ export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
 	const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
 	const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
 	clearTimeout(timer);
-	return {
-		code,
-		stdout,
-		stderr,
-		model,
-		agentDir,
-		pid: child.pid ?? -1,
-		cleanup: async () => {
-			await model.close();
-			dir.remove();
-		},
-	};
+	return { code, stdout, stderr, model: home.model, agentDir: home.agentDir, pid: child.pid ?? -1 };
+}
+
+/** A whole run in a fresh home (removed by cleanup). */
+export async function runPiCli(options: PiCliOptions): Promise<PiCliRun> {
+	const home = await createPiHome(options);
+	const run = await runPi(home, options.prompt, options);
+	return { ...run, cleanup: () => home.dispose() };
 }
 
 export interface RpcEvent {
@@ -118,19 +143,24 @@ export interface RpcEvent {
 
 export interface PiRpc {
 	readonly events: RpcEvent[];
+	/** Everything Pi wrote to stderr so far. */
+	stderr(): string;
 	send(command: Record<string, unknown>): void;
 	/** Resolves with the first event (from `from` on) that matches. */
 	waitFor(match: (event: RpcEvent) => boolean, from?: number, timeoutMs?: number): Promise<RpcEvent>;
+	/** Ends Pi (stdin closed) and waits for it; with an own home, removes the home too. */
 	close(): Promise<void>;
 }
 
 /** The real `pi --mode rpc` with this extension: JSONL commands in, JSONL events out. */
-export async function startPiRpc(options: Omit<PiCliOptions, "prompt" | "steps"> & { steps?: Step[] }): Promise<PiRpc> {
-	const home = await preparePiHome({ ...options, steps: options.steps ?? [] });
-	const { dir, model } = home;
-	const child = spawnPi(home, ["--mode", "rpc"], options);
+export async function startPiRpc(options: HomeOptions & RunOptions & { home?: PiHome }): Promise<PiRpc> {
+	const home = options.home ?? (await createPiHome(options));
+	if (options.home && options.steps) home.model.script(options.steps);
+	const { node, args, env } = piCommand(home, ["--mode", "rpc"], options);
+	const child = spawn(node, args, { cwd: home.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
 	const events: RpcEvent[] = [];
 	let buffer = "";
+	let stderr = "";
 	child.stdout.on("data", (chunk) => {
 		buffer += chunk;
 		let newline = buffer.indexOf("\n");
@@ -141,10 +171,13 @@ export async function startPiRpc(options: Omit<PiCliOptions, "prompt" | "steps">
 			newline = buffer.indexOf("\n");
 		}
 	});
-	child.stderr.resume();
+	child.stderr.on("data", (c) => {
+		stderr += c;
+	});
 	const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
 	return {
 		events,
+		stderr: () => stderr,
 		send: (command) => child.stdin.write(`${JSON.stringify(command)}\n`),
 		async waitFor(match, from = 0, timeoutMs = 20_000) {
 			const deadline = Date.now() + timeoutMs;
@@ -160,8 +193,7 @@ export async function startPiRpc(options: Omit<PiCliOptions, "prompt" | "steps">
 			const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
 			await exited;
 			clearTimeout(timer);
-			await model.close();
-			dir.remove();
+			if (!options.home) await home.dispose();
 		},
 	};
 }

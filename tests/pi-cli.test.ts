@@ -50,7 +50,7 @@ describe.each(PI_HOSTS)("the pi CLI with a broken config ($name)", (host) => {
 		});
 		try {
 			expect(run.code, run.stderr).toBe(0);
-			expect(run.stderr).toContain('server "bad": args: must be a list of strings, got "notalist"; lifecycle: must be one of "lazy", "eager", "keep-alive"');
+			expect(run.stderr).toContain('server "bad": args: must be a list of strings, got a string; lifecycle: must be one of "lazy", "eager", "keep-alive"');
 			expect(run.stderr).toContain('settings: toolPrefix: must be one of "server", "short", "none", got "long"');
 			expect(run.stdout).toContain("Echo: fine");
 		} finally {

@@ -1,0 +1,65 @@
+// Small JSON files shared by every Pi session of a user (metadata cache, approvals, tokens):
+// read leniently, updated under a cross-process lock (proper-lockfile, as Pi itself uses),
+// merged with what is on disk at that moment, and written atomically (temp file + rename),
+// private to the user (0600).
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** The parsed file, "missing" when there is none, or "invalid" when it is not JSON. */
+export function readJsonFile(path: string): unknown | "missing" | "invalid" {
+	let text: string;
+	try {
+		text = readFileSync(path, "utf8");
+	} catch {
+		return "missing";
+	}
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return "invalid";
+	}
+}
+
+/** Writes JSON atomically with mode 0600, creating the folder (0700) if needed. */
+export function writeJsonFileAtomic(path: string, value: unknown): void {
+	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+	const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+	try {
+		writeFileSync(temp, `${JSON.stringify(value, null, 1)}\n`, { mode: 0o600 });
+		chmodSync(temp, 0o600); // the umask may have widened it
+		renameSync(temp, path);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		throw error;
+	}
+}
+
+export interface LockOptions {
+	/** A lock older than this is taken over (its holder died). Default 10 s. */
+	readonly staleMs?: number;
+}
+
+/**
+ * Runs `update` on the current content under a cross-process lock and writes what it returns
+ * (undefined: write nothing). Returns what was written, or the unchanged content.
+ */
+export async function updateJsonFile<T>(path: string, parse: (raw: unknown | "missing" | "invalid") => T, update: (current: T) => T | undefined, options: LockOptions = {}): Promise<T> {
+	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+	// Imported on the first write only: a session that only reads never pays for it.
+	const { lock } = await import("proper-lockfile");
+	const release = await lock(path, {
+		realpath: false,
+		stale: options.staleMs ?? 10_000,
+		retries: { retries: 50, minTimeout: 10, maxTimeout: 200 },
+	});
+	try {
+		const current = parse(readJsonFile(path));
+		const next = update(current);
+		if (next === undefined) return current;
+		writeJsonFileAtomic(path, next);
+		return next;
+	} finally {
+		await release();
+	}
+}
