@@ -98,6 +98,11 @@ export function everythingStdio(): Record<string, unknown> {
 	return { command: process.execPath, args: [EVERYTHING, "stdio"] };
 }
 
+/** A stdio server (server-everything) that leaves a marker file the moment it is started. */
+export function markerServer(marker: string, extraArgs: string[] = []): { command: string; args: string[] } {
+	return { command: "sh", args: ["-c", `touch '${marker}'; exec '${process.execPath}' '${EVERYTHING}' stdio`, ...extraArgs] };
+}
+
 export function entryOf(config: McpConfig, name: string): ServerEntry {
 	const entry = config.servers.get(name);
 	if (!entry) throw new Error(`no server ${name}`);

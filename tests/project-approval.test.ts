@@ -10,14 +10,8 @@ import { McpRuntime } from "../mcp-runtime.ts";
 import { ProjectApprovals } from "../project-approval.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-registrar.ts";
-import { EVERYTHING, tempDir } from "./helpers.ts";
+import { markerServer, tempDir } from "./helpers.ts";
 import { startRecorder, type Recorder } from "./recorder.ts";
-
-/** A stdio server that leaves a marker file the moment it is started. */
-export const markerServer = (marker: string, extraArgs: string[] = []) => ({
-	command: "sh",
-	args: ["-c", `touch '${marker}'; exec '${process.execPath}' '${EVERYTHING}' stdio`, ...extraArgs],
-});
 
 describe("project servers wait for the user's yes", () => {
 	let dir: ReturnType<typeof tempDir>;
