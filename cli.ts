@@ -1,6 +1,5 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
-import { formatProblem } from "./config.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { type ProxyInput, runProxy } from "./proxy-tool.ts";
@@ -12,6 +11,8 @@ const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   search <words...>      find tools (words OR'd; --regex for a pattern)
   describe <tool>        one tool's description and parameters
   call <tool> ['<json>'] call a tool with JSON arguments
+  approve [server]       let this project's servers run (one, or all awaiting)
+  deny [server]          keep this project's servers from running
   demo                   status, search, describe and call, one after another
 Config: <agentDir>/mcp.json, .mcp.json and .pi/mcp.json, or only --config <file>.`;
 
@@ -77,6 +78,21 @@ async function demo(lifecycle: ServerLifecycle): Promise<boolean> {
 	return allOk;
 }
 
+async function decide(runtime: McpRuntime, command: "approve" | "deny", server: string | undefined): Promise<number> {
+	if (server && !runtime.config.servers.has(server)) {
+		process.stderr.write(`Unknown server "${server}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+		return 2;
+	}
+	const decided = await runtime.decide(server ? [server] : [], command === "approve" ? "approved" : "denied");
+	if (decided.length === 0) {
+		process.stdout.write(server ? `"${server}" is from your own config: it needs no approval.\n` : "No project server needs a decision.\n");
+		return 0;
+	}
+	process.stdout.write(`${command === "approve" ? "Approved" : "Denied"} for ${runtime.approvals.project}:\n`);
+	for (const entry of decided) process.stdout.write(`  ${entry.name}: ${entry.launch.summary}\n`);
+	return 0;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
 	const parsed = parseArgv(argv);
 	if (parsed.command === "help" || !parsed.command) {
@@ -84,11 +100,12 @@ export async function main(argv: readonly string[]): Promise<number> {
 		return parsed.command === "help" ? 0 : 2;
 	}
 	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath });
-	for (const problem of runtime.config.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+	for (const line of runtime.problemLines()) process.stderr.write(`${line}\n`);
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
 	const lifecycle = runtime.lifecycle;
 	try {
 		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
+		if (parsed.command === "approve" || parsed.command === "deny") return await decide(runtime, parsed.command, parsed.rest[0]);
 		const input = toInput(parsed);
 		if (typeof input === "string") {
 			process.stderr.write(`${input}\n\n${USAGE}\n`);

@@ -51,6 +51,7 @@ export class ServerLifecycle {
 	private readonly options: LifecycleOptions;
 	private timer?: ReturnType<typeof setInterval>;
 	private ticking = false;
+	private started = false;
 	private stopped = false;
 	private readonly unsubscribe: () => void;
 
@@ -75,6 +76,7 @@ export class ServerLifecycle {
 	 * servers with no valid cache entry connect once to fill it (lazy ones close right after).
 	 */
 	start(): void {
+		this.started = true;
 		this.startup = this.bringUp([...this.config.servers.values()]);
 		const tickMs = this.options.tickMs ?? 30_000;
 		this.timer = setInterval(() => void this.tick(), tickMs);
@@ -99,6 +101,7 @@ export class ServerLifecycle {
 			}
 		}
 		this.options.onChange?.();
+		if (!this.started) return; // a one-shot CLI run: nothing starts in the background
 		const work = this.bringUp(admitted);
 		this.startup = Promise.all([this.startup, work]).then(() => undefined);
 		await work;

@@ -1,7 +1,7 @@
 // Auth against a real server-everything behind a bearer-token gate on 127.0.0.1: literal and env
 // tokens, a wrong token (clear message, token never echoed), token-file OAuth, an expired token,
 // and a server name that tries to leave the token folder.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
@@ -97,6 +97,22 @@ describe("HTTP auth", () => {
 			expect(help).toContain(file);
 			expect(help).toMatch(/Token: the OAuth token for "remote" expired/);
 			expect(help).not.toContain(TOKEN);
+		});
+	});
+
+	it("a token file other users can read is refused, with the chmod fix", async () => {
+		const file = tokenPath(dir.path, "remote");
+		mkdirSync(join(file, ".."), { recursive: true });
+		writeFileSync(file, JSON.stringify({ access_token: TOKEN }), { mode: 0o644 });
+		chmodSync(file, 0o644);
+		await withServer({ url, auth: "oauth" }, {}, async (lc) => {
+			const result = await text(lc, { tool: "remote_echo", args: { message: "x" } });
+			expect(result).toContain(`is readable by other users (mode 644); run: chmod 600 ${file}`);
+			expect(result).not.toContain(TOKEN);
+		});
+		chmodSync(file, 0o600);
+		await withServer({ url, auth: "oauth" }, {}, async (lc) => {
+			expect(await text(lc, { tool: "remote_echo", args: { message: "private" } })).toBe("Echo: private");
 		});
 	});
 

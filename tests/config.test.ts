@@ -203,6 +203,29 @@ describe("interpolation", () => {
 		expect(server(config, "remote")).toMatchObject({ url: "https://api.example.com/mcp", headers: { "X-Key": "s3cret" }, bearerToken: "s3cret" });
 	});
 
+	it("nested defaults expand fully: ${A:-${B}} with A unset is B's value, ${B:-${A}} is B's", () => {
+		write(join(agentDir, "mcp.json"), {
+			mcpServers: { s: { command: "x", args: ["${A:-${B}}", "${B:-${A}}", "${A:-x${B}y}", "${A:-${C:-deep}}", "${A:-}"] } },
+		});
+		expect(server(load({ B: "bee" }), "s")).toMatchObject({ args: ["bee", "bee", "xbeey", "deep", ""] });
+	});
+
+	it.each([
+		["${A", "is never closed"],
+		["${}", "empty variable name"],
+		["${A B}", '"A B" is not a variable name'],
+		["${A:-${B}", "is never closed"],
+		["${A:-${}}", "empty variable name"],
+	])("a malformed %s is an error naming file and server, not a literal", (arg, why) => {
+		write(join(agentDir, "mcp.json"), { mcpServers: { s: { command: "x", args: [arg] }, ok: { command: "y" } } });
+		const config = load({ A: "set", B: "bee" });
+		expect(config.servers.has("s")).toBe(false);
+		expect(config.servers.has("ok")).toBe(true);
+		const text = config.problems.map(formatProblem).join("\n");
+		expect(text).toMatch(/^error: .*mcp\.json: server "s": field "args\[0\]": malformed variable: /);
+		expect(text).toContain(why);
+	});
+
 	it("a variable that is not set names the variable, never a value, and only that server is dropped", () => {
 		write(join(agentDir, "mcp.json"), {
 			mcpServers: { needy: { command: "x", env: { TOKEN: "${MISSING_TOKEN}" } }, fine: { command: "y", env: { A: "${SET}" } } },
