@@ -53,6 +53,15 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(json.stdout).toContain("awaiting approval");
 		expect(existsSync(marker)).toBe(false);
 		expect(recorder.requests).toEqual([]);
+
+		const approve = await runPi(home, "/mcp approve proj", { host, env, steps: [] });
+		expect(approve.code, approve.stderr).toBe(0);
+		// Pi sends an extension's stdout to stderr in print mode.
+		expect(approve.stdout + approve.stderr).toContain("Approved (starting as configured)");
+		const after = await runPi(home, "use it", { host, env, steps: [callProj, answer] });
+		expect(after.stdout).toContain("tool said: Echo: hi");
+		expect(existsSync(marker)).toBe(true);
+		expect(recorder.requests).toEqual([]);
 	});
 
 	it("rpc: the question is asked and nothing runs meanwhile; /mcp approve lets it run; a changed command asks again", async () => {
