@@ -127,7 +127,7 @@ function fromCodex(e: Obj): Obj {
 	for (const key of ["command", "args", "env", "cwd", "url"]) if (e[key] !== undefined) out[key] = e[key];
 	if (e.http_headers !== undefined) out.headers = e.http_headers;
 	if (e.bearer_token_env_var !== undefined) out.bearerTokenEnv = e.bearer_token_env_var;
-	if (typeof e.tool_timeout_sec === "number") out.timeout = e.tool_timeout_sec * 1000;
+	if (typeof e.tool_timeout_sec === "number") out.timeout = e.tool_timeout_sec;
 	if (e.enabled === false) out.disabled = true;
 	return out;
 }

@@ -3,17 +3,17 @@
 // together they cost ~150 ms of startup that a session with a warm cache never needs.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { CallToolResultSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 
 export {
 	CallToolResultSchema,
 	Client,
+	deserializeMessage,
 	ResourceListChangedNotificationSchema,
 	SSEClientTransport,
-	StdioClientTransport,
 	StreamableHTTPClientTransport,
 	ToolListChangedNotificationSchema,
 };

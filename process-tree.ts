@@ -1,22 +1,41 @@
-// Finds and ends the descendants of a server process. Wrappers such as `npx` or `sh -c` start the
-// real server as a grandchild; the SDK's stdio close only signals the direct child, which can
-// leave the grandchild running after Pi exits.
+// Finds and ends every process a server left behind. Stdio servers are started as the leader of
+// their own process group, so the group holds the server, its wrapper (npx, sh -c) and whatever
+// they started; `ps` also finds descendants that left the group (setsid). Ending them is
+// SIGTERM, a grace period, then SIGKILL, and the waits keep Node alive: a shutdown that Node cut
+// short would leave processes running and lose Pi's exit code.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
-/** Every descendant pid of `root` (children first-level first), or [] where `ps` is unavailable. */
-export function listDescendants(root: number): number[] {
+interface PsRow {
+	readonly pid: number;
+	readonly ppid: number;
+	readonly pgid: number;
+}
+
+function psTable(): PsRow[] {
 	if (process.platform === "win32") return [];
 	let table: string;
 	try {
-		table = execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+		table = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid="], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
 	} catch {
 		return [];
 	}
-	const children = new Map<number, number[]>();
+	const rows: PsRow[] = [];
 	for (const line of table.split("\n")) {
-		const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-		if (!pid || Number.isNaN(ppid)) continue;
+		const [pid, ppid, pgid] = line.trim().split(/\s+/).map(Number);
+		if (pid && !Number.isNaN(ppid)) rows.push({ pid, ppid, pgid });
+	}
+	return rows;
+}
+
+/** Every descendant pid of `root` (children first-level first), or [] where `ps` is unavailable. */
+export function listDescendants(root: number): number[] {
+	return descendantsIn(psTable(), root);
+}
+
+function descendantsIn(rows: readonly PsRow[], root: number): number[] {
+	const children = new Map<number, number[]>();
+	for (const { pid, ppid } of rows) {
 		const list = children.get(ppid) ?? [];
 		list.push(pid);
 		children.set(ppid, list);
@@ -29,6 +48,17 @@ export function listDescendants(root: number): number[] {
 		queue.push(...next);
 	}
 	return out;
+}
+
+/**
+ * A server's whole tree: its descendants, and the members of the process group it leads (which
+ * outlive it after it exits: a `sleep 300 &` started by a wrapper, re-parented to init).
+ */
+export function listTree(root: number): number[] {
+	const rows = psTable();
+	const tree = new Set(descendantsIn(rows, root));
+	for (const row of rows) if (row.pgid === root && row.pid !== root) tree.add(row.pid);
+	return [...tree];
 }
 
 /** True while the process runs; a zombie (exited, not yet reaped by its parent) counts as gone. */
@@ -47,14 +77,15 @@ export function isAlive(pid: number): boolean {
 	}
 }
 
-/** SIGTERM each pid still alive, then SIGKILL whatever survives `graceMs`. */
+/** SIGTERM each pid still alive, then SIGKILL whatever survives `graceMs`; resolves when all are gone (or after a last short wait). */
 export async function terminateAll(pids: readonly number[], graceMs = 1500): Promise<void> {
 	const alive = pids.filter(isAlive);
 	if (alive.length === 0) return;
 	for (const pid of alive) signal(pid, "SIGTERM");
-	const deadline = Date.now() + graceMs;
-	while (Date.now() < deadline && alive.some(isAlive)) await sleep(50);
-	for (const pid of alive) if (isAlive(pid)) signal(pid, "SIGKILL");
+	await waitGone(alive, graceMs);
+	const stubborn = alive.filter(isAlive);
+	for (const pid of stubborn) signal(pid, "SIGKILL");
+	await waitGone(stubborn, 500);
 }
 
 /** Synchronous last resort for process exit, when no await is possible. */
@@ -62,7 +93,8 @@ export function killAllSync(pids: readonly number[]): void {
 	for (const pid of pids) signal(pid, "SIGKILL");
 }
 
-function signal(pid: number, sig: NodeJS.Signals): void {
+/** Sends a signal to a process group (negative pid) or a process; gone already is fine. */
+export function signal(pid: number, sig: NodeJS.Signals): void {
 	try {
 		process.kill(pid, sig);
 	} catch {
@@ -70,4 +102,8 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 	}
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Polls until none of `pids` is alive or `ms` passed. The timer is not unref'd on purpose. */
+async function waitGone(pids: readonly number[], ms: number): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (Date.now() < deadline && pids.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 25));
+}

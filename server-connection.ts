@@ -1,13 +1,18 @@
-// Opening one MCP connection: the SDK (imported on first use), stdio with a bounded stderr tail,
-// streamable HTTP with SSE fallback, listing tools and resources across pages, and closing with
-// the server's whole process tree. The pool around connections is server-manager.ts.
+// Opening one MCP connection: the SDK (imported on first use), stdio through our own transport
+// (linear reading, process-group kill), streamable HTTP with SSE fallback behind an HttpGuard,
+// all under one deadline that covers every transport tried and closes whatever it opened when it
+// fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
+// The pool around connections is server-manager.ts.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describeError, isAuthError } from "./errors.ts";
+import { HttpGuard } from "./http-guard.ts";
 import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
 import { type AuthContext, requestHeaders } from "./oauth-handler.ts";
-import { listDescendants, terminateAll } from "./process-tree.ts";
 import type { Redactor } from "./redaction.ts";
-import type { HttpServerEntry, JsonSchema, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
+import { safeSchema } from "./safe-schema.ts";
+import { StdioTransport } from "./stdio-transport.ts";
+import type { HttpServerEntry, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
 let sdkLoading: Promise<McpSdk> | undefined;
@@ -20,13 +25,15 @@ export function loadSdk(): Promise<McpSdk> {
 export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
 export const STDERR_TAIL_BYTES = 8 * 1024;
 const MAX_PAGES = 100;
-const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+
+export type TransportKind = "stdio" | "streamable-http" | "sse";
 
 export interface ServerConnection {
 	readonly name: string;
 	readonly entry: ServerEntry;
 	readonly client: Client;
-	readonly transportKind: "stdio" | "streamable-http" | "sse";
+	readonly transportKind: TransportKind;
 	/** Pid of the stdio child, if any. */
 	readonly pid?: number;
 	tools: ToolMetadata[];
@@ -37,6 +44,12 @@ export interface ServerConnection {
 	inFlight: number;
 	/** The last few KB the server wrote to stderr, for error messages. */
 	stderrTail(): string;
+	/** Why the transport itself ended the connection (a message over the limit), if it did. */
+	transportFailure(): string | undefined;
+	/** Closes the client and ends everything it opened (process tree, sockets). */
+	close(): Promise<void>;
+	/** At process exit, when no await is possible. */
+	killSync(): void;
 }
 
 /** What opening a connection needs from the manager's options. */
@@ -44,77 +57,156 @@ export interface OpenOptions {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly auth: AuthContext;
 	readonly connectTimeoutMs: number;
+	readonly maxMessageBytes: number;
 	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
 	readonly debugLog?: (server: string, text: string) => void;
 	/** Told every credential sent, so no message shows it. */
 	readonly redactor: Redactor;
+	/** Where a started process registers its synchronous killer until it is closed (for process exit). */
+	readonly live?: Set<() => void>;
 }
 
-/** Spawns a stdio server; its stderr is kept in `stderr` (and echoed when `debug` is set). */
-export async function openStdio({ Client, StdioClientTransport }: McpSdk, entry: StdioServerEntry, stderr: TailBuffer, options: OpenOptions) {
-	const env = { ...definedOnly(options.env ?? process.env), ...entry.env };
+/** An open client and how to end it. */
+export interface Opened {
+	readonly client: Client;
+	readonly kind: TransportKind;
+	readonly pid?: number;
+	readonly stderrTail: () => string;
+	readonly transportFailure: () => string | undefined;
+	readonly close: () => Promise<void>;
+	readonly killSync: () => void;
+}
+
+/** Thrown when connecting did not finish within connectTimeoutMs. */
+export class ConnectTimeoutError extends Error {
+	constructor(server: string, ms: number) {
+		super(`Server "${server}" did not finish connecting within ${Math.round(ms / 1000)} s. Raise settings.connectTimeoutMs if it needs longer.`);
+		this.name = "ConnectTimeoutError";
+	}
+}
+
+/**
+ * Opens a connection within connectTimeoutMs (covering every transport tried), or fails and
+ * leaves nothing behind. `signal` cancels it (shutdown, close), with the same cleanup.
+ */
+export async function openConnection(sdk: McpSdk, entry: ServerEntry, options: OpenOptions, signal?: AbortSignal): Promise<Opened> {
+	const deadline = new AbortController();
+	const timer = setTimeout(() => deadline.abort(new ConnectTimeoutError(entry.name, options.connectTimeoutMs)), options.connectTimeoutMs);
+	const cancel = () => deadline.abort(signal?.reason ?? new Error(`Connecting to "${entry.name}" was cancelled`));
+	if (signal?.aborted) cancel();
+	signal?.addEventListener("abort", cancel, { once: true });
+	try {
+		// Cancelled before it began (shutdown right after a start): nothing is spawned or fetched.
+		if (deadline.signal.aborted) throw deadline.signal.reason;
+		return entry.transport === "stdio" ? await openStdio(sdk, entry, options, deadline.signal) : await openHttp(sdk, entry, options, deadline.signal);
+	} finally {
+		clearTimeout(timer);
+		signal?.removeEventListener("abort", cancel);
+	}
+}
+
+/** Connects a client over a transport, giving up when `signal` aborts; on any failure `cleanup` runs before the error is thrown. */
+async function connectClient(client: Client, transport: Transport, options: OpenOptions, signal: AbortSignal, cleanup: () => Promise<void>): Promise<void> {
+	try {
+		await untilAborted(client.connect(transport, { timeout: options.connectTimeoutMs, signal }), signal);
+	} catch (error) {
+		await cleanup();
+		throw signal.aborted ? (signal.reason ?? error) : error;
+	}
+}
+
+async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
+	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 	const launch = options.launch?.(entry) ?? entry;
-	const transport = new StdioClientTransport({
+	const transport = new StdioTransport({
 		command: launch.command,
-		args: [...launch.args],
-		env,
+		args: launch.args,
+		env: { ...definedOnly(options.env), ...entry.env },
 		cwd: entry.cwd,
-		stderr: "pipe",
-		// Room for one huge message (the SDK's default, 10 MB, drops the connection on a 20 MB result).
-		maxBufferSize: MAX_MESSAGE_BYTES,
+		maxMessageBytes: options.maxMessageBytes,
+		parse: sdk.deserializeMessage,
+		onStderr: (chunk) => {
+			stderr.push(chunk);
+			if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
+		},
 	});
-	transport.stderr?.on("data", (chunk: Buffer) => {
-		stderr.push(chunk);
-		if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
-	});
-	const client = new Client(CLIENT_INFO, { capabilities: {} });
-	await client.connect(transport, { timeout: options.connectTimeoutMs });
-	return { client, transport, kind: "stdio" as const };
+	const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+	const killSync = () => transport.killSync();
+	options.live?.add(killSync);
+	const close = async () => {
+		client.onclose = undefined;
+		await client.close().catch(() => undefined);
+		await transport.close();
+		options.live?.delete(killSync);
+	};
+	try {
+		await connectClient(client, transport, options, signal, close);
+	} catch (error) {
+		const tail = stderr.text().trim();
+		throw tail ? new Error(`${describeError(error)}\nServer stderr:\n${tail}`, { cause: error }) : error;
+	}
+	return {
+		client,
+		kind: "stdio",
+		pid: transport.pid,
+		stderrTail: () => stderr.text(),
+		transportFailure: () => transport.failure,
+		close,
+		killSync,
+	};
 }
 
-/** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`). */
-export async function openHttp({ Client, SSEClientTransport, StreamableHTTPClientTransport }: McpSdk, entry: HttpServerEntry, options: OpenOptions) {
-	const newClient = () => new Client(CLIENT_INFO, { capabilities: {} });
+/** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`), within one deadline. */
+async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
 	const url = new URL(entry.url);
 	const headers = requestHeaders(entry, options.auth);
 	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
-	const viaSse = async () => {
-		const client = newClient();
-		const transport = new SSEClientTransport(url, { requestInit });
-		await client.connect(transport, { timeout: options.connectTimeoutMs });
-		return { client, transport, kind: "sse" as const };
+	const attempt = async (kind: "streamable-http" | "sse"): Promise<Opened> => {
+		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes });
+		const inner =
+			kind === "sse"
+				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch })
+				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch });
+		const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+		const close = async () => {
+			client.onclose = undefined;
+			await client.close().catch(() => undefined);
+			guard.abort(); // no fetch, stream or EventSource retry outlives the connection
+		};
+		await connectClient(client, guard.wrap(inner), options, signal, close);
+		return { client, kind, stderrTail: () => "", transportFailure: () => undefined, close, killSync: () => guard.abort() };
 	};
-	if (entry.transport === "sse") return viaSse();
-	const client = newClient();
-	const transport = new StreamableHTTPClientTransport(url, { requestInit });
+	if (entry.transport === "sse") return attempt("sse");
 	try {
-		await client.connect(transport, { timeout: options.connectTimeoutMs });
-		return { client, transport, kind: "streamable-http" as const };
+		return await attempt("streamable-http");
 	} catch (streamableError) {
-		await client.close().catch(() => undefined);
-		if (isAuthError(streamableError)) throw streamableError;
+		if (isAuthError(streamableError) || signal.aborted) throw streamableError;
 		try {
-			return await viaSse();
+			return await attempt("sse");
 		} catch (sseError) {
-			if (isAuthError(sseError)) throw sseError;
-			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
-				cause: streamableError,
-			});
+			if (isAuthError(sseError) || signal.aborted) throw sseError;
+			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, { cause: streamableError });
 		}
 	}
 }
 
-/** Every tool and resource of a server, across all pages. */
-export async function listMetadata(client: Client, name: string, timeout: number): Promise<{ tools: ToolMetadata[]; resources: ResourceMetadata[] }> {
+/** Every tool and resource of a server, across all pages; schemas made safe to store and show. */
+export async function listMetadata(
+	client: Client,
+	name: string,
+	timeout: number,
+	signal?: AbortSignal,
+): Promise<{ tools: ToolMetadata[]; resources: ResourceMetadata[] }> {
 	const { LenientToolsPage, LenientResourcesPage } = await loadSdk();
-	const toolPages = await allPages((cursor): Promise<ToolsPage> => client.request({ method: "tools/list", params: cursorParams(cursor) }, LenientToolsPage, { timeout }));
+	const options = { timeout, signal };
+	const toolPages = await allPages((cursor): Promise<ToolsPage> => client.request({ method: "tools/list", params: cursorParams(cursor) }, LenientToolsPage, options));
 	const tools = toolPages.flatMap((page) =>
-		page.tools.map((tool) => ({ server: name, name: tool.name, title: tool.title, description: tool.description ?? "", inputSchema: objectSchema(tool.inputSchema) })),
+		page.tools.map((tool) => ({ server: name, name: tool.name, title: tool.title, description: tool.description ?? "", inputSchema: safeSchema(tool.inputSchema) })),
 	);
 	if (!client.getServerCapabilities()?.resources) return { tools, resources: [] };
 	const resourcePages = await allPages(
-		(cursor): Promise<ResourcesPage> => client.request({ method: "resources/list", params: cursorParams(cursor) }, LenientResourcesPage, { timeout }),
+		(cursor): Promise<ResourcesPage> => client.request({ method: "resources/list", params: cursorParams(cursor) }, LenientResourcesPage, options),
 	);
 	const resources = resourcePages.flatMap((page) =>
 		page.resources.map((r) => ({ uri: r.uri, name: r.name ?? r.uri, description: r.description, mimeType: r.mimeType })),
@@ -125,30 +217,15 @@ export async function listMetadata(client: Client, name: string, timeout: number
 const cursorParams = (cursor: string | undefined) => (cursor ? { cursor } : {});
 
 /** Follows `nextCursor` until the server stops sending one (at most MAX_PAGES, against a loop). */
-async function allPages<P extends { nextCursor?: string }>(fetch: (cursor: string | undefined) => Promise<P>): Promise<P[]> {
+async function allPages<P extends { nextCursor?: string }>(fetchPage: (cursor: string | undefined) => Promise<P>): Promise<P[]> {
 	const pages: P[] = [];
 	let cursor: string | undefined;
 	do {
-		const page = await fetch(cursor);
+		const page = await fetchPage(cursor);
 		pages.push(page);
 		cursor = page.nextCursor;
 	} while (cursor && pages.length < MAX_PAGES);
 	return pages;
-}
-
-/** A schema the model and Pi can use: always an object schema, whatever the server sent. */
-function objectSchema(raw: unknown): JsonSchema {
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { type: "object", properties: {} };
-	const schema = raw as JsonSchema;
-	return schema.type === undefined ? { type: "object", ...schema } : schema;
-}
-
-export async function closeConnection(connection: ServerConnection): Promise<void> {
-	// Descendants are listed before the close: once the wrapper dies its children are re-parented.
-	const descendants = connection.pid ? listDescendants(connection.pid) : [];
-	connection.client.onclose = undefined;
-	await connection.client.close().catch(() => undefined);
-	await terminateAll(descendants);
 }
 
 /** Timeouts and cancellations in words a user can act on. */
@@ -156,18 +233,43 @@ export function explainRequestError(error: unknown, connection: ServerConnection
 	const code = (error as { code?: unknown } | null)?.code;
 	if (code === -32001 && /timed out/i.test(describeError(error))) {
 		return new Error(
-			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (ms) or settings.requestTimeoutMs if it needs longer.`,
+			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (seconds) or settings.requestTimeoutMs if it needs longer.`,
 			{ cause: error },
 		);
 	}
 	return error;
 }
 
+/** Adds why the connection ended: the transport's own reason, or the end of a crashed server's stderr. */
 export function withStderr(error: unknown, connection: ServerConnection): unknown {
-	if (connection.status === "connected" || connection.transportKind !== "stdio") return error;
+	if (connection.status === "connected") return error;
+	const failure = connection.transportFailure();
+	if (failure) return new Error(`${describeError(error)}: ${failure}`, { cause: error });
 	const tail = connection.stderrTail().trim();
-	if (!tail) return error;
+	if (connection.transportKind !== "stdio" || !tail) return error;
 	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, { cause: error });
+}
+
+/** Resolves or rejects with `promise`, or rejects with the signal's reason as soon as it aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+	if (signal.aborted) {
+		promise.catch(() => undefined); // it settles later; nobody waits for it any more
+		return Promise.reject(signal.reason);
+	}
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener("abort", onAbort, { once: true });
+		promise.then(
+			(value) => {
+				signal.removeEventListener("abort", onAbort);
+				resolve(value);
+			},
+			(error) => {
+				signal.removeEventListener("abort", onAbort);
+				reject(error);
+			},
+		);
+	});
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -1,28 +1,24 @@
-// The pool of MCP connections: one connect at a time per server (concurrent callers share it),
-// calls counted in flight, events for the lifecycle, session recovery, list_changed, and closing
-// every connection without leaving a process behind. Opening one connection: server-connection.ts.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// The pool of MCP connections: one connect at a time per server (concurrent callers share it;
+// each may stop waiting on its own signal), calls counted in flight, events for the lifecycle,
+// session recovery, list_changed, and closing every connection, or connect under way, without
+// leaving a process behind. Opening one connection: server-connection.ts.
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
 import { describeError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
-import { killAllSync, listDescendants } from "./process-tree.ts";
+import { Redactor } from "./redaction.ts";
 import {
-	closeConnection,
+	DEFAULT_MAX_MESSAGE_BYTES,
 	explainRequestError,
 	listMetadata,
 	loadSdk,
 	type McpSdk,
 	type OpenOptions,
-	openHttp,
-	openStdio,
-	STDERR_TAIL_BYTES,
+	openConnection,
 	type ServerConnection,
-	TailBuffer,
+	untilAborted,
 	withStderr,
 } from "./server-connection.ts";
-import { Redactor } from "./redaction.ts";
 import type { ServerEntry, StdioServerEntry } from "./types.ts";
 
 export { type ServerConnection, TailBuffer } from "./server-connection.ts";
@@ -50,6 +46,10 @@ export interface ServerManagerOptions {
 	readonly maxTotalTimeoutMs?: number;
 	/** How long connecting (spawn/handshake plus the first tool list) may take (default 30 s). */
 	readonly connectTimeoutMs?: number;
+	/** The largest message accepted from a server (default 128 MB). */
+	readonly maxMessageBytes?: number;
+	/** The largest arguments sent to a tool (default 4 MB): bigger is refused before sending. */
+	readonly maxArgumentBytes?: number;
 	readonly env?: Readonly<Record<string, string | undefined>>;
 	/** Where `debug: true` servers' stderr goes; defaults to process.stderr. */
 	readonly debugLog?: (server: string, text: string) => void;
@@ -64,10 +64,17 @@ export interface ServerManagerOptions {
 
 export type StateListener = (server: string, event: ServerEvent) => void;
 
+export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
+
+interface PendingConnect {
+	readonly promise: Promise<ServerConnection>;
+	readonly controller: AbortController;
+}
+
 export class McpServerManager {
 	private readonly connections = new Map<string, ServerConnection>();
 	private readonly listeners = new Set<StateListener>();
-	private readonly pending = new Map<string, Promise<ServerConnection>>();
+	private readonly pending = new Map<string, PendingConnect>();
 	private readonly options: ServerManagerOptions;
 	private readonly now: () => number;
 	private readonly auth: AuthContext;
@@ -101,15 +108,28 @@ export class McpServerManager {
 		return [...this.connections.values()].filter((c) => c.status === "connected").map((c) => c.name);
 	}
 
-	/** Connects, or returns the healthy connection / the connect already under way. */
-	connect(entry: ServerEntry): Promise<ServerConnection> {
+	/** Whether a connect to this server is under way. */
+	connecting(name: string): boolean {
+		return this.pending.has(name);
+	}
+
+	/**
+	 * Connects, or returns the healthy connection / the connect already under way. `signal` stops
+	 * this caller's wait (Esc); the connect itself goes on for the others, within its deadline.
+	 */
+	connect(entry: ServerEntry, signal?: AbortSignal): Promise<ServerConnection> {
 		const existing = this.get(entry.name);
 		if (existing) return Promise.resolve(existing);
-		const inFlight = this.pending.get(entry.name);
-		if (inFlight) return inFlight;
-		const attempt = this.open(entry).finally(() => this.pending.delete(entry.name));
-		this.pending.set(entry.name, attempt);
-		return attempt;
+		let pending = this.pending.get(entry.name);
+		if (!pending) {
+			const controller = new AbortController();
+			const promise = this.open(entry, controller.signal).finally(() => {
+				if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
+			});
+			pending = { promise, controller };
+			this.pending.set(entry.name, pending);
+		}
+		return signal ? untilAborted(pending.promise, signal) : pending.promise;
 	}
 
 	/** Lists tools and resources again (after list_changed, or on request). */
@@ -121,6 +141,13 @@ export class McpServerManager {
 	}
 
 	async callTool(name: string, tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+		const size = Buffer.byteLength(JSON.stringify(args));
+		const limit = this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
+		if (size > limit) {
+			throw new Error(
+				`The arguments for ${tool} are ${formatMb(size)}, over the ${formatMb(limit)} limit: they were not sent. Pass a file path or a smaller piece instead (settings.maxArgumentMB raises the limit).`,
+			);
+		}
 		// Counted in flight from the first moment, so an idle sweep can never close under it.
 		return this.track(name, async (connection) => {
 			const { CallToolResultSchema } = await loadSdk();
@@ -136,31 +163,33 @@ export class McpServerManager {
 		return this.track(name, (connection) => connection.client.readResource({ uri }, this.requestOptions(connection, options)));
 	}
 
+	/** Closes a server: a connect under way is cancelled (its process ended), a connection closed. */
 	async close(name: string): Promise<void> {
-		await this.pending.get(name)?.catch(() => undefined);
+		const pending = this.pending.get(name);
+		if (pending) {
+			pending.controller.abort(new Error(`Connecting to "${name}" was cancelled: the server is being closed`));
+			await pending.promise.catch(() => undefined);
+		}
 		const connection = this.connections.get(name);
 		if (!connection) return;
 		this.connections.delete(name);
-		await closeConnection(connection);
+		await connection.close();
 		this.markClosed(connection);
 	}
 
-	/** Closes every connection; one server that will not close never blocks the others. */
+	/** Closes every connection and cancels every connect; one server that will not close never blocks the others. */
 	async closeAll(): Promise<void> {
 		const names = new Set([...this.connections.keys(), ...this.pending.keys()]);
 		await Promise.allSettled([...names].map((name) => this.close(name)));
 	}
 
-	/**
-	 * Last resort when the process exits without an awaited shutdown: SIGKILL every stdio server
-	 * and its descendants, synchronously.
-	 */
+	/** Last resort when the process exits without an awaited shutdown: SIGKILL every server tree, synchronously. */
 	killAllSync(): void {
-		for (const connection of this.connections.values()) {
-			if (!connection.pid) continue;
-			killAllSync([...listDescendants(connection.pid), connection.pid]);
-		}
+		for (const kill of this.live) kill();
 	}
+
+	/** The synchronous killer of every server process started and not yet closed (connected or still connecting). */
+	private readonly live = new Set<() => void>();
 
 	private require(name: string): ServerConnection {
 		const connection = this.get(name);
@@ -191,8 +220,10 @@ export class McpServerManager {
 		}
 	}
 
+	/** Per-server `timeout` is in seconds (Pi's mcp.json); settings are in ms. */
 	private requestTimeout(connection: ServerConnection): number {
-		return connection.entry.timeout ?? this.options.requestTimeoutMs ?? 60_000;
+		const seconds = connection.entry.timeout;
+		return seconds !== undefined ? seconds * 1000 : (this.options.requestTimeoutMs ?? 60_000);
 	}
 
 	private requestOptions(connection: ServerConnection, options: CallOptions) {
@@ -208,53 +239,53 @@ export class McpServerManager {
 		};
 	}
 
-	private async open(entry: ServerEntry): Promise<ServerConnection> {
-		const stderr = new TailBuffer(STDERR_TAIL_BYTES);
-		let opened: { client: Client; transport: Transport; kind: ServerConnection["transportKind"] };
-		const sdk = await loadSdk();
+	private async open(entry: ServerEntry, signal: AbortSignal): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
+		const sdk = await loadSdk();
 		const options: OpenOptions = {
 			env: this.options.env ?? process.env,
 			auth: this.auth,
 			redactor: this.redactor,
 			connectTimeoutMs: this.connectTimeoutMs(),
+			maxMessageBytes: this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
 			launch: this.options.launch,
 			debugLog: this.options.debugLog,
+			live: this.live,
 		};
+		let opened: Awaited<ReturnType<typeof openConnection>>;
 		try {
-			opened = entry.transport === "stdio" ? await openStdio(sdk, entry, stderr, options) : await openHttp(sdk, entry, options);
+			opened = await openConnection(sdk, entry, options, signal);
 		} catch (error) {
 			if (error instanceof AuthRequiredError) throw error;
-			const tail = stderr.text().trim();
-			const message = `Server "${entry.name}" failed to connect: ${describeError(error)}${tail ? `\nServer stderr:\n${tail}` : ""}`;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
-			throw new Error(this.redactor.scrub(message), { cause: error });
+			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), { cause: error });
 		}
-		const { client, transport, kind } = opened;
 		const connection: ServerConnection = {
 			name: entry.name,
 			entry,
-			client,
-			transportKind: kind,
-			pid: kind === "stdio" ? ((transport as { pid?: number | null }).pid ?? undefined) : undefined,
+			client: opened.client,
+			transportKind: opened.kind,
+			pid: opened.pid,
 			tools: [],
 			resources: [],
-			instructions: client.getInstructions(),
+			instructions: opened.client.getInstructions(),
 			status: "connected",
 			lastUsedAt: this.now(),
 			inFlight: 0,
-			stderrTail: () => stderr.text(),
+			stderrTail: opened.stderrTail,
+			transportFailure: opened.transportFailure,
+			close: opened.close,
+			killSync: opened.killSync,
 		};
-		client.onclose = () => this.markClosed(connection);
+		try {
+			Object.assign(connection, await untilAborted(listMetadata(opened.client, entry.name, this.connectTimeoutMs(), signal), signal));
+		} catch (error) {
+			await connection.close();
+			throw new Error(this.redactor.scrub(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`), { cause: error });
+		}
+		opened.client.onclose = () => this.markClosed(connection);
 		this.watchListChanges(sdk, connection);
 		this.connections.set(entry.name, connection);
-		try {
-			Object.assign(connection, await listMetadata(client, entry.name, this.connectTimeoutMs()));
-		} catch (error) {
-			this.connections.delete(entry.name);
-			await closeConnection(connection);
-			throw new Error(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`, { cause: error });
-		}
 		this.emit(entry.name, "connected");
 		return connection;
 	}
@@ -277,13 +308,16 @@ export class McpServerManager {
 		if (connection.status === "closed") return;
 		connection.status = "closed";
 		if (this.connections.get(connection.name) === connection) this.connections.delete(connection.name);
+		// A crashed server's tree (helpers it started) goes too.
+		void connection.close().catch(() => undefined);
 		this.emit(connection.name, "closed");
 	}
 
 	private connectTimeoutMs(): number {
 		return this.options.connectTimeoutMs ?? 30_000;
 	}
-
-
 }
 
+function formatMb(bytes: number): string {
+	return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

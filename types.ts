@@ -28,7 +28,7 @@ interface ServerEntryBase {
 	readonly lifecycle: Lifecycle;
 	/** Minutes idle before a lazy server is closed; undefined = the global setting. */
 	readonly idleTimeout?: number;
-	/** Request timeout in milliseconds; undefined = the global setting. */
+	/** Request timeout in seconds (as Pi 1.5 reads mcp.json); undefined = settings.requestTimeoutMs. */
 	readonly timeout?: number;
 	readonly debug: boolean;
 	readonly exposeResources: boolean;

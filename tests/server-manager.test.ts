@@ -65,7 +65,7 @@ describe("McpServerManager", () => {
 			nothing: { command: "/nonexistent/binary-for-test" },
 		});
 		await expect(manager().connect(entryOf(config, "broken"))).rejects.toThrow(/failed to connect[\s\S]*missing API_KEY for broken server/);
-		await expect(manager().connect(entryOf(config, "nothing"))).rejects.toThrow(/Server "nothing" failed to connect: .*ENOENT/);
+		await expect(manager().connect(entryOf(config, "nothing"))).rejects.toThrow(/Server "nothing" failed to connect: cannot start the server: command not found: \/nonexistent\/binary-for-test/);
 	});
 
 	it("close leaves no process behind, including helpers the server started", async () => {

@@ -1,0 +1,151 @@
+// Guards for the SDK's HTTP transports (streamable HTTP and SSE), given to them as their `fetch`
+// and around them as a Transport decorator:
+// - every fetch of a connection is aborted when the connection closes or its connect deadline
+//   passes, so no socket, stream or EventSource retry outlives it;
+// - a response may not grow without bound: a JSON body, or one SSE event, above the limit fails;
+// - a request whose answer stream (a POST's SSE response) ends without the answer and cannot be
+//   resumed is failed at once, instead of waiting for its timeout.
+import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+type RequestId = string | number;
+
+export interface HttpGuardOptions {
+	/** The largest JSON response body, or SSE event, accepted. */
+	readonly maxMessageBytes: number;
+	readonly fetch?: FetchLike;
+}
+
+export class HttpGuard {
+	private readonly controller = new AbortController();
+	private readonly pending = new Set<RequestId>();
+	private transport?: GuardedTransport;
+
+	constructor(private readonly options: HttpGuardOptions) {}
+
+	/** Aborts every fetch this guard made or will make. */
+	abort(reason?: unknown): void {
+		this.controller.abort(reason);
+	}
+
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	/** The fetch to give the SDK's transport. */
+	readonly fetch: FetchLike = async (url, init) => {
+		const signal = init?.signal ? AbortSignal.any([init.signal, this.controller.signal]) : this.controller.signal;
+		const response = await (this.options.fetch ?? fetch)(url, { ...init, signal });
+		if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
+		const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+		const ids = init?.method === "POST" ? requestIds(init.body) : [];
+		const limited = response.body.pipeThrough(this.limiter(sse, ids));
+		return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+	};
+
+	/** Wraps the SDK transport so requests can be failed when their stream dies. */
+	wrap(inner: Transport): Transport {
+		this.transport = new GuardedTransport(inner, this.pending);
+		return this.transport;
+	}
+
+	/** Counts bytes (per SSE event, or per body) and watches how an answer stream ends. */
+	private limiter(sse: boolean, ids: readonly RequestId[]): TransformStream<Uint8Array, Uint8Array> {
+		const max = this.options.maxMessageBytes;
+		let bytes = 0;
+		let lastByte = 0;
+		let resumable = false;
+		const ended = (why: string) => {
+			// A POST's SSE answer stream ended. The SDK reconnects only when the server sent an event id.
+			if (!sse || ids.length === 0 || resumable) return;
+			// The SDK parses what arrived first; only then is a missing answer really missing.
+			setTimeout(() => this.transport?.fail(ids, why), 50);
+		};
+		return new TransformStream({
+			transform: (chunk, controller) => {
+				if (sse) {
+					const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+					// A blank line ends an SSE event: the limit is per event, so a long-lived stream may carry many.
+					const boundary = Math.max(text.lastIndexOf("\n\n"), text.lastIndexOf("\r\n\r\n"), lastByte === 10 && text[0] === 10 ? 0 : -1);
+					bytes = boundary >= 0 ? text.length - boundary : bytes + text.length;
+					if (!resumable && (/(^|\n)id:/.test(text.toString("latin1")) || (lastByte === 10 && text.toString("latin1").startsWith("id:")))) resumable = true;
+					lastByte = text.length > 0 ? text[text.length - 1] : lastByte;
+				} else {
+					bytes += chunk.byteLength;
+				}
+				if (bytes > max) {
+					const error = new Error(`the server's response is over ${Math.round(max / 1024 / 1024)} MB; it was cut off. Raise settings.maxMessageMB if its answers are really that big.`);
+					ended(error.message);
+					controller.error(error);
+					return;
+				}
+				controller.enqueue(chunk);
+			},
+			flush: () => ended("the server closed the answer stream before answering"),
+		});
+	}
+}
+
+/** Forwards everything; remembers requests not yet answered, so a dead stream can fail them. */
+class GuardedTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+
+	constructor(
+		private readonly inner: Transport,
+		private readonly pending: Set<RequestId>,
+	) {
+		inner.onclose = () => this.onclose?.();
+		inner.onerror = (error) => this.onerror?.(error);
+		inner.onmessage = (message) => {
+			const id = (message as { id?: RequestId }).id;
+			if (id !== undefined && !("method" in message)) this.pending.delete(id);
+			this.onmessage?.(message);
+		};
+	}
+
+	get sessionId(): string | undefined {
+		return this.inner.sessionId;
+	}
+
+	start(): Promise<void> {
+		return this.inner.start();
+	}
+
+	send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+		const id = (message as { id?: RequestId }).id;
+		if (id !== undefined && "method" in message) this.pending.add(id);
+		return this.inner.send(message, options);
+	}
+
+	close(): Promise<void> {
+		return this.inner.close();
+	}
+
+	setProtocolVersion(version: string): void {
+		this.inner.setProtocolVersion?.(version);
+	}
+
+	/** Answers still-pending requests with an error, as if the server had. */
+	fail(ids: readonly RequestId[], why: string): void {
+		for (const id of ids) {
+			if (!this.pending.delete(id)) continue;
+			this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message: `Connection lost before the answer: ${why}` } });
+		}
+	}
+}
+
+/** The JSON-RPC request ids in a POST body (one message or a batch). */
+function requestIds(body: unknown): RequestId[] {
+	if (typeof body !== "string") return [];
+	try {
+		const parsed = JSON.parse(body) as unknown;
+		const messages = Array.isArray(parsed) ? parsed : [parsed];
+		return messages
+			.filter((m): m is { id: RequestId; method: string } => typeof m === "object" && m !== null && "method" in m && "id" in m)
+			.map((m) => m.id);
+	} catch {
+		return [];
+	}
+}
