@@ -79,7 +79,7 @@ async function demo(lifecycle: ServerLifecycle): Promise<boolean> {
 }
 
 async function decide(runtime: McpRuntime, command: "approve" | "deny", server: string | undefined): Promise<number> {
-	if (server && !runtime.config.servers.has(server)) {
+	if (server && !runtime.lifecycle.knows(server)) {
 		process.stderr.write(`Unknown server "${server}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
 		return 2;
 	}

@@ -4,10 +4,10 @@
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
 import { type InterpolationContext, interpolate } from "./interpolate.ts";
+import { FileSchema, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config-schema.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
 import { launchIdentity } from "./project-approval.ts";
 import { maskUrl, worthMasking } from "./redaction.ts";
@@ -18,55 +18,12 @@ import {
 	type McpConfig,
 	type McpSettings,
 	type ServerEntry,
+	type UnconfiguredServer,
 } from "./types.ts";
 
-const StringMap = Type.Record(Type.String(), Type.String());
+/** Keys of a config file that belong to Pi 1.5's own MCP, not to servers: accepted without a warning. */
+const PI_FILE_KEYS = ["$schema", "autoEnableCodemode"];
 
-/** The shape of one server entry in a Pi config file (imports are mapped to it first). */
-export const RawServerSchema = Type.Object({
-	command: Type.Optional(Type.String({ minLength: 1 })),
-	args: Type.Optional(Type.Array(Type.String())),
-	env: Type.Optional(StringMap),
-	cwd: Type.Optional(Type.String()),
-	url: Type.Optional(Type.String({ minLength: 1 })),
-	type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse"), Type.Literal("streamable-http")])),
-	headers: Type.Optional(StringMap),
-	lifecycle: Type.Optional(Type.Union([Type.Literal("lazy"), Type.Literal("eager"), Type.Literal("keep-alive")])),
-	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
-	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-	debug: Type.Optional(Type.Boolean()),
-	exposeResources: Type.Optional(Type.Boolean()),
-	directTools: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String())])),
-	auth: Type.Optional(Type.Union([Type.Literal("oauth"), Type.Literal("bearer")])),
-	bearerToken: Type.Optional(Type.String()),
-	bearerTokenEnv: Type.Optional(Type.String({ minLength: 1 })),
-	disabled: Type.Optional(Type.Boolean()),
-});
-export type RawServer = Static<typeof RawServerSchema>;
-
-const SettingsSchema = Type.Object({
-	toolPrefix: Type.Optional(Type.Union([Type.Literal("server"), Type.Literal("short"), Type.Literal("none")])),
-	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
-	requestTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-	directTools: Type.Optional(Type.Boolean()),
-	maxTotalTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-	connectTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-	trustProjectServers: Type.Optional(Type.Boolean()),
-	outputGuard: Type.Optional(
-		Type.Union([
-			Type.Literal(false),
-			Type.Object({ maxBytes: Type.Optional(Type.Number({ minimum: 1024 })), maxLines: Type.Optional(Type.Number({ minimum: 10 })) }),
-		]),
-	),
-});
-
-const FileSchema = Type.Object({
-	mcpServers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-	imports: Type.Optional(Type.Array(Type.String())),
-	settings: Type.Optional(Type.Unknown()),
-});
-
-const KNOWN_FIELDS = new Set(Object.keys(RawServerSchema.properties));
 
 export interface LoadConfigOptions {
 	readonly cwd: string;
@@ -104,6 +61,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	const ictx: InterpolationContext = { env, cwd: options.cwd };
 	const problems: ConfigProblem[] = [];
 	const servers = new Map<string, ServerEntry>();
+	const unconfigured = new Map<string, UnconfiguredServer>();
 	const imports = new Set<string>();
 	const ownNames = new Set<string>();
 	let settings: McpSettings = DEFAULT_SETTINGS;
@@ -115,8 +73,11 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	for (const file of files) {
 		const read = readJsoncFile(file.path);
 		if (read.kind === "missing") continue;
+		const source: ConfigSource = { kind: file.kind, scope: file.scope, path: file.path };
 		if (read.kind === "error") {
 			problems.push({ severity: "error", file: file.path, message: read.message });
+			// Nothing from a broken file runs, but the servers it meant stay visible, with the reason.
+			for (const name of serverNamesIn(read.partial)) unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
 			continue;
 		}
 		if (!Value.Check(FileSchema, read.value)) {
@@ -124,14 +85,16 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			continue;
 		}
 		const data = read.value;
+		for (const message of unknownKeys(FileSchema, data, "key", PI_FILE_KEYS)) problems.push({ severity: "warning", file: file.path, message });
 		for (const host of data.imports ?? []) imports.add(host);
 		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file, problems);
 		for (const [name, raw] of Object.entries(data.mcpServers ?? {})) {
 			ownNames.add(name);
-			const source: ConfigSource = { kind: file.kind, scope: file.scope, path: file.path };
-			const entry = normalizeServer(name, raw, source, ictx, problems);
+			const result = normalizeServer(name, raw, source, ictx, problems);
 			servers.delete(name);
-			if (entry) servers.set(name, entry);
+			unconfigured.delete(name);
+			if (result.kind === "entry") servers.set(name, result.entry);
+			if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 		}
 	}
 
@@ -152,18 +115,24 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			for (const [name, raw] of Object.entries(found.servers)) fromHost.set(name, { raw, path: found.path, scope: found.scope });
 		}
 		for (const [name, { raw, path, scope }] of fromHost) {
-			if (servers.has(name) || ownNames.has(name)) continue; // imports only add servers defined nowhere else
-			const entry = normalizeServer(name, raw, { kind: "import", scope, host, path }, ictx, problems, "warning");
-			if (entry) servers.set(name, entry);
+			if (servers.has(name) || ownNames.has(name) || unconfigured.has(name)) continue; // imports only add servers defined nowhere else
+			const source: ConfigSource = { kind: "import", scope, host, path };
+			const result = normalizeServer(name, raw, source, ictx, problems, "warning");
+			if (result.kind === "entry") servers.set(name, result.entry);
+			if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 		}
 	}
-	return { servers, settings, problems };
+	return { servers, unconfigured, settings, problems };
 }
 
 function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
 	if (!Value.Check(SettingsSchema, raw)) {
 		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
 		return base;
+	}
+	for (const message of unknownKeys(SettingsSchema, raw, "setting")) problems.push({ severity: "warning", file: file.path, message: `settings: ${message}` });
+	if (typeof raw.outputGuard === "object") {
+		for (const message of unknownKeys(OutputGuardSchema, raw.outputGuard, "key")) problems.push({ severity: "warning", file: file.path, message: `settings.outputGuard: ${message}` });
 	}
 	const defined: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
 	if (file.scope === "project" && defined.trustProjectServers !== undefined) {
@@ -174,6 +143,9 @@ function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, proble
 	return { ...base, ...defined };
 }
 
+/** What became of one raw entry: a usable entry, turned off, or unusable with the reason. */
+export type Normalized = { kind: "entry"; entry: ServerEntry } | { kind: "disabled" } | { kind: "invalid"; reason: string };
+
 /** Turns one raw entry into a ServerEntry, or records why it cannot be used. */
 export function normalizeServer(
 	name: string,
@@ -182,20 +154,16 @@ export function normalizeServer(
 	ictx: InterpolationContext,
 	problems: ConfigProblem[],
 	severity: ConfigProblem["severity"] = "error",
-): ServerEntry | undefined {
-	const report = (message: string) => problems.push({ severity, file: source.path, server: name, message });
-	if (!Value.Check(RawServerSchema, raw)) {
-		report(schemaErrors(RawServerSchema, raw));
-		return undefined;
-	}
-	for (const key of Object.keys(raw)) {
-		if (!KNOWN_FIELDS.has(key)) {
-			problems.push({ severity: "warning", file: source.path, server: name, message: `unknown field "${key}" ignored` });
-		}
-	}
-	if (raw.disabled) return undefined;
-	if (raw.command && raw.url) return void report('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
-	if (!raw.command && !raw.url) return void report('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
+): Normalized {
+	const invalid = (reason: string): Normalized => {
+		problems.push({ severity, file: source.path, server: name, message: reason });
+		return { kind: "invalid", reason };
+	};
+	if (!Value.Check(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
+	for (const message of unknownKeys(RawServerSchema, raw, "field")) problems.push({ severity: "warning", file: source.path, server: name, message });
+	if (raw.disabled) return { kind: "disabled" };
+	if (raw.command && raw.url) return invalid('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
+	if (!raw.command && !raw.url) return invalid('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
 
 	const failures: string[] = [];
 	const secrets: string[] = [];
@@ -253,8 +221,14 @@ export function normalizeServer(
 			bearerTokenEnv: raw.bearerTokenEnv,
 		};
 	}
-	if (failures.length > 0) return void report(failures.join("; "));
-	return entry;
+	if (failures.length > 0) return invalid(failures.join("; "));
+	return { kind: "entry", entry };
+}
+
+/** The server names a (possibly partial) parsed file mentions under mcpServers. */
+function serverNamesIn(value: unknown): string[] {
+	const servers = (value as { mcpServers?: unknown } | null)?.mcpServers;
+	return servers && typeof servers === "object" && !Array.isArray(servers) ? Object.keys(servers) : [];
 }
 
 function isHttpUrl(value: string): boolean {
@@ -264,58 +238,6 @@ function isHttpUrl(value: string): boolean {
 	} catch {
 		return false;
 	}
-}
-
-/**
- * Schema failures as `field: must be <what>, got <value>` lines. The wording comes from the schema
- * itself, not the validator: inside Pi, `@sinclair/typebox/value` is Pi's own TypeBox 1.x, whose
- * errors have another shape and word unions branch by branch.
- */
-function schemaErrors(schema: TSchema, value: unknown): string {
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return "must be a JSON object";
-	const fields = new Set<string>();
-	for (const error of Value.Errors(schema, value) as Iterable<{ path?: string; instancePath?: string }>) {
-		fields.add((error.path ?? error.instancePath ?? "").split("/")[1] ?? "");
-	}
-	const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
-	const lines = [...fields].slice(0, 5).map((field) => {
-		const expected = properties[field] ? describeSchema(properties[field]) : "valid";
-		const raw = (value as Record<string, unknown>)[field];
-		// Fields that hold credentials are described by type only: no prefix of a token is shown.
-		const got = SECRET_FIELDS.has(field) ? kindOf(raw) : (JSON.stringify(raw) ?? "nothing");
-		return `${field || "(entry)"}: must be ${expected}, got ${got.length > 40 ? `${got.slice(0, 40)}…` : got}`;
-	});
-	return lines.join("; ") || "is not valid";
-}
-
-const SECRET_FIELDS = new Set(["env", "headers", "bearerToken", "oauth", "url", "args"]);
-
-function kindOf(value: unknown): string {
-	if (value === undefined) return "nothing";
-	if (value === null) return "null";
-	if (Array.isArray(value)) return "a list";
-	return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-/** "a list of strings", `one of "lazy", "eager"`, ... from a JSON Schema. */
-function describeSchema(schema: unknown): string {
-	const s = schema as { type?: string; const?: unknown; anyOf?: unknown[]; items?: unknown; minimum?: number; exclusiveMinimum?: number };
-	if (s.anyOf) {
-		const consts = s.anyOf.map((v) => (v as { const?: unknown }).const);
-		if (consts.every((v) => v !== undefined)) return `one of ${consts.map((v) => JSON.stringify(v)).join(", ")}`;
-		return s.anyOf.map(describeSchema).join(" or ");
-	}
-	if (s.const !== undefined) return JSON.stringify(s.const);
-	if (s.type === "array") return `a list of ${describeSchema(s.items ?? {}).replace(/^an? /, "")}s`;
-	if (s.type === "object") return "an object";
-	if (s.type === "number" || s.type === "integer") {
-		if (s.exclusiveMinimum !== undefined) return `a number above ${s.exclusiveMinimum}`;
-		if (s.minimum !== undefined) return `a number of at least ${s.minimum}`;
-		return "a number";
-	}
-	if (s.type === "boolean") return "true or false";
-	if (s.type === "string") return "a string";
-	return "valid";
 }
 
 /** One line per problem, for /mcp, the CLI and logs. */
@@ -331,7 +253,7 @@ export function formatProblem(problem: ConfigProblem): string {
 export function defineServer(name: string, raw: unknown, options: { cwd?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ServerEntry {
 	const problems: ConfigProblem[] = [];
 	const source: ConfigSource = { kind: "pi-global", scope: "user", path: "(defined in code)" };
-	const entry = normalizeServer(name, raw, source, { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env }, problems);
-	if (!entry) throw new Error(problems.map(formatProblem).join("\n") || `server "${name}" is disabled`);
-	return entry;
+	const result = normalizeServer(name, raw, source, { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env }, problems);
+	if (result.kind !== "entry") throw new Error(problems.map(formatProblem).join("\n") || `server "${name}" is disabled`);
+	return result.entry;
 }

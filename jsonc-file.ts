@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 
-export type ReadResult = { kind: "missing" } | { kind: "error"; message: string } | { kind: "ok"; value: unknown };
+/** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
+export type ReadResult = { kind: "missing" } | { kind: "error"; message: string; partial?: unknown } | { kind: "ok"; value: unknown };
 
 /** Reads a JSON-with-comments file; a syntax error names the line and column. */
 export function readJsoncFile(path: string): ReadResult {
@@ -21,7 +22,7 @@ export function readJsoncFile(path: string): ReadResult {
 		const before = text.slice(0, first.offset);
 		const line = before.split("\n").length;
 		const column = first.offset - before.lastIndexOf("\n");
-		return { kind: "error", message: `invalid JSON at line ${line}, column ${column}: ${printParseErrorCode(first.error)}` };
+		return { kind: "error", message: `invalid JSON at line ${line}, column ${column}: ${printParseErrorCode(first.error)}`, partial: value };
 	}
 	return { kind: "ok", value };
 }

@@ -2,7 +2,8 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
-import { authStatus, describeError, isAuthError } from "./errors.ts";
+import { formatProblem } from "./config.ts";
+import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import { AuthRequiredError } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { approvalMessage, type GateState } from "./project-approval.ts";
@@ -10,7 +11,16 @@ import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import type { McpConfig, ServerEntry } from "./types.ts";
 
-export type ServerState = "connected" | "idle" | "failed" | "needs-auth" | "not-connected" | "awaiting-approval" | "denied";
+export type ServerState =
+	| "connected"
+	| "starting"
+	| "idle"
+	| "failed"
+	| "needs-auth"
+	| "needs-config"
+	| "not-connected"
+	| "awaiting-approval"
+	| "denied";
 
 export interface Failure {
 	readonly message: string;
@@ -32,6 +42,8 @@ export interface LifecycleOptions {
 	readonly backoffMs?: number;
 	/** Told after any change of a server's state or tools (for the status line). */
 	readonly onChange?: () => void;
+	/** How long shutdown lets connects that fill the cache finish before it cancels them (default 3 s). */
+	readonly fillGraceMs?: number;
 	/**
 	 * Whether a server may run: project servers wait for the user's yes. A server that is not
 	 * allowed is never started, connected to or resolved, and its cached tools are not offered.
@@ -130,15 +142,18 @@ export class ServerLifecycle {
 		if (cached) this.catalog.set(entry.name, cached, entry.exposeResources);
 	}
 
+	/** Every server the config names: the usable ones, then those that need configuration. */
 	serverNames(): string[] {
-		return [...this.config.servers.keys()];
+		return [...this.config.servers.keys(), ...[...this.config.unconfigured.keys()].filter((n) => !this.config.servers.has(n))];
 	}
 
 	state(name: string): ServerState {
+		if (this.unconfigured(name)) return "needs-config";
 		const entry = this.config.servers.get(name);
 		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
 		if (gate !== "allowed") return gate === "pending" ? "awaiting-approval" : "denied";
 		if (this.manager.get(name)) return "connected";
+		if (this.manager.connecting(name)) return "starting";
 		const failure = this.failures.get(name);
 		if (failure) return failure.needsAuth ? "needs-auth" : "failed";
 		return this.catalog.has(name) ? "idle" : "not-connected";
@@ -148,18 +163,20 @@ export class ServerLifecycle {
 		return this.failures.get(name);
 	}
 
-	/** Why a server may not run now (awaiting approval, denied), or undefined when it may. */
+	/** Why a server may not run now (needs configuration, awaiting approval, denied), or undefined when it may. */
 	blocked(name: string): string | undefined {
+		const unconfigured = this.unconfigured(name);
+		if (unconfigured) return `Server "${name}" needs configuration: ${unconfigured.reason} (in ${unconfigured.source.path})`;
 		const entry = this.config.servers.get(name);
 		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
 		return gate === "allowed" ? undefined : approvalMessage(name, gate);
 	}
 
-	/** Connects a configured server (or reuses its connection) and records its metadata. */
-	async ensureConnected(name: string): Promise<ServerConnection> {
-		const entry = this.entry(name);
+	/** Connects a configured server (or reuses its connection) and records its metadata; `signal` stops this caller's wait. */
+	async ensureConnected(name: string, signal?: AbortSignal): Promise<ServerConnection> {
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
+		const entry = this.entry(name);
 		const existing = this.manager.get(name);
 		if (existing) return existing;
 		const failure = this.failures.get(name);
@@ -169,10 +186,11 @@ export class ServerLifecycle {
 			throw new Error(`Server "${name}" not available (failed ${ago}s ago): ${failure.message}`);
 		}
 		try {
-			const connection = await this.manager.connect(entry);
+			const connection = await this.manager.connect(entry, signal);
 			this.failures.delete(name); // its metadata was recorded by the "connected" event
 			return connection;
 		} catch (raw) {
+			if (signal?.aborted) throw raw; // this caller gave up; the connect itself goes on
 			const error = isAuthError(raw) && !(raw instanceof AuthRequiredError) ? new AuthRequiredError(name, authDetail(raw)) : raw;
 			this.failures.set(name, { message: describeError(error), at: this.now(), needsAuth: error instanceof AuthRequiredError });
 			this.options.onChange?.();
@@ -182,16 +200,29 @@ export class ServerLifecycle {
 
 	/** Closes and connects again, refreshing metadata and cache; clears a failure backoff. */
 	async reconnect(name: string): Promise<ServerConnection> {
+		const blocked = this.blocked(name);
+		if (blocked) throw new Error(blocked);
 		this.entry(name);
 		this.failures.delete(name);
 		await this.manager.close(name);
 		return this.ensureConnected(name);
 	}
 
-	/** Makes sure every named server (default: all) has metadata, connecting those that lack it. */
-	async ensureMetadata(names: readonly string[] = this.serverNames()): Promise<void> {
+	/**
+	 * Makes sure every named server (default: all) has metadata, connecting those that lack it.
+	 * With `waitMs`, waits at most that long (one slow or dead server never stalls an answer: the
+	 * connects go on in the background) and returns the servers still starting.
+	 */
+	async ensureMetadata(names: readonly string[] = this.serverNames(), waitMs?: number): Promise<string[]> {
 		const missing = names.filter((n) => !this.catalog.has(n) && !this.blocked(n));
-		await mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
+		const work = mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
+		await (waitMs === undefined ? work : within(work, waitMs));
+		return missing.filter((n) => !this.catalog.has(n) && !this.failures.has(n));
+	}
+
+	/** Waits at most `ms` for the startup work (eager connects, cache fill) to finish. */
+	async settled(ms: number): Promise<void> {
+		await within(this.startup, ms);
 	}
 
 	/** Puts a connection's current tools into the catalog (at once) and the cache (written async). */
@@ -248,19 +279,40 @@ export class ServerLifecycle {
 		await this.ensureConnected(entry.name).catch(() => undefined);
 	}
 
-	/** Stops timers, flushes the cache and closes every connection. */
+	/**
+	 * Stops timers, lets the connects that fill the cache finish (bounded: a short `pi -p` run still
+	 * leaves a cache behind; a server that does not answer in time is cancelled, not waited for),
+	 * closes every connection and flushes the cache.
+	 */
 	async shutdown(): Promise<void> {
 		this.stopped = true;
 		if (this.timer) clearInterval(this.timer);
+		await this.settled(this.options.fillGraceMs ?? 3000);
+		await this.manager.closeAll();
 		this.unsubscribe();
 		await this.cache?.flush();
-		await this.manager.closeAll();
 	}
 
 	private entry(name: string): ServerEntry {
 		const entry = this.config.servers.get(name);
-		if (!entry) throw new Error(unknownServerMessage(name, this.serverNames()));
+		if (!entry) throw new Error(this.unknownServer(name));
 		return entry;
+	}
+
+	private unconfigured(name: string) {
+		return this.config.servers.has(name) ? undefined : this.config.unconfigured.get(name);
+	}
+
+	/** Whether the config names this server at all (usable or not). */
+	knows(name: string): boolean {
+		return this.config.servers.has(name) || this.config.unconfigured.has(name);
+	}
+
+	/** "Unknown server" with the configured names and, when the config is broken, what is wrong with it. */
+	unknownServer(name: string): string {
+		const errors = this.config.problems.filter((p) => p.severity === "error");
+		const hint = errors.length > 0 ? ` The MCP config has problems, which may be why: ${errors.slice(0, 3).map(formatProblem).join(" | ")}` : "";
+		return unknownServerMessage(name, this.serverNames()) + hint;
 	}
 }
 
@@ -272,8 +324,15 @@ function authDetail(error: unknown): string {
 
 export function unknownServerMessage(name: string, known: readonly string[]): string {
 	return known.length === 0
-		? `Unknown server "${name}": no MCP servers are configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.`
-		: `Unknown server "${name}". Configured servers: ${known.join(", ")}`;
+		? `Unknown server ${quote(name)}: no MCP servers are configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.`
+		: `Unknown server ${quote(name)}. Configured servers: ${known.join(", ")}`;
+}
+
+/** Waits for `promise` (whose failure is ignored), at most `ms`; the timer is cleared either way. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+	clearTimeout(timer);
 }
 
 /** Runs `fn` over `items` with at most `limit` running at once. */

@@ -2,10 +2,12 @@
 // server > status). Each mode answers with text a model can act on; every failure says what was
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
 import { type Static, Type } from "@sinclair/typebox";
-import { authNeededMessage, describeError, isAuthError } from "./errors.ts";
-import { type ServerLifecycle, unknownServerMessage } from "./lifecycle.ts";
+import { authNeededMessage, describeError, isAuthError, quote } from "./errors.ts";
+import { formatProblem } from "./config.ts";
+import type { ServerLifecycle } from "./lifecycle.ts";
 import { resourceResultToContent } from "./resource-tools.ts";
-import { type CatalogTool, closestNames } from "./tool-catalog.ts";
+import { closestNames } from "./closest-name.ts";
+import type { CatalogTool } from "./tool-catalog.ts";
 import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
 import type { OutputGuard } from "./output-guard.ts";
@@ -56,14 +58,30 @@ export interface ProxyRunOptions {
 	readonly onProgress?: (progress: Progress) => void;
 	/** Moves oversized text to a file; without one, results pass whole (the CLI). */
 	readonly output?: OutputGuard;
+	/** How long answers wait for servers still starting (the CLI waits longer: it has nothing else to do). */
+	readonly waitMs?: Waits;
+}
+
+interface Waits {
+	/** Search, status and name lookups. */
+	readonly brief: number;
+	/** Listing one server's tools. */
+	readonly list: number;
 }
 
 /** Hits shown by default, and how many of the best carry their parameters. */
 const SEARCH_LIMIT = 5;
 const HITS_WITH_PARAMS = 3;
+/**
+ * How long an answer waits for servers whose tools are not known yet: one slow or dead server
+ * never stalls search or status; the answer says which servers are still starting.
+ */
+const BRIEF_WAIT_MS = 2000;
+/** Listing one server's tools needs that server: it may take a little longer (an npx download). */
+const LIST_WAIT_MS = 8000;
 
 export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
-	const result = await dispatch(lifecycle, input, options);
+	const result = await dispatch(lifecycle, input, options, options.waitMs ?? { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS });
 	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
 	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
 	if (result.details.mode === "tool" && !result.isError) return result;
@@ -71,21 +89,23 @@ export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, op
 	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
 }
 
-async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions): Promise<ProxyResult> {
+async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
 	const mode = pickMode(input);
 	try {
 		switch (mode) {
 			case "tool":
-				return await callMode(lifecycle, input.tool as string, input, options);
+				return await callMode(lifecycle, input.tool as string, input, options, waits);
 			case "connect":
 				return await connectMode(lifecycle, input.connect as string);
 			case "describe":
-				return await describeMode(lifecycle, input.describe as string, input.server);
+				return await describeMode(lifecycle, input.describe as string, input.server, waits);
 			case "search":
-				return await searchMode(lifecycle, input);
+				return await searchMode(lifecycle, input, waits);
 			case "server":
-				return await serverMode(lifecycle, input.server as string, input.includeSchemas !== false);
+				return await serverMode(lifecycle, input.server as string, input.includeSchemas !== false, waits);
 			default:
+				// The first run fills the cache in the background: a moment's wait lets the model see tool counts.
+				await lifecycle.settled(waits.brief);
 				return statusMode(lifecycle);
 		}
 	} catch (error) {
@@ -121,22 +141,43 @@ const failure = (mode: string, body: string, details: Record<string, unknown> = 
 function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 	const names = lifecycle.serverNames();
 	if (names.length === 0) {
+		const errors = lifecycle.config.problems.filter((p) => p.severity === "error").map(formatProblem);
+		if (errors.length > 0) return ok("status", `No MCP server could be loaded; the config has problems (tell the user):\n${errors.slice(0, 5).join("\n")}`);
 		return ok("status", "No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under \"mcpServers\".");
 	}
-	const lines = names.map((name) => {
-		const state = lifecycle.state(name);
-		const count = countLabel(lifecycle, name);
-		const entry = lifecycle.config.servers.get(name);
-		const blocked = lifecycle.blocked(name);
-		if (blocked) return `- ${name}: ${blocked}`;
-		if (state === "failed" || state === "needs-auth") return `- ${name}: ${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
-		if (state === "connected") return `- ${name}: connected, ${count}`;
-		if (state === "idle") return `- ${name}: not running, ${count} known (${entry?.lifecycle})`;
-		return `- ${name}: not connected yet (${entry?.lifecycle})`;
-	});
-	return ok("status", `MCP servers:\n${lines.join("\n")}\nFind tools with mcp({search:"words"}).`, {
+	const lines = names.map((name) => `- ${name}: ${stateText(lifecycle, name)}`);
+	const errors = lifecycle.config.problems.filter((p) => p.severity === "error" && !p.server).map(formatProblem);
+	const broken = errors.length > 0 ? `\nConfig problems (tell the user):\n${errors.slice(0, 3).join("\n")}` : "";
+	return ok("status", `MCP servers:\n${lines.join("\n")}${broken}\nFind tools with mcp({search:"words"}).`, {
 		servers: names.map((name) => ({ name, state: lifecycle.state(name) })),
 	});
+}
+
+/** One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`). */
+export function stateText(lifecycle: ServerLifecycle, name: string): string {
+	const state = lifecycle.state(name);
+	const known = lifecycle.catalog.has(name);
+	const count = known ? countLabel(lifecycle, name) : "";
+	const lifecycleName = lifecycle.config.servers.get(name)?.lifecycle;
+	switch (state) {
+		case "needs-config":
+			return (lifecycle.blocked(name) ?? "").replace(`Server "${name}" needs`, "needs");
+		case "awaiting-approval":
+			return `awaiting approval: ask the user to run /mcp approve ${name}`;
+		case "denied":
+			return `denied by the user for this project (/mcp approve ${name} allows it)`;
+		case "connected":
+			return `connected, ${count}`;
+		case "starting":
+			return known ? `starting, ${count} known` : "starting";
+		case "idle":
+			return `not running, ${count} known (${lifecycleName})`;
+		case "failed":
+		case "needs-auth":
+			return `${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
+		default:
+			return `not connected yet (${lifecycleName})`;
+	}
 }
 
 /** "13 tools, 7 resources": resource tools are counted apart from the server's own tools. */
@@ -147,28 +188,33 @@ export function countLabel(lifecycle: ServerLifecycle, server: string): string {
 	return resources > 0 ? `${tools}, ${plural(resources, "resource")}` : tools;
 }
 
-async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean): Promise<ProxyResult> {
-	if (!lifecycle.config.servers.has(server)) return failure("server", unknownServerMessage(server, lifecycle.serverNames()));
+async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean, waits: Waits): Promise<ProxyResult> {
+	if (!lifecycle.knows(server)) return failure("server", lifecycle.unknownServer(server));
 	const blocked = lifecycle.blocked(server);
 	if (blocked) return failure("server", blocked, { server });
-	if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
+	if (!lifecycle.catalog.has(server)) {
+		const starting = await lifecycle.ensureMetadata([server], waits.list);
+		if (starting.length > 0) return ok("server", `Server "${server}" is still starting; list its tools again in a moment.`, { server, starting });
+		// Not known and not starting: it failed, and this says why (fast, within the failure backoff).
+		if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
+	}
 	const tools = lifecycle.catalog.forServer(server);
 	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.`, { server });
 	const body = `${server}: ${countLabel(lifecycle, server)}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
 	return ok("server", body, { server, count: tools.length });
 }
 
-async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput): Promise<ProxyResult> {
+async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: Waits): Promise<ProxyResult> {
 	const query = (input.search as string).trim();
-	if (input.server && !lifecycle.config.servers.has(input.server)) {
-		return failure("search", unknownServerMessage(input.server, lifecycle.serverNames()));
+	if (input.server && !lifecycle.knows(input.server)) {
+		return failure("search", lifecycle.unknownServer(input.server));
 	}
-	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined);
+	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined, waits.brief);
 	// The search engine (MiniSearch, stemmer, lexicon) loads on the first search, not with Pi.
 	const { searchCatalog } = await import("./tool-search.ts");
 	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
 	if (hits.length === 0) {
-		return ok("search", `No tools match "${query}". Try other words, or mcp({}) to see the servers.${failedNote(lifecycle)}`, {
+		return ok("search", `No tools match ${quote(query)}. Try other words, or mcp({}) to see the servers.${failedNote(lifecycle)}`, {
 			query,
 			count: 0,
 		});
@@ -188,14 +234,16 @@ function failedNote(lifecycle: ServerLifecycle): string {
 	const names = lifecycle.serverNames();
 	const failed = names.filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
 	const waiting = names.filter((n) => lifecycle.state(n) === "awaiting-approval");
+	const starting = names.filter((n) => lifecycle.state(n) === "starting" && !lifecycle.catalog.has(n));
 	const notes: string[] = [];
+	if (starting.length > 0) notes.push(`\n(not searched yet, still starting: ${starting.join(", ")}; search again in a moment)`);
 	if (failed.length > 0) notes.push(`\n(not searched, failed to connect: ${failed.join(", ")})`);
 	if (waiting.length > 0) notes.push(`\n(not searched, awaiting approval: ${waiting.join(", ")}; ask the user to run /mcp approve)`);
 	return notes.join("");
 }
 
-async function describeMode(lifecycle: ServerLifecycle, name: string, server?: string): Promise<ProxyResult> {
-	const tool = await resolveTool(lifecycle, name, server);
+async function describeMode(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<ProxyResult> {
+	const tool = await resolveTool(lifecycle, name, server, waits);
 	if ("error" in tool) return failure("describe", tool.error);
 	return ok("describe", describeTool(tool), { server: tool.server, tool: tool.name });
 }
@@ -212,26 +260,28 @@ async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<
 }
 
 /** Finds a tool, connecting servers to learn their tools only when the known ones do not have it. */
-async function resolveTool(lifecycle: ServerLifecycle, name: string, server?: string): Promise<CatalogTool | { error: string }> {
-	if (server && !lifecycle.config.servers.has(server)) return { error: unknownServerMessage(server, lifecycle.serverNames()) };
+async function resolveTool(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<CatalogTool | { error: string }> {
+	if (server && !lifecycle.knows(server)) return { error: lifecycle.unknownServer(server) };
 	const blockedServer = server ?? ownerOf(lifecycle, name);
 	const blocked = blockedServer ? lifecycle.blocked(blockedServer) : undefined;
 	if (blocked) return { error: blocked };
 	let found = lifecycle.catalog.resolve(name, server);
 	if (found.kind !== "found") {
-		await lifecycle.ensureMetadata(server ? [server] : undefined);
+		// The owner, when the name says which server it is, may take as long as listing it; any other server only briefly.
+		const owner = server ?? ownerOf(lifecycle, name);
+		await lifecycle.ensureMetadata(owner ? [owner] : undefined, owner ? waits.list : waits.brief);
 		found = lifecycle.catalog.resolve(name, server);
 	}
 	if (found.kind === "found") return found.tool;
 	if (found.kind === "ambiguous") {
-		return { error: `"${name}" exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.` };
+		return { error: `${quote(name)} exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.` };
 	}
 	// A name that points at a server which could not connect: that server's problem is the answer.
 	const owner = server ?? ownerOf(lifecycle, name);
 	const ownerFailure = owner ? lifecycle.failure(owner) : undefined;
 	if (ownerFailure) return { error: ownerFailure.message };
 	const hint = found.suggestions.length > 0 ? ` Did you mean: ${found.suggestions.join(", ")}?` : ' Find tools with mcp({search:"words"}).';
-	return { error: `Unknown tool "${name}".${hint}${failedNote(lifecycle)}` };
+	return { error: `Unknown tool ${quote(name)}.${hint}${failedNote(lifecycle)}` };
 }
 
 /** The server whose prefix a tool name starts with (the longest such name), if any. */
@@ -261,14 +311,14 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 	return { args: value as Record<string, unknown> };
 }
 
-async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyInput, options: ProxyRunOptions): Promise<ProxyResult> {
-	const tool = await resolveTool(lifecycle, name, input.server);
+async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
+	const tool = await resolveTool(lifecycle, name, input.server, waits);
 	if ("error" in tool) return failure("tool", tool.error);
 	const parsed = parseArgs(input.args);
 	if ("error" in parsed) return failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`);
 	const details = { server: tool.server, tool: tool.name };
 	try {
-		await lifecycle.ensureConnected(tool.server);
+		await lifecycle.ensureConnected(tool.server, options.signal);
 		// Connecting refreshed the server's tools; the one found in the cache may have changed or gone.
 		const fresh = lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name);
 		if (!fresh) {

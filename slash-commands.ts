@@ -7,7 +7,7 @@ import type { ServerLifecycle } from "./lifecycle.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
 import { authHelp } from "./oauth-handler.ts";
 import type { Decision } from "./project-approval.ts";
-import { countLabel } from "./proxy-tool.ts";
+import { countLabel, stateText } from "./proxy-tool.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
 
 const SUBCOMMANDS = [
@@ -34,10 +34,14 @@ export function statusLine(lifecycle: ServerLifecycle): string | undefined {
 	const states = names.map((n) => lifecycle.state(n));
 	const connected = states.filter((s) => s === "connected").length;
 	const count = (state: string) => states.filter((s) => s === state).length;
-	const failed = count("failed");
-	const auth = count("needs-auth");
-	const waiting = count("awaiting-approval");
-	return `MCP ${connected}/${names.length}${failed ? ` ${failed} failed` : ""}${auth ? ` ${auth} need auth` : ""}${waiting ? ` ${waiting} awaiting approval` : ""}`;
+	const flags = [
+		[count("starting"), "starting"],
+		[count("failed"), "failed"],
+		[count("needs-auth"), "need auth"],
+		[count("needs-config"), "need config"],
+		[count("awaiting-approval"), "awaiting approval"],
+	] as const;
+	return `MCP ${connected}/${names.length}${flags.map(([n, what]) => (n > 0 ? ` ${n} ${what}` : "")).join("")}`;
 }
 
 export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined): string {
@@ -48,22 +52,8 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	else lines.push(`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`);
 	for (const name of names) {
 		const entry = config.servers.get(name);
-		const state = lifecycle.state(name);
-		const tools = lifecycle.catalog.has(name) ? countLabel(lifecycle, name) : "tools not known yet";
-		const failure = lifecycle.failure(name)?.message.split("\n")[0];
-		const blocked = lifecycle.blocked(name);
-		const what = blocked
-			? `${state === "denied" ? "denied" : "awaiting approval"}: /mcp approve ${name} (from ${entry?.source.path})`
-			: state === "connected"
-				? `connected, ${tools}`
-				: state === "idle"
-					? `idle, ${tools} cached`
-					: state === "needs-auth"
-						? `needs auth: /mcp-auth ${name}`
-						: state === "failed"
-							? `failed: ${failure}`
-							: "not connected yet";
-		lines.push(`  ${name}: ${what} (${entry?.lifecycle})`);
+		const text = stateText(lifecycle, name);
+		lines.push(`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}`);
 	}
 	if (direct) {
 		if (direct.tools.length > 0) lines.push(`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`);
@@ -138,7 +128,7 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			const runtime = deps.runtime();
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
-			if (server && !runtime.config.servers.has(server)) return say(ctx, runtime, `Unknown server "${server}". Configured: ${serverNames().join(", ") || "none"}`, "error");
+			if (server && !runtime.lifecycle.knows(server)) return say(ctx, runtime, runtime.lifecycle.unknownServer(server), "error");
 			if (sub === "status") return say(ctx, runtime, statusReport(runtime, deps.direct()));
 			if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
 			if (sub === "reconnect") return say(ctx, runtime, await reconnect(runtime.lifecycle, server));

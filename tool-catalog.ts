@@ -1,5 +1,6 @@
 // Every known tool of every server (connected or not), under the name the model uses for it.
 // Resolves a name from the model back to (server, original name), with close matches on a miss.
+import { closestNames } from "./closest-name.ts";
 import { resourceTools } from "./resource-tools.ts";
 import { formatToolName, serverPrefix, type ResourceMetadata, type ToolMetadata, type ToolPrefix } from "./types.ts";
 
@@ -96,32 +97,4 @@ export class ToolCatalog {
 function rank(order: readonly string[], server: string): number {
 	const i = order.indexOf(server);
 	return i < 0 ? order.length : i;
-}
-
-/** Up to `max` names closest to `input`: containment first, then edit distance. */
-export function closestNames(input: string, names: readonly string[], max = 3): string[] {
-	const needle = input.toLowerCase();
-	const scored = names.map((name) => {
-		const lower = name.toLowerCase();
-		const contains = lower.includes(needle) || needle.includes(lower);
-		return { name, score: (contains ? 0 : 100) + editDistance(needle, lower) };
-	});
-	const limit = Math.max(3, Math.ceil(needle.length * 0.6));
-	return scored
-		.filter((s) => s.score < 100 || s.score - 100 <= limit)
-		.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
-		.slice(0, max)
-		.map((s) => s.name);
-}
-
-export function editDistance(a: string, b: string): number {
-	let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-	for (let i = 1; i <= a.length; i++) {
-		const cur = [i];
-		for (let j = 1; j <= b.length; j++) {
-			cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-		}
-		prev = cur;
-	}
-	return prev[b.length];
 }

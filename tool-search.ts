@@ -4,8 +4,10 @@
 // tolerates typos. `regex` matches a pattern against names and descriptions instead.
 // One index per catalog version: built on the first search after the tools change.
 import MiniSearch from "minisearch";
+import { RE2JS } from "re2js";
 import { stemmer } from "stemmer";
 import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./search-lexicon.ts";
+import { quote } from "./errors.ts";
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 
 export interface SearchOptions {
@@ -18,6 +20,9 @@ export interface SearchHit {
 	readonly tool: CatalogTool;
 	readonly score: number;
 }
+
+const MAX_QUERY_CHARS = 2000;
+const MAX_QUERY_WORDS = 40;
 
 /** Field weights: a word in the tool's name counts most, one in a parameter name least. */
 const BOOST = { name: 6, server: 2.5, description: 1.2, params: 0.6 } as const;
@@ -144,9 +149,11 @@ export class ToolSearchIndex {
 
 	search(query: string, options: SearchOptions = {}): SearchHit[] {
 		if (options.regex) return regexSearch(this.tools, query, options);
-		const { weights, concepts } = expandQuery(query);
+		// What a query can mean fits in a few dozen words; a megabyte of them must not cost seconds.
+		const words = tokenize(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
+		const { weights, concepts } = expandQuery(words.join(" "));
 		if (weights.size === 0) return [];
-		const wholeName = tokenize(query).join("_");
+		const wholeName = words.join("_");
 		const results = this.index.search([...weights.keys()].join(" "), {
 			// The terms are already tokenized and stemmed.
 			tokenize: (text) => text.split(" "),
@@ -199,18 +206,28 @@ export function searchCatalog(catalog: ToolCatalog, query: string, options: Sear
 	return cached.index.search(query, options);
 }
 
-/** Throws a clear error for a pattern that does not compile. */
+/** Longer patterns are refused: no tool name needs one, and compiling is not free. */
+const MAX_PATTERN_LENGTH = 500;
+
+/**
+ * RE2 semantics (linear time, no backtracking): `(a+)+$` cannot freeze Pi the way JavaScript's
+ * engine would (55 s on one tool description). Throws a clear error for a pattern that does not compile.
+ */
 function regexSearch(tools: readonly CatalogTool[], pattern: string, options: SearchOptions): SearchHit[] {
-	let re: RegExp;
+	if (pattern.length > MAX_PATTERN_LENGTH) throw new Error(`The regex is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are accepted. Search by words instead.`);
+	let re: RE2JS;
 	try {
-		re = new RegExp(pattern, "i");
+		re = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
 	} catch (error) {
-		throw new Error(`Invalid regex ${JSON.stringify(pattern)}: ${(error as Error).message}. Fix the pattern, or drop regex: true to search by words.`);
+		throw new Error(
+			`Invalid regex ${quote(pattern)}: ${(error as Error).message}. Fix the pattern (RE2 syntax: no lookaround or backreferences), or drop regex: true to search by words.`,
+		);
 	}
+	const test = (text: string) => re.matcher(text).find();
 	const hits: SearchHit[] = [];
 	for (const tool of tools) {
 		if (options.server && tool.server !== options.server) continue;
-		const score = (re.test(tool.qualifiedName) || re.test(tool.name) ? 10 : 0) + (re.test(tool.description) ? 2 : 0);
+		const score = (test(tool.qualifiedName) || test(tool.name) ? 10 : 0) + (test(tool.description) ? 2 : 0);
 		if (score > 0) hits.push({ tool, score });
 	}
 	hits.sort((a, b) => b.score - a.score || a.tool.qualifiedName.localeCompare(b.tool.qualifiedName));

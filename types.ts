@@ -88,8 +88,18 @@ export interface ConfigProblem {
 	readonly message: string;
 }
 
+/** A server the config names but that cannot run as written (an unset variable, a bad field, a broken file). */
+export interface UnconfiguredServer {
+	readonly name: string;
+	readonly source: ConfigSource;
+	/** What is wrong, as the config problem says it. */
+	readonly reason: string;
+}
+
 export interface McpConfig {
 	readonly servers: ReadonlyMap<string, ServerEntry>;
+	/** Named in the config but not usable: listed everywhere as `needs configuration: <why>`. */
+	readonly unconfigured: ReadonlyMap<string, UnconfiguredServer>;
 	readonly settings: McpSettings;
 	readonly problems: readonly ConfigProblem[];
 }

@@ -54,7 +54,7 @@ export function measureQuality(catalog: ToolCatalog, queries = QUERIES): Quality
 /** A session holding all catalogs as if cached, to measure real search answers. */
 function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
 	const servers = new Map<string, ServerEntry>(catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]));
-	const config: McpConfig = { servers, settings: DEFAULT_SETTINGS, problems: [] };
+	const config: McpConfig = { servers, unconfigured: new Map(), settings: DEFAULT_SETTINGS, problems: [] };
 	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
 	for (const c of catalogs) lifecycle.catalog.set(c.server, { tools: c.tools, resources: [] }, false);
 	return lifecycle;

@@ -112,7 +112,7 @@ describe("bad input from the model", () => {
 		["a missing required argument", { tool: "everything_echo", args: {} }, /Expected by everything_echo:\nParameters:\n- message \(string, required\)/],
 		["an unknown tool", { tool: "no_such_tool" }, /Unknown tool "no_such_tool"/],
 		["an unknown server", { server: "nope" }, /Unknown server "nope"\. Configured servers: everything/],
-		["a bad regex", { search: "(unclosed", regex: true }, /Invalid regex "\(unclosed": .*Fix the pattern, or drop regex: true/],
+		["a bad regex", { search: "(unclosed", regex: true }, /Invalid regex "\(unclosed": .*Fix the pattern \(RE2 syntax: no lookaround or backreferences\), or drop regex: true/],
 		["connect to an unknown server", { connect: "ghost" }, /Unknown server "ghost"/],
 	])("%s gets a clear error", async (_label, input, expected) => {
 		const result = await ask(input);

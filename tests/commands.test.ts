@@ -27,7 +27,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/2 1 failed");
 		const report = await ask("/mcp");
 		expect(report).toContain("MCP servers (0/2 connected):");
-		expect(report).toContain("everything: idle, 13 tools, 7 resources cached (lazy)");
+		expect(report).toContain("everything: not running, 13 tools, 7 resources known (lazy)");
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
 
 		expect(await ask("/mcp tools everything")).toMatch(/^everything \(13 tools, 7 resources\):\n {2}everything_echo/);
@@ -38,7 +38,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 
 		expect(await ask("/mcp-auth everything")).toContain("local (stdio) server");
 		expect(await ask("/mcp-auth")).toContain("Usage: /mcp-auth <server>");
-		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured: everything, broken');
+		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured servers: everything, broken');
 		expect(await ask("/mcp frobnicate")).toContain('Unknown subcommand "frobnicate"');
 	});
 });

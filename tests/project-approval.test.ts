@@ -62,7 +62,7 @@ describe("project servers wait for the user's yes", () => {
 		expect(runtime.pendingApproval().map((e) => e.name)).toEqual(["proj", "remote"]);
 
 		const status = await ask(runtime, {});
-		expect(status.text).toContain('proj: Server "proj" is awaiting approval: ask the user to run /mcp approve proj');
+		expect(status.text).toContain("proj: awaiting approval: ask the user to run /mcp approve proj");
 		const call = await ask(runtime, { tool: "proj_echo", args: { message: "hi" } });
 		expect(call.isError).toBe(true);
 		expect(call.text).toBe('Server "proj" is awaiting approval: ask the user to run /mcp approve proj');

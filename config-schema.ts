@@ -1,0 +1,116 @@
+// The shapes of the config files, as TypeBox schemas, and how a mismatch is worded: each failing
+// field as `field: must be <what>, got <value>` (credential fields by type only), and every key
+// the schema does not know named with the closest one it does. Loading and merging: config.ts.
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { closestNames } from "./closest-name.ts";
+
+const StringMap = Type.Record(Type.String(), Type.String());
+
+/** The shape of one server entry in a Pi config file (imports are mapped to it first). */
+export const RawServerSchema = Type.Object({
+	command: Type.Optional(Type.String({ minLength: 1 })),
+	args: Type.Optional(Type.Array(Type.String())),
+	env: Type.Optional(StringMap),
+	cwd: Type.Optional(Type.String()),
+	url: Type.Optional(Type.String({ minLength: 1 })),
+	type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse"), Type.Literal("streamable-http")])),
+	headers: Type.Optional(StringMap),
+	lifecycle: Type.Optional(Type.Union([Type.Literal("lazy"), Type.Literal("eager"), Type.Literal("keep-alive")])),
+	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
+	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	debug: Type.Optional(Type.Boolean()),
+	exposeResources: Type.Optional(Type.Boolean()),
+	directTools: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String())])),
+	auth: Type.Optional(Type.Union([Type.Literal("oauth"), Type.Literal("bearer")])),
+	bearerToken: Type.Optional(Type.String()),
+	bearerTokenEnv: Type.Optional(Type.String({ minLength: 1 })),
+	disabled: Type.Optional(Type.Boolean()),
+});
+export type RawServer = Static<typeof RawServerSchema>;
+
+export const OutputGuardSchema = Type.Object({ maxBytes: Type.Optional(Type.Number({ minimum: 1024 })), maxLines: Type.Optional(Type.Number({ minimum: 10 })) });
+
+export const SettingsSchema = Type.Object({
+	toolPrefix: Type.Optional(Type.Union([Type.Literal("server"), Type.Literal("short"), Type.Literal("none")])),
+	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
+	requestTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	directTools: Type.Optional(Type.Boolean()),
+	maxTotalTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	connectTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	trustProjectServers: Type.Optional(Type.Boolean()),
+	outputGuard: Type.Optional(
+		Type.Union([Type.Literal(false), OutputGuardSchema]),
+	),
+});
+
+export const FileSchema = Type.Object({
+	mcpServers: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+	imports: Type.Optional(Type.Array(Type.String())),
+	settings: Type.Optional(Type.Unknown()),
+});
+
+/**
+ * Schema failures as `field: must be <what>, got <value>` lines. The wording comes from the schema
+ * itself, not the validator: inside Pi, `@sinclair/typebox/value` is Pi's own TypeBox 1.x, whose
+ * errors have another shape and word unions branch by branch.
+ */
+export function schemaErrors(schema: TSchema, value: unknown): string {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return "must be a JSON object";
+	const fields = new Set<string>();
+	for (const error of Value.Errors(schema, value) as Iterable<{ path?: string; instancePath?: string }>) {
+		fields.add((error.path ?? error.instancePath ?? "").split("/")[1] ?? "");
+	}
+	const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+	const lines = [...fields].slice(0, 5).map((field) => {
+		const expected = properties[field] ? describeSchema(properties[field]) : "valid";
+		const raw = (value as Record<string, unknown>)[field];
+		// Fields that hold credentials are described by type only: no prefix of a token is shown.
+		const got = SECRET_FIELDS.has(field) ? kindOf(raw) : (JSON.stringify(raw) ?? "nothing");
+		return `${field || "(entry)"}: must be ${expected}, got ${got.length > 40 ? `${got.slice(0, 40)}…` : got}`;
+	});
+	return lines.join("; ") || "is not valid";
+}
+
+const SECRET_FIELDS = new Set(["env", "headers", "bearerToken", "oauth", "url", "args"]);
+
+function kindOf(value: unknown): string {
+	if (value === undefined) return "nothing";
+	if (value === null) return "null";
+	if (Array.isArray(value)) return "a list";
+	return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/** "a list of strings", `one of "lazy", "eager"`, ... from a JSON Schema. */
+function describeSchema(schema: unknown): string {
+	const s = schema as { type?: string; const?: unknown; anyOf?: unknown[]; items?: unknown; minimum?: number; exclusiveMinimum?: number };
+	if (s.anyOf) {
+		const consts = s.anyOf.map((v) => (v as { const?: unknown }).const);
+		if (consts.every((v) => v !== undefined)) return `one of ${consts.map((v) => JSON.stringify(v)).join(", ")}`;
+		return s.anyOf.map(describeSchema).join(" or ");
+	}
+	if (s.const !== undefined) return JSON.stringify(s.const);
+	if (s.type === "array") return `a list of ${describeSchema(s.items ?? {}).replace(/^an? /, "")}s`;
+	if (s.type === "object") return "an object";
+	if (s.type === "number" || s.type === "integer") {
+		if (s.exclusiveMinimum !== undefined) return `a number above ${s.exclusiveMinimum}`;
+		if (s.minimum !== undefined) return `a number of at least ${s.minimum}`;
+		return "a number";
+	}
+	if (s.type === "boolean") return "true or false";
+	if (s.type === "string") return "a string";
+	return "valid";
+}
+
+
+/** Keys of `value` the schema does not know, each as `unknown <what> "x" ignored (did you mean "y"?)`. */
+export function unknownKeys(schema: TSchema, value: unknown, what: string, accepted: readonly string[] = []): string[] {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
+	const known = Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
+	return Object.keys(value)
+		.filter((key) => !known.includes(key) && !accepted.includes(key))
+		.map((key) => {
+			const near = closestNames(key, known, 1)[0];
+			return `unknown ${what} ${JSON.stringify(key)} ignored${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}`;
+		});
+}
