@@ -57,10 +57,19 @@ function toInput(parsed: Parsed): ProxyInput | string {
 
 async function run(lifecycle: ServerLifecycle, input: ProxyInput, title?: string): Promise<boolean> {
 	if (title) process.stdout.write(`\n$ ${title}\n`);
-	const result = await runProxy(lifecycle, input);
+	// A shell command has nothing else to do: it waits for starting servers as long as connecting may take.
+	const wait = lifecycle.config.settings.connectTimeoutMs + 1000;
+	const result = await runProxy(lifecycle, input, { waitMs: { brief: wait, list: wait } });
 	const out = contentText(result.content);
 	(result.isError ? process.stderr : process.stdout).write(`${out}\n`);
-	return !result.isError;
+	// `status` fails when something needs the user: a broken config or a server that cannot run.
+	const unwell = input.tool === undefined && Object.keys(input).length === 0 && statusUnwell(lifecycle);
+	return !result.isError && !unwell;
+}
+
+function statusUnwell(lifecycle: ServerLifecycle): boolean {
+	if (lifecycle.config.problems.some((p) => p.severity === "error")) return true;
+	return lifecycle.serverNames().some((n) => ["failed", "needs-config", "needs-auth"].includes(lifecycle.state(n)));
 }
 
 /** The README's first command: a tour of the proxy against the bundled server-everything. */
@@ -103,6 +112,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 	for (const line of runtime.problemLines()) process.stderr.write(`${line}\n`);
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
 	const lifecycle = runtime.lifecycle;
+	// Ctrl-C (or a kill) ends every server the command started, then exits as a shell expects (130, 143).
+	const onSignal = (signal: NodeJS.Signals) => {
+		const code = signal === "SIGINT" ? 130 : 143;
+		void runtime.shutdown().finally(() => process.exit(code));
+	};
+	process.once("SIGINT", onSignal);
+	process.once("SIGTERM", onSignal);
 	try {
 		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
 		if (parsed.command === "approve" || parsed.command === "deny") return await decide(runtime, parsed.command, parsed.rest[0]);
@@ -113,6 +129,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		return (await run(lifecycle, input)) ? 0 : 1;
 	} finally {
+		process.off("SIGINT", onSignal);
+		process.off("SIGTERM", onSignal);
 		await runtime.shutdown();
 	}
 }

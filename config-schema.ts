@@ -38,6 +38,8 @@ export const SettingsSchema = Type.Object({
 	directTools: Type.Optional(Type.Boolean()),
 	maxTotalTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	connectTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	maxMessageMB: Type.Optional(Type.Number({ minimum: 1 })),
+	maxArgumentMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	trustProjectServers: Type.Optional(Type.Boolean()),
 	outputGuard: Type.Optional(
 		Type.Union([Type.Literal(false), OutputGuardSchema]),

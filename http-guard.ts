@@ -39,7 +39,7 @@ export class HttpGuard {
 		if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
 		const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
 		const ids = init?.method === "POST" ? requestIds(init.body) : [];
-		const limited = response.body.pipeThrough(this.limiter(sse, ids));
+		const limited = this.watched(response.body, sse, ids);
 		return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
 	};
 
@@ -49,39 +49,62 @@ export class HttpGuard {
 		return this.transport;
 	}
 
-	/** Counts bytes (per SSE event, or per body) and watches how an answer stream ends. */
-	private limiter(sse: boolean, ids: readonly RequestId[]): TransformStream<Uint8Array, Uint8Array> {
+	/**
+	 * The body, read through: bytes are counted (per SSE event, or per body), and how a POST's SSE
+	 * answer stream ends is watched, ending normally or with a network error alike.
+	 */
+	private watched(body: ReadableStream<Uint8Array>, sse: boolean, ids: readonly RequestId[]): ReadableStream<Uint8Array> {
 		const max = this.options.maxMessageBytes;
+		const reader = body.getReader();
 		let bytes = 0;
 		let lastByte = 0;
 		let resumable = false;
 		const ended = (why: string) => {
-			// A POST's SSE answer stream ended. The SDK reconnects only when the server sent an event id.
+			// The SDK reconnects to a stream only when the server sent an event id; otherwise the answer is lost.
 			if (!sse || ids.length === 0 || resumable) return;
 			// The SDK parses what arrived first; only then is a missing answer really missing.
 			setTimeout(() => this.transport?.fail(ids, why), 50);
 		};
-		return new TransformStream({
-			transform: (chunk, controller) => {
-				if (sse) {
-					const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-					// A blank line ends an SSE event: the limit is per event, so a long-lived stream may carry many.
-					const boundary = Math.max(text.lastIndexOf("\n\n"), text.lastIndexOf("\r\n\r\n"), lastByte === 10 && text[0] === 10 ? 0 : -1);
-					bytes = boundary >= 0 ? text.length - boundary : bytes + text.length;
-					if (!resumable && (/(^|\n)id:/.test(text.toString("latin1")) || (lastByte === 10 && text.toString("latin1").startsWith("id:")))) resumable = true;
-					lastByte = text.length > 0 ? text[text.length - 1] : lastByte;
-				} else {
-					bytes += chunk.byteLength;
+		const count = (chunk: Uint8Array) => {
+			if (!sse) {
+				bytes += chunk.byteLength;
+				return;
+			}
+			const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+			// A blank line ends an SSE event: the limit is per event, so a long-lived stream may carry many.
+			const boundary = Math.max(text.lastIndexOf("\n\n"), text.lastIndexOf("\r\n\r\n"), lastByte === 10 && text[0] === 10 ? 0 : -1);
+			bytes = boundary >= 0 ? text.length - boundary : bytes + text.length;
+			const latin = text.toString("latin1");
+			const atLineStart = lastByte === 0 || lastByte === 10;
+			if ((atLineStart && latin.startsWith("id:")) || latin.includes("\nid:")) resumable = true;
+			lastByte = text.length > 0 ? text[text.length - 1] : lastByte;
+		};
+		return new ReadableStream<Uint8Array>({
+			pull: async (controller) => {
+				let next: ReadableStreamReadResult<Uint8Array>;
+				try {
+					next = await reader.read();
+				} catch (error) {
+					ended(`the connection dropped (${(error as Error).message})`);
+					controller.error(error);
+					return;
 				}
+				if (next.done) {
+					ended("the server closed the answer stream before answering");
+					controller.close();
+					return;
+				}
+				count(next.value);
 				if (bytes > max) {
 					const error = new Error(`the server's response is over ${Math.round(max / 1024 / 1024)} MB; it was cut off. Raise settings.maxMessageMB if its answers are really that big.`);
 					ended(error.message);
 					controller.error(error);
+					void reader.cancel(error).catch(() => undefined);
 					return;
 				}
-				controller.enqueue(chunk);
+				controller.enqueue(next.value);
 			},
-			flush: () => ended("the server closed the answer stream before answering"),
+			cancel: (reason) => reader.cancel(reason),
 		});
 	}
 }

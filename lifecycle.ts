@@ -213,10 +213,10 @@ export class ServerLifecycle {
 	 * With `waitMs`, waits at most that long (one slow or dead server never stalls an answer: the
 	 * connects go on in the background) and returns the servers still starting.
 	 */
-	async ensureMetadata(names: readonly string[] = this.serverNames(), waitMs?: number): Promise<string[]> {
+	async ensureMetadata(names: readonly string[] = this.serverNames(), waitMs?: number, signal?: AbortSignal): Promise<string[]> {
 		const missing = names.filter((n) => !this.catalog.has(n) && !this.blocked(n));
 		const work = mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
-		await (waitMs === undefined ? work : within(work, waitMs));
+		await (waitMs === undefined ? work : within(work, waitMs, signal));
 		return missing.filter((n) => !this.catalog.has(n) && !this.failures.has(n));
 	}
 
@@ -328,11 +328,18 @@ export function unknownServerMessage(name: string, known: readonly string[]): st
 		: `Unknown server ${quote(name)}. Configured servers: ${known.join(", ")}`;
 }
 
-/** Waits for `promise` (whose failure is ignored), at most `ms`; the timer is cleared either way. */
-export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+/** Waits for `promise` (whose failure is ignored), at most `ms` or until `signal` aborts; the timer is cleared either way. */
+export async function within(promise: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<void> {
 	let timer: ReturnType<typeof setTimeout> | undefined;
-	await Promise.race([promise.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+	let onAbort: (() => void) | undefined;
+	const stop = new Promise<void>((resolve) => {
+		timer = setTimeout(resolve, ms);
+		onAbort = () => resolve();
+		signal?.addEventListener("abort", onAbort, { once: true });
+	});
+	await Promise.race([promise.catch(() => undefined), stop]);
 	clearTimeout(timer);
+	if (onAbort) signal?.removeEventListener("abort", onAbort);
 }
 
 /** Runs `fn` over `items` with at most `limit` running at once. */

@@ -64,6 +64,8 @@ export class McpRuntime {
 			requestTimeoutMs: settings.requestTimeoutMs,
 			maxTotalTimeoutMs: settings.maxTotalTimeoutMs,
 			connectTimeoutMs: settings.connectTimeoutMs,
+			maxMessageBytes: settings.maxMessageMB * 1024 * 1024,
+			maxArgumentBytes: settings.maxArgumentMB * 1024 * 1024,
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
 			launch: this.resolver.launcher(),

@@ -260,7 +260,13 @@ async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<
 }
 
 /** Finds a tool, connecting servers to learn their tools only when the known ones do not have it. */
-async function resolveTool(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<CatalogTool | { error: string }> {
+async function resolveTool(
+	lifecycle: ServerLifecycle,
+	name: string,
+	server: string | undefined,
+	waits: Waits,
+	signal?: AbortSignal,
+): Promise<CatalogTool | { error: string }> {
 	if (server && !lifecycle.knows(server)) return { error: lifecycle.unknownServer(server) };
 	const blockedServer = server ?? ownerOf(lifecycle, name);
 	const blocked = blockedServer ? lifecycle.blocked(blockedServer) : undefined;
@@ -269,7 +275,8 @@ async function resolveTool(lifecycle: ServerLifecycle, name: string, server: str
 	if (found.kind !== "found") {
 		// The owner, when the name says which server it is, may take as long as listing it; any other server only briefly.
 		const owner = server ?? ownerOf(lifecycle, name);
-		await lifecycle.ensureMetadata(owner ? [owner] : undefined, owner ? waits.list : waits.brief);
+		await lifecycle.ensureMetadata(owner ? [owner] : undefined, owner ? waits.list : waits.brief, signal);
+		if (signal?.aborted) return { error: "Cancelled while the server was starting." };
 		found = lifecycle.catalog.resolve(name, server);
 	}
 	if (found.kind === "found") return found.tool;
@@ -312,7 +319,7 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 }
 
 async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
-	const tool = await resolveTool(lifecycle, name, input.server, waits);
+	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal);
 	if ("error" in tool) return failure("tool", tool.error);
 	const parsed = parseArgs(input.args);
 	if ("error" in parsed) return failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`);

@@ -147,6 +147,7 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			const name = args.trim();
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			if (!name) return say(ctx, runtime, `Usage: /mcp-auth <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+			if (runtime.lifecycle.state(name) === "needs-config") return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
 			say(ctx, runtime, authHelp(runtime.config.servers.get(name), name, { agentDir: runtime.agentDir, env: runtime.env }));
 		},
 	});

@@ -65,6 +65,10 @@ export interface McpSettings {
 	/** The longest one request may run, however much progress it reports. */
 	readonly maxTotalTimeoutMs: number;
 	readonly connectTimeoutMs: number;
+	/** The largest message accepted from a server (a stdio line, a JSON body, one SSE event). */
+	readonly maxMessageMB: number;
+	/** The largest tool arguments sent; bigger is refused before sending. */
+	readonly maxArgumentMB: number;
 	/** Limits above which text output goes to a file; `false` turns the guard off. */
 	readonly outputGuard: false | { readonly maxBytes?: number; readonly maxLines?: number };
 	/** Start project servers without asking (only honored in the user's own config file). */
@@ -77,6 +81,8 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	requestTimeoutMs: 60_000,
 	maxTotalTimeoutMs: 600_000,
 	connectTimeoutMs: 30_000,
+	maxMessageMB: 128,
+	maxArgumentMB: 4,
 	outputGuard: {},
 	trustProjectServers: false,
 };

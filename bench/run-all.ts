@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 import { main as searchQuality } from "./search-quality.ts";
 import { main as startup } from "./startup.ts";
+import { main as stdioThroughput } from "./stdio-throughput.ts";
 import { main as tokenCost } from "./token-cost.ts";
 
 await tokenCost();
@@ -8,3 +9,5 @@ console.log();
 await searchQuality();
 console.log();
 await startup();
+console.log();
+await stdioThroughput();

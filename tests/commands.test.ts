@@ -17,16 +17,18 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 	it("/mcp status, tools, reconnect and /mcp-auth answer through notify; the status line follows", async () => {
 		const mcpServers = { everything: everythingStdio(), broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" } };
 		const cache = await warmCacheFor({ everything: mcpServers.everything });
-		pi = await startPiRpc({ mcpConfig: { mcpServers }, agentFiles: { "mcp-cache.json": cache }, host });
+		// A server whose token variable is not set: not usable, but never "unknown".
+		const needy = { command: "x", env: { TOKEN: "${PI_TEST_UNSET_TOKEN}" } };
+		pi = await startPiRpc({ mcpConfig: { mcpServers: { ...mcpServers, needy } }, agentFiles: { "mcp-cache.json": cache }, host });
 		const ask = async (message: string) => {
 			const from = pi?.events.length ?? 0;
 			pi?.send({ id: message, type: "prompt", message });
 			return String((await pi?.waitFor(notify, from))?.message);
 		};
 
-		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/2 1 failed");
+		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/3 1 failed 1 need config");
 		const report = await ask("/mcp");
-		expect(report).toContain("MCP servers (0/2 connected):");
+		expect(report).toContain("MCP servers (0/3 connected):");
 		expect(report).toContain("everything: not running, 13 tools, 7 resources known (lazy)");
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
 
@@ -34,11 +36,14 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 
 		const from = pi.events.length;
 		expect(await ask("/mcp reconnect everything")).toBe("everything: reconnected, 13 tools, 7 resources");
-		await pi.waitFor((e) => status(e) && e.statusText === "MCP 1/2 1 failed", from);
+		await pi.waitFor((e) => status(e) && e.statusText === "MCP 1/3 1 failed 1 need config", from);
 
 		expect(await ask("/mcp-auth everything")).toContain("local (stdio) server");
 		expect(await ask("/mcp-auth")).toContain("Usage: /mcp-auth <server>");
-		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured servers: everything, broken');
+		const needs = 'needs configuration: field "env.TOKEN": ${PI_TEST_UNSET_TOKEN} is not set (in ';
+		expect(report).toContain(`needy: ${needs}`);
+		expect(await ask("/mcp-auth needy")).toContain(`Server "needy" ${needs}`);
+		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured servers: everything, broken, needy');
 		expect(await ask("/mcp frobnicate")).toContain('Unknown subcommand "frobnicate"');
 	});
 });

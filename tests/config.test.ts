@@ -269,7 +269,31 @@ describe("broken input", () => {
 		expect(text).toContain('server "badType": args: must be a list of strings, got a string');
 		expect(text).toContain('server "badLifecycle": lifecycle: must be one of "lazy", "eager", "keep-alive", got "sometimes"');
 		expect(text).toContain('server "badUrl": field "url": "ftp://example.com" is not an http(s) URL');
-		expect(text).toContain('warning: ' + join(agentDir, "mcp.json") + ': server "typo": unknown field "comand" ignored');
+		expect(text).toContain('warning: ' + join(agentDir, "mcp.json") + ': server "typo": unknown field "comand" ignored (did you mean "command"?)');
+		// The unusable ones stay known, with the reason, so the model is not told they do not exist.
+		expect([...config.unconfigured.keys()].sort()).toEqual(["badLifecycle", "badType", "badUrl", "both", "neither"]);
+		expect(config.unconfigured.get("both")?.reason).toContain('has both "command" and "url"');
+	});
+
+	it("unknown keys are named at every level with the closest known one", () => {
+		write(join(agentDir, "mcp.json"), {
+			mcpServer: { a: { command: "x" } },
+			settings: { toolprefix: "none", outputGuard: { maxByte: 2048 } },
+			mcpServers: { b: { command: "y", lifecyle: "eager" } },
+		});
+		const text = load().problems.map(formatProblem).join("\n");
+		expect(text).toContain('unknown key "mcpServer" ignored (did you mean "mcpServers"?)');
+		expect(text).toContain('settings: unknown setting "toolprefix" ignored (did you mean "toolPrefix"?)');
+		expect(text).toContain('settings.outputGuard: unknown key "maxByte" ignored (did you mean "maxBytes"?)');
+		expect(text).toContain('server "b": unknown field "lifecyle" ignored (did you mean "lifecycle"?)');
+	});
+
+	it("the servers of a file with invalid JSON stay listed as needing configuration, with the position", () => {
+		write(join(agentDir, "mcp.json"), '{ "mcpServers": { "github": { "command": "npx", "args": ["-y", "x"] }, "slack": { "command": "y" } ');
+		const config = load();
+		expect(config.servers.size).toBe(0);
+		expect([...config.unconfigured.keys()]).toEqual(["github", "slack"]);
+		expect(config.unconfigured.get("github")?.reason).toMatch(/mcp\.json: invalid JSON at line 1, column \d+/);
 	});
 
 	it("bad settings are reported and defaults kept", () => {

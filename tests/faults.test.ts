@@ -1,6 +1,7 @@
 // However badly a server behaves, the user gets a clear answer, the context is not flooded, the
 // next call works, and a second server in the same manager keeps working throughout.
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,7 +10,7 @@ import { OutputGuard } from "../output-guard.ts";
 import { listDescendants } from "../process-tree.ts";
 import { type ProxyInput, runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-registrar.ts";
-import { configOf, everythingStdio, freePort, lifecycleOf, ROOT, stopChild } from "./helpers.ts";
+import { configOf, everythingStdio, freePort, lifecycleOf, marked, ROOT, stopChild } from "./helpers.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const fixture = (name: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
@@ -111,6 +112,53 @@ describe("misbehaving servers", () => {
 		const again = await text(lc, { tool: "remote_whoami" });
 		expect(again.isError).toBe(false);
 		expect(again.text).toBe("initialization 2");
+		await otherServerWorks(lc);
+	});
+
+	it("inputs that froze Pi answer at once: a catastrophic regex, a megabyte tool name, a 10 MB argument", async () => {
+		const lc = open({ faulty: fixture("fault-server.ts") });
+		const { tools } = await lc.ensureConnected("faulty");
+		// A description that makes backtracking regex engines explode on (a+)+$.
+		const trap = { server: "faulty", name: "trap", description: `${"a".repeat(40)}!`, inputSchema: { type: "object" } };
+		lc.catalog.set("faulty", { tools: [...tools, trap], resources: [] }, false);
+		const timed = async (input: ProxyInput) => {
+			const started = performance.now();
+			const result = await text(lc, input);
+			return { ...result, ms: performance.now() - started };
+		};
+		const regex = await timed({ search: "(a+)+$", regex: true, server: "faulty" });
+		expect(regex.text).toContain("No tools match");
+		const longName = await timed({ tool: `x${"y".repeat(1024 * 1024)}` });
+		expect(longName.isError).toBe(true);
+		expect(longName.text).toMatch(/^Unknown tool "xyyy.*…" \(1,048,577 characters\)/);
+		expect(longName.text.length).toBeLessThan(2000);
+		const big = await timed({ tool: "faulty_echo", args: { text: "z".repeat(10 * 1024 * 1024) } });
+		expect(big.text).toContain("The arguments for echo are 10.0 MB, over the 4.0 MB limit: they were not sent.");
+		// Bounds against a freeze (they were 55 s, 21 s and a 60 s wait), not performance figures.
+		for (const { ms } of [regex, longName, big]) expect(ms).toBeLessThan(5000);
+		await otherServerWorks(lc);
+	});
+
+	it("Esc while a server that never answers is starting: the call returns at once", async () => {
+		const lc = open({ mute: fixture("fault-stdio.ts", {}, { args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/fault-stdio.ts"), "never-initialize"] }) });
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 500);
+		const started = performance.now();
+		const result = await text(lc, { tool: "mute_anything" }, { signal: controller.signal });
+		expect(result.isError).toBe(true);
+		expect(result.text).toContain("Cancelled while the server was starting.");
+		expect(performance.now() - started).toBeLessThan(5000); // not the 30 s connect timeout
+	});
+
+	it("a failed connect, and every keep-alive retry of it, leaves no process behind", async () => {
+		const marker = randomUUID();
+		// Like a wrapper that starts a helper and then fails: the helper must not outlive the attempt.
+		const failing = { command: "sh", args: ["-c", "sleep 300 & echo 'no token' >&2; exit 1"], env: { FAULT_MARKER: marker }, lifecycle: "keep-alive" };
+		const lc = open({ failing });
+		await expect(lc.ensureConnected("failing")).rejects.toThrow(/failed to connect[\s\S]*no token/);
+		expect(marked(marker)).toEqual([]);
+		for (let i = 0; i < 3; i++) await lc.tick(); // each health check retries the connect
+		expect(marked(marker)).toEqual([]);
 		await otherServerWorks(lc);
 	});
 

@@ -1,6 +1,6 @@
 // Test helpers: free ports on 127.0.0.1, real server processes that are always cleaned up, temp dirs.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -28,7 +28,7 @@ export function freePort(): Promise<number> {
 	});
 }
 
-async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
+export async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		const open = await new Promise<boolean>((res) => {
@@ -166,4 +166,18 @@ export async function fakeCacheFor(mcpServers: Record<string, unknown>, toolsFor
 	} finally {
 		dir.remove();
 	}
+}
+
+/** Pids of every process whose environment carries the marker value (children inherit it). Linux /proc. */
+export function marked(marker: string): number[] {
+	const out: number[] = [];
+	for (const name of readdirSync("/proc")) {
+		if (!/^\d+$/.test(name)) continue;
+		try {
+			if (readFileSync(`/proc/${name}/environ`, "utf8").includes(marker)) out.push(Number(name));
+		} catch {
+			// gone, or not ours
+		}
+	}
+	return out;
 }

@@ -9,7 +9,7 @@ export interface ChatRequest {
 	readonly [key: string]: unknown;
 }
 
-export type Step = (request: ChatRequest) => { toolCall: { name: string; arguments: unknown } } | { text: string };
+export type Step = (request: ChatRequest) => { toolCall: { name: string; arguments: unknown } } | { text: string } | { httpStatus: number };
 
 export interface MockModel {
 	readonly port: number;
@@ -34,6 +34,10 @@ export async function startMockModel(initial: Step[]): Promise<MockModel> {
 			requests.push(request);
 			const step = steps[requests.length - 1] ?? (() => ({ text: "(script ended)" }));
 			const out = step(request);
+			if ("httpStatus" in out) {
+				res.writeHead(out.httpStatus, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }));
+				return;
+			}
 			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
 			const chunk = (delta: unknown, finish: string | null) =>
 				`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;

@@ -1,26 +1,11 @@
 // No orphans: after the real `pi` CLI exits with connected stdio servers (one started through
 // npx, whose real server is npm's child), none of their processes remain.
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EVERYTHING, TEST_NPM_CACHE, tempDir } from "./helpers.ts";
+import { EVERYTHING, marked, TEST_NPM_CACHE, tempDir } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
 import { runPiCli } from "./pi-cli-harness.ts";
-
-/** Pids of every process whose environment carries the marker (children inherit it). */
-function marked(marker: string): number[] {
-	const out: number[] = [];
-	for (const name of readdirSync("/proc")) {
-		if (!/^\d+$/.test(name)) continue;
-		try {
-			if (readFileSync(`/proc/${name}/environ`, "utf8").includes(marker)) out.push(Number(name));
-		} catch {
-			// gone, or not ours
-		}
-	}
-	return out;
-}
 
 describe("no orphans", () => {
 	it("leaves no server process behind when pi exits", async () => {
