@@ -1,5 +1,5 @@
 // Queries as an agent types them in the middle of a task, each with every tool (server/tool) of
-// ../shared/tool-catalogs that would do the job. Written from the tasks, not from the tool names.
+// tests/data/tool-catalogs that would do the job. Written from the tasks, not from the tool names.
 export const QUERIES: readonly (readonly [query: string, ...answers: string[]])[] = [
 	// tickets and pull requests
 	["file a ticket", "github/create_issue", "gitlab/create_issue", "linear/linear_createIssue", "jira/jira_issues"],

@@ -40,7 +40,7 @@ describe("formatToolName", () => {
 	});
 
 	it("every tool of the 35 real catalogs gets a valid, unique name in every mode", () => {
-		const dir = join(ROOT, "..", "shared", "tool-catalogs");
+		const dir = join(ROOT, "tests", "data", "tool-catalogs");
 		const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
 		expect(files.length).toBe(35);
 		for (const mode of ["server", "short", "none"] as const) {

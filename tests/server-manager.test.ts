@@ -7,7 +7,7 @@ import { isAlive, listDescendants } from "../process-tree.ts";
 import { McpServerManager, TailBuffer } from "../server-manager.ts";
 import { configOf, entryOf, EVERYTHING, ROOT } from "./helpers.ts";
 
-const CATALOGS = join(ROOT, "..", "shared", "tool-catalogs");
+const CATALOGS = join(ROOT, "tests", "data", "tool-catalogs");
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const catalogServer = (files: string[], env: Record<string, string> = {}) => ({
 	command: process.execPath,
