@@ -48,8 +48,7 @@ describe("installed into the extensions folder", () => {
 			writeFileSync(join(agentDir, "models.json"), model.modelsJson());
 			// The README's line that silences Pi 1.5's notice about its built-in MCP.
 			writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false }, extensions: ["-builtin:mcp"] }));
-			const env = { ...(process.env as Record<string, string>), HOME: home, PI_OFFLINE: "1" };
-			delete env.PI_CODING_AGENT_DIR;
+			const env: Record<string, string | undefined> = { ...process.env, HOME: home, PI_OFFLINE: "1", PI_CODING_AGENT_DIR: undefined };
 			const child = spawn(host.node, [host.cli, "-p", "--no-session", "--provider", "mock", "--model", "m", "add 2 and 3"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
 			let out = "";
 			child.stdout.on("data", (c) => (out += c));
