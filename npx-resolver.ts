@@ -7,9 +7,9 @@
 // Any doubt (unknown flags, another spec type, nothing cached) runs npx as configured.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, delimiter, dirname, extname, join } from "node:path";
 import type { StdioServerEntry } from "./types.ts";
 
 export const NPX_CACHE_FILE = "mcp-npx-cache.json";
@@ -65,8 +65,28 @@ export function defaultNpmCache(env: Readonly<Record<string, string | undefined>
 	return join(homedir(), ".npm");
 }
 
-/** The bin npm would run for a package, per npm's own rule (the only bin, or the one named like the package). */
-export function binFor(pkgDir: string): Launch | undefined {
+/**
+ * `node` as npx would run it: the first on PATH. Not Pi's own executable, which may be a compiled
+ * Pi binary, or a Node other than the user's.
+ */
+export function nodeOnPath(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+	const names = process.platform === "win32" ? ["node.exe"] : ["node"];
+	for (const dir of (env.PATH ?? env.Path ?? "").split(delimiter)) {
+		for (const name of names) {
+			const candidate = join(dir, name);
+			try {
+				accessSync(candidate, constants.X_OK);
+				if (statSync(candidate).isFile()) return candidate;
+			} catch {
+				// not here
+			}
+		}
+	}
+	return undefined;
+}
+
+/** The bin npm would run for a package, per npm's own rule (the only bin, or the one named like the package); `node` runs JS bins. */
+export function binFor(pkgDir: string, node: string | undefined): Launch | undefined {
 	let manifest: { name?: string; bin?: string | Record<string, string> };
 	try {
 		manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
@@ -80,7 +100,8 @@ export function binFor(pkgDir: string): Launch | undefined {
 	if (!target) return undefined;
 	const file = join(pkgDir, target);
 	if (!existsSync(file)) return undefined;
-	return isNodeScript(file) ? { command: process.execPath, args: [file] } : { command: file, args: [] };
+	if (!isNodeScript(file)) return { command: file, args: [] };
+	return node ? { command: node, args: [file] } : undefined; // no node on PATH: npx as configured says why
 }
 
 function isNodeScript(file: string): boolean {
@@ -145,7 +166,7 @@ export class NpxResolver {
 		const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
 		const pkgDir = join(npxInstallDir(npx.spec, npmCache), "node_modules", npx.name);
 		if (installedVersion(pkgDir) !== want) return undefined;
-		const bin = binFor(pkgDir);
+		const bin = binFor(pkgDir, nodeOnPath({ ...process.env, ...entry.env }));
 		return bin ? { command: bin.command, args: [...bin.args, ...npx.args] } : undefined;
 	}
 

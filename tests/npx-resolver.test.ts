@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { listDescendants } from "../process-tree.ts";
-import { NPX_CACHE_FILE, NpxResolver, npxInstallDir, parseNpx } from "../npx-resolver.ts";
+import { NPX_CACHE_FILE, NpxResolver, nodeOnPath, npxInstallDir, parseNpx } from "../npx-resolver.ts";
 import { McpServerManager } from "../server-manager.ts";
 import type { StdioServerEntry } from "../types.ts";
 import { configOf, entryOf, TEST_NPM_CACHE, tempDir } from "./helpers.ts";
@@ -110,14 +110,16 @@ describe("real npx", () => {
 
 			const resolver = new NpxResolver({ agentDir: dir.path, npmCache: TEST_NPM_CACHE });
 			const launch = resolver.resolve(entry);
-			expect(launch?.command).toBe(process.execPath);
+			// The user's node (first on PATH, as npx would use), not whatever runs Pi.
+			expect(launch?.command).toBe(nodeOnPath());
+			expect(resolver.resolve({ ...entry, env: { ...entry.env, PATH: dir.path } })).toBeUndefined();
 			expect(launch?.args[0]).toContain(join("_npx", "c98ccc168155bafa", "node_modules", "@modelcontextprotocol", "server-memory"));
 
 			const direct = new McpServerManager({ launch: resolver.launcher() });
 			managers.push(direct);
 			const connection = await direct.connect(entry);
 			const cmdline = readFileSync(`/proc/${connection.pid}/cmdline`, "utf8").split("\0");
-			expect(cmdline[0]).toBe(process.execPath);
+			expect(cmdline[0]).toBe(nodeOnPath());
 			expect(cmdline[1]).toBe(launch?.args[0]);
 			expect(listDescendants(connection.pid as number)).toEqual([]);
 			const result = await direct.callTool("memory", "read_graph", {});
