@@ -2,7 +2,8 @@
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
-import { type ProxyInput, runProxy } from "./proxy-tool.ts";
+import type { ProxyInput } from "./proxy-surface.ts";
+import { runProxy } from "./proxy-tool.ts";
 import { contentText } from "./tool-registrar.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>

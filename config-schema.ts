@@ -7,6 +7,15 @@ import { closestNames } from "./closest-name.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
 
+/** Pi 1.5's exposure values; `codemode` and `deferred` mean "through the mcp tool" here. */
+const ExposureSchema = Type.Union([
+	Type.Literal("codemode"),
+	Type.Literal("codemode-deferred"),
+	Type.Literal("deferred"),
+	Type.Literal("direct"),
+	Type.Literal("hidden"),
+]);
+
 /** The shape of one server entry in a Pi config file (imports are mapped to it first). */
 export const RawServerSchema = Type.Object({
 	command: Type.Optional(Type.String({ minLength: 1 })),
@@ -26,6 +35,12 @@ export const RawServerSchema = Type.Object({
 	bearerToken: Type.Optional(Type.String()),
 	bearerTokenEnv: Type.Optional(Type.String({ minLength: 1 })),
 	disabled: Type.Optional(Type.Boolean()),
+	// Pi 1.5's own fields (its `pi mcp add` writes them): read as Pi 1.5 documents them.
+	enabled: Type.Optional(Type.Boolean()),
+	description: Type.Optional(Type.String()),
+	exposure: Type.Optional(ExposureSchema),
+	toolExposure: Type.Optional(Type.Record(Type.String(), ExposureSchema)),
+	oauth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 export type RawServer = Static<typeof RawServerSchema>;
 

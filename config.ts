@@ -9,6 +9,7 @@ import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
 import { type InterpolationContext, interpolate } from "./interpolate.ts";
 import { FileSchema, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config-schema.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
+import { isCommandValue } from "./command-values.ts";
 import { launchIdentity } from "./project-approval.ts";
 import { maskUrl, worthMasking } from "./redaction.ts";
 import {
@@ -17,6 +18,8 @@ import {
 	DEFAULT_SETTINGS,
 	type McpConfig,
 	type McpSettings,
+	type Exposure,
+	type ExposureRules,
 	type ServerEntry,
 	type UnconfiguredServer,
 } from "./types.ts";
@@ -90,6 +93,13 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file, problems);
 		for (const [name, raw] of Object.entries(data.mcpServers ?? {})) {
 			ownNames.add(name);
+			const base = servers.get(name);
+			if (base && file.scope === "project" && base.source.scope === "user" && isOverride(raw)) {
+				const adjusted = applyOverride(base, raw);
+				if (adjusted) servers.set(name, adjusted);
+				else servers.delete(name);
+				continue;
+			}
 			const result = normalizeServer(name, raw, source, ictx, problems);
 			servers.delete(name);
 			unconfigured.delete(name);
@@ -161,7 +171,7 @@ export function normalizeServer(
 	};
 	if (!Value.Check(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
 	for (const message of unknownKeys(RawServerSchema, raw, "field")) problems.push({ severity: "warning", file: source.path, server: name, message });
-	if (raw.disabled) return { kind: "disabled" };
+	if (raw.disabled || raw.enabled === false) return { kind: "disabled" };
 	if (raw.command && raw.url) return invalid('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
 	if (!raw.command && !raw.url) return invalid('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
 
@@ -176,8 +186,9 @@ export function normalizeServer(
 		failures.push(`field "${field}": ${result.error}`);
 		return value;
 	};
+	// A `!command` value (Pi 1.5) is run when the server starts, by a shell that expands its own variables.
 	const expandMap = (field: string, map: Record<string, string> | undefined) =>
-		Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, expand(`${field}.${k}`, v)]));
+		Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, isCommandValue(v) ? v : expand(`${field}.${k}`, v)]));
 
 	const base = {
 		name,
@@ -190,6 +201,8 @@ export function normalizeServer(
 		debug: raw.debug ?? false,
 		exposeResources: raw.exposeResources ?? true,
 		directTools: raw.directTools,
+		description: raw.description?.trim() || undefined,
+		exposure: exposureRules(raw.exposure, raw.toolExposure),
 	} as const;
 	let entry: ServerEntry;
 	if (raw.command) {
@@ -210,7 +223,7 @@ export function normalizeServer(
 		if (failures.length === 0 && !isHttpUrl(url)) failures.push(`field "url": ${JSON.stringify(maskUrl(raw.url as string))} is not an http(s) URL`);
 		const headers = expandMap("headers", raw.headers);
 		const bearerToken = raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken);
-		secrets.push(...Object.values(headers), ...(bearerToken ? [bearerToken] : []));
+		secrets.push(...Object.values(headers).filter((v) => !isCommandValue(v)), ...(bearerToken ? [bearerToken] : []));
 		entry = {
 			...base,
 			transport: raw.type === "sse" ? "sse" : "http",
@@ -219,10 +232,35 @@ export function normalizeServer(
 			auth: raw.auth,
 			bearerToken,
 			bearerTokenEnv: raw.bearerTokenEnv,
+			oauth: raw.oauth,
 		};
 	}
 	if (failures.length > 0) return invalid(failures.join("; "));
 	return { kind: "entry", entry };
+}
+
+type PiExposure = "codemode" | "codemode-deferred" | "deferred" | "direct" | "hidden";
+
+/** Pi 1.5's exposure as it means here: codemode and deferred both reach the model through `mcp`. */
+function exposureRules(server: PiExposure | undefined, tools: Record<string, PiExposure> | undefined): ExposureRules | undefined {
+	if (server === undefined && tools === undefined) return undefined;
+	const map = (e: PiExposure): Exposure => (e === "direct" || e === "hidden" ? e : "proxy");
+	return { server: server === undefined ? undefined : map(server), tools: Object.entries(tools ?? {}).map(([pattern, e]) => [pattern, map(e)] as const) };
+}
+
+/**
+ * Pi 1.5: a project entry with no command, url or type only adjusts the user's server of that
+ * name (turns it off, changes its exposure), keeping everything else. It cannot turn on a server
+ * the user turned off, and needs no approval: nothing it names runs.
+ */
+function applyOverride(base: ServerEntry, raw: Record<string, unknown>): ServerEntry | undefined {
+	if (raw.enabled === false || raw.disabled === true) return undefined;
+	const exposure = exposureRules(raw.exposure as PiExposure | undefined, raw.toolExposure as Record<string, PiExposure> | undefined);
+	return exposure ? { ...base, exposure: { server: exposure.server ?? base.exposure?.server, tools: [...exposure.tools, ...(base.exposure?.tools ?? [])] } } : base;
+}
+
+function isOverride(raw: unknown): raw is Record<string, unknown> {
+	return typeof raw === "object" && raw !== null && !("command" in raw) && !("url" in raw) && !("type" in raw) && Value.Check(RawServerSchema, raw);
 }
 
 /** The server names a (possibly partial) parsed file mentions under mcpServers. */

@@ -5,7 +5,8 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { askApproval } from "./project-approval.ts";
-import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, progressText, runProxy } from "./proxy-tool.ts";
+import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy-surface.ts";
+import { progressText, runProxy } from "./proxy-tool.ts";
 import type { Progress } from "./server-manager.ts";
 import { registerCommands, statusLine } from "./slash-commands.ts";
 import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
@@ -42,14 +43,17 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		return { content: result.content, details: result.details };
 	};
 
-	pi.registerTool({
-		name: PROXY_TOOL_NAME,
-		label: "MCP",
-		description: PROXY_DESCRIPTION,
-		parameters: ProxyParams,
-		prepareArguments: normalizeProxyInput,
-		execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
-	});
+	/** The `mcp` tool; registered again at session start with the description naming that session's servers. */
+	const registerProxy = (description: string) =>
+		pi.registerTool({
+			name: PROXY_TOOL_NAME,
+			label: "MCP",
+			description,
+			parameters: ProxyParams,
+			prepareArguments: normalizeProxyInput,
+			execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
+		});
+	registerProxy(PROXY_DESCRIPTION);
 
 	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */
 	const syncDirectTools = (active: McpRuntime) => {
@@ -64,6 +68,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				description: tool.description,
 				// The server's own JSON Schema: Pi validates plain JSON Schemas as well as TypeBox ones.
 				parameters: tool.parameters as unknown as typeof ProxyParams,
+				// Pi 1.5 hands these to permission extensions (pi.getAllTools()); pi 0.73 ignores them.
+				...(tool.annotations ? { annotations: tool.annotations } : {}),
 				execute: (_id, params, signal, onUpdate, ctx) =>
 					run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
 			});
@@ -74,6 +80,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 
 	pi.on("session_start", (_event, ctx) => {
 		const active = current(ctx);
+		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
 		const update = () => ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
 		active.onChange(update);

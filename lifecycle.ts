@@ -9,7 +9,7 @@ import type { MetadataCache } from "./metadata-cache.ts";
 import { approvalMessage, type GateState } from "./project-approval.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
-import type { McpConfig, ServerEntry } from "./types.ts";
+import { exposureOf, type McpConfig, type ResourceMetadata, type ServerEntry, type ToolMetadata } from "./types.ts";
 
 export type ServerState =
 	| "connected"
@@ -59,6 +59,7 @@ export class ServerLifecycle {
 	startup: Promise<void> = Promise.resolve();
 	private readonly cache?: MetadataCache;
 	private readonly failures = new Map<string, Failure>();
+	private readonly instructionsOf = new Map<string, string>();
 	private readonly now: () => number;
 	private readonly options: LifecycleOptions;
 	private timer?: ReturnType<typeof setInterval>;
@@ -139,7 +140,20 @@ export class ServerLifecycle {
 
 	private loadCached(entry: ServerEntry): void {
 		const cached = this.cache?.lookup(entry);
-		if (cached) this.catalog.set(entry.name, cached, entry.exposeResources);
+		if (!cached) return;
+		this.catalogSet(entry, cached.tools, cached.resources);
+		if (cached.instructions) this.instructionsOf.set(entry.name, cached.instructions);
+	}
+
+	/** A server's instructions (from its last connection, or the cache), if it sent any. */
+	instructions(name: string): string | undefined {
+		return this.instructionsOf.get(name);
+	}
+
+	/** Puts a server's tools in the catalog, without those its exposure hides (Pi 1.5's "hidden"). */
+	private catalogSet(entry: ServerEntry, tools: readonly ToolMetadata[], resources: readonly ResourceMetadata[]): void {
+		const visible = tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden");
+		this.catalog.set(entry.name, { tools: visible, resources }, entry.exposeResources);
 	}
 
 	/** Every server the config names: the usable ones, then those that need configuration. */
@@ -230,9 +244,11 @@ export class ServerLifecycle {
 		// What a server says about its tools reaches the model and the cache: no secret in it.
 		const scrub = (text: string) => this.manager.redactor.scrub(text);
 		const tools = connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: t.title === undefined ? undefined : scrub(t.title) }));
-		this.catalog.set(connection.name, { tools, resources: connection.resources }, connection.entry.exposeResources);
+		this.catalogSet(connection.entry, tools, connection.resources);
+		const instructions = connection.instructions ? scrub(connection.instructions) : undefined;
+		if (instructions) this.instructionsOf.set(connection.name, instructions);
 		this.options.onChange?.();
-		await this.cache?.store(connection.entry, tools, connection.resources).catch(() => undefined);
+		await this.cache?.store(connection.entry, tools, connection.resources, instructions).catch(() => undefined);
 	}
 
 	/** Minutes of idleness after which a server is closed; undefined = never. */

@@ -7,6 +7,7 @@ import { MetadataCache } from "./metadata-cache.ts";
 import { NpxResolver } from "./npx-resolver.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./output-guard.ts";
 import { type Decision, ProjectApprovals } from "./project-approval.ts";
+import { about, type ServerBlurb } from "./proxy-surface.ts";
 import { Redactor } from "./redaction.ts";
 import { McpServerManager } from "./server-manager.ts";
 import type { McpConfig, ServerEntry } from "./types.ts";
@@ -103,6 +104,18 @@ export class McpRuntime {
 		// Started in the background, like at startup: the command answers at once.
 		this.lifecycle.gateChanged(entries.map((e) => e.name)).catch(() => undefined);
 		return entries;
+	}
+
+	/**
+	 * The servers the `mcp` description names, with a few words each (config `description`, else the
+	 * first line of the instructions cached from a run before). Not the project's servers waiting for
+	 * approval: their names are the repository's words. Fixed for the session: the prompt cache holds.
+	 */
+	serverBlurbs(): ServerBlurb[] {
+		return this.lifecycle
+			.serverNames()
+			.filter((name) => !["awaiting-approval", "denied"].includes(this.lifecycle.state(name)))
+			.map((name) => ({ name, about: about(this.config.servers.get(name)?.description ?? this.lifecycle.instructions(name), name) }));
 	}
 
 	/** Config problems, one line each, scrubbed. */

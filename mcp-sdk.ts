@@ -24,7 +24,13 @@ export {
  */
 export const LenientToolsPage = z.looseObject({
 	tools: z.array(
-		z.looseObject({ name: z.string(), title: z.string().optional(), description: z.string().optional(), inputSchema: z.unknown().optional() }),
+		z.looseObject({
+			name: z.string(),
+			title: z.string().optional(),
+			description: z.string().optional(),
+			inputSchema: z.unknown().optional(),
+			annotations: z.unknown().optional(),
+		}),
 	),
 	nextCursor: z.string().optional(),
 });

@@ -19,6 +19,15 @@ const CachedToolSchema = Type.Object({
 	title: Type.Optional(Type.String()),
 	description: Type.String(),
 	inputSchema: Type.Record(Type.String(), Type.Unknown()),
+	annotations: Type.Optional(
+		Type.Object({
+			title: Type.Optional(Type.String()),
+			readOnlyHint: Type.Optional(Type.Boolean()),
+			destructiveHint: Type.Optional(Type.Boolean()),
+			idempotentHint: Type.Optional(Type.Boolean()),
+			openWorldHint: Type.Optional(Type.Boolean()),
+		}),
+	),
 });
 const CachedServerSchema = Type.Object({
 	name: Type.String(),
@@ -28,6 +37,8 @@ const CachedServerSchema = Type.Object({
 		Type.Object({ uri: Type.String(), name: Type.String(), description: Type.Optional(Type.String()), mimeType: Type.Optional(Type.String()) }),
 	),
 	cachedAt: Type.Number(),
+	/** The server's `instructions` from initialize (what it is for, how to use it). */
+	instructions: Type.Optional(Type.String()),
 });
 export type CachedServer = Static<typeof CachedServerSchema>;
 type CacheFile = { version: number; servers: Record<string, CachedServer> };
@@ -60,6 +71,13 @@ export function stableStringify(value: unknown): string {
 	return JSON.stringify(value) ?? "null";
 }
 
+/** What a server exposes, as cached. */
+export interface CachedMetadata {
+	readonly tools: ToolMetadata[];
+	readonly resources: ResourceMetadata[];
+	readonly instructions?: string;
+}
+
 export interface MetadataCacheOptions {
 	readonly now?: () => number;
 }
@@ -83,22 +101,23 @@ export class MetadataCache {
 	}
 
 	/** The cached metadata of a server, if it was made by the same config and is under 7 days old. */
-	lookup(entry: ServerEntry): { tools: ToolMetadata[]; resources: ResourceMetadata[] } | undefined {
+	lookup(entry: ServerEntry): CachedMetadata | undefined {
 		const cached = this.servers[cacheKey(entry)];
 		if (!cached || this.now() - cached.cachedAt > CACHE_MAX_AGE_MS) return undefined;
-		return { tools: cached.tools.map((t) => ({ ...t, server: entry.name })), resources: cached.resources };
+		return { tools: cached.tools.map((t) => ({ ...t, server: entry.name })), resources: cached.resources, instructions: cached.instructions };
 	}
 
 	/** Records a server's metadata and writes it (merged, locked, atomic). */
-	store(entry: ServerEntry, tools: readonly ToolMetadata[], resources: readonly ResourceMetadata[]): Promise<void> {
+	store(entry: ServerEntry, tools: readonly ToolMetadata[], resources: readonly ResourceMetadata[], instructions?: string): Promise<void> {
 		const key = cacheKey(entry);
 		this.servers[key] = {
 			name: entry.name,
 			configHash: configHash(entry),
 			// Original names only: a prefix change must not invalidate the cache.
-			tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: { ...t.inputSchema } })),
+			tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: { ...t.inputSchema }, annotations: t.annotations })),
 			resources: resources.map((r) => ({ ...r })),
 			cachedAt: this.now(),
+			instructions,
 		};
 		this.dirty.add(key);
 		return this.flush();

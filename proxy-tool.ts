@@ -1,7 +1,6 @@
 // The one `mcp` tool the model sees, and its modes (priority tool > connect > describe > search >
 // server > status). Each mode answers with text a model can act on; every failure says what was
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
-import { type Static, Type } from "@sinclair/typebox";
 import { authNeededMessage, describeError, isAuthError, quote } from "./errors.ts";
 import { formatProblem } from "./config.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
@@ -12,39 +11,9 @@ import { describeTool, paramLines, toolLine } from "./tool-format.ts";
 import { type PiContent, toPiContent } from "./tool-registrar.ts";
 import type { OutputGuard } from "./output-guard.ts";
 import type { Progress } from "./server-manager.ts";
+import type { ProxyInput } from "./proxy-surface.ts";
+import { countLabel, stateText } from "./server-status.ts";
 import { serverPrefix } from "./types.ts";
-
-export const PROXY_TOOL_NAME = "mcp";
-
-// Parameter names speak for themselves; every description here is paid for on every request.
-export const ProxyParams = Type.Object({
-	search: Type.Optional(Type.String()),
-	tool: Type.Optional(Type.String()),
-	args: Type.Optional(Type.Unknown({ description: "object or JSON string" })),
-	describe: Type.Optional(Type.String()),
-	server: Type.Optional(Type.String()),
-	connect: Type.Optional(Type.String()),
-	regex: Type.Optional(Type.Boolean()),
-	includeSchemas: Type.Optional(Type.Boolean()),
-	limit: Type.Optional(Type.Integer()),
-});
-export type ProxyInput = Static<typeof ProxyParams>;
-
-/**
- * Tolerates what models actually send before Pi validates: a non-object becomes status, and
- * `arguments` (the MCP spelling) stands in for `args`.
- */
-export function normalizeProxyInput(raw: unknown): ProxyInput {
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return {};
-	const input = { ...(raw as Record<string, unknown>) };
-	if (input.args === undefined && input.arguments !== undefined) input.args = input.arguments;
-	delete input.arguments;
-	return input as ProxyInput;
-}
-
-export const PROXY_DESCRIPTION =
-	'MCP tools. Find, then call: {search:"what you need"} → {tool:"name",args:{...}}. ' +
-	"{} lists servers, {server} its tools, {describe:\"tool\"} its parameters, {connect} reconnects.";
 
 export interface ProxyResult {
 	readonly content: PiContent[];
@@ -124,7 +93,6 @@ function pickMode(input: ProxyInput): Mode {
 	return "status";
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const present = (v: string | undefined): v is string => typeof v === "string" && v.trim().length > 0;
 const text = (t: string): PiContent[] => [{ type: "text", text: t }];
 const ok = (mode: string, body: string, details: Record<string, unknown> = {}): ProxyResult => ({
@@ -151,41 +119,6 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 	return ok("status", `MCP servers:\n${lines.join("\n")}${broken}\nFind tools with mcp({search:"words"}).`, {
 		servers: names.map((name) => ({ name, state: lifecycle.state(name) })),
 	});
-}
-
-/** One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`). */
-export function stateText(lifecycle: ServerLifecycle, name: string): string {
-	const state = lifecycle.state(name);
-	const known = lifecycle.catalog.has(name);
-	const count = known ? countLabel(lifecycle, name) : "";
-	const lifecycleName = lifecycle.config.servers.get(name)?.lifecycle;
-	switch (state) {
-		case "needs-config":
-			return (lifecycle.blocked(name) ?? "").replace(`Server "${name}" needs`, "needs");
-		case "awaiting-approval":
-			return `awaiting approval: ask the user to run /mcp approve ${name}`;
-		case "denied":
-			return `denied by the user for this project (/mcp approve ${name} allows it)`;
-		case "connected":
-			return `connected, ${count}`;
-		case "starting":
-			return known ? `starting, ${count} known` : "starting";
-		case "idle":
-			return `not running, ${count} known (${lifecycleName})`;
-		case "failed":
-		case "needs-auth":
-			return `${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
-		default:
-			return `not connected yet (${lifecycleName})`;
-	}
-}
-
-/** "13 tools, 7 resources": resource tools are counted apart from the server's own tools. */
-export function countLabel(lifecycle: ServerLifecycle, server: string): string {
-	const all = lifecycle.catalog.forServer(server);
-	const resources = all.filter((t) => t.resourceUri).length;
-	const tools = plural(all.length - resources, "tool");
-	return resources > 0 ? `${tools}, ${plural(resources, "resource")}` : tools;
 }
 
 async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean, waits: Waits): Promise<ProxyResult> {

@@ -5,6 +5,7 @@
 // The pool around connections is server-manager.ts.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { resolveCommandValues } from "./command-values.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
@@ -12,7 +13,7 @@ import { type AuthContext, requestHeaders } from "./oauth-handler.ts";
 import type { Redactor } from "./redaction.ts";
 import { safeSchema } from "./safe-schema.ts";
 import { StdioTransport } from "./stdio-transport.ts";
-import type { HttpServerEntry, ResourceMetadata, ServerEntry, StdioServerEntry, ToolMetadata } from "./types.ts";
+import type { HttpServerEntry, ResourceMetadata, ServerEntry, StdioServerEntry, ToolAnnotations, ToolMetadata } from "./types.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
 let sdkLoading: Promise<McpSdk> | undefined;
@@ -118,10 +119,13 @@ async function connectClient(client: Client, transport: Transport, options: Open
 async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 	const launch = options.launch?.(entry) ?? entry;
+	const inherited = definedOnly(options.env);
+	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
+	if (signal.aborted) throw signal.reason;
 	const transport = new StdioTransport({
 		command: launch.command,
 		args: launch.args,
-		env: { ...definedOnly(options.env), ...entry.env },
+		env: { ...inherited, ...env },
 		cwd: entry.cwd,
 		maxMessageBytes: options.maxMessageBytes,
 		parse: sdk.deserializeMessage,
@@ -159,7 +163,8 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 /** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`), within one deadline. */
 async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
 	const url = new URL(entry.url);
-	const headers = requestHeaders(entry, options.auth);
+	const headers = await resolveCommandValues(requestHeaders(entry, options.auth), "headers", definedOnly(options.env), (secret) => options.redactor.add(secret));
+	if (signal.aborted) throw signal.reason;
 	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
 	const attempt = async (kind: "streamable-http" | "sse"): Promise<Opened> => {
@@ -202,7 +207,14 @@ export async function listMetadata(
 	const options = { timeout, signal };
 	const toolPages = await allPages((cursor): Promise<ToolsPage> => client.request({ method: "tools/list", params: cursorParams(cursor) }, LenientToolsPage, options));
 	const tools = toolPages.flatMap((page) =>
-		page.tools.map((tool) => ({ server: name, name: tool.name, title: tool.title, description: tool.description ?? "", inputSchema: safeSchema(tool.inputSchema) })),
+		page.tools.map((tool) => ({
+			server: name,
+			name: tool.name,
+			title: tool.title,
+			description: tool.description ?? "",
+			inputSchema: safeSchema(tool.inputSchema),
+			annotations: annotationsOf(tool.annotations),
+		})),
 	);
 	if (!client.getServerCapabilities()?.resources) return { tools, resources: [] };
 	const resourcePages = await allPages(
@@ -215,6 +227,18 @@ export async function listMetadata(
 }
 
 const cursorParams = (cursor: string | undefined) => (cursor ? { cursor } : {});
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+
+/** The MCP annotations a server declared, kept only where they have the spec's types. */
+function annotationsOf(raw: unknown): ToolAnnotations | undefined {
+	if (typeof raw !== "object" || raw === null) return undefined;
+	const source = raw as Record<string, unknown>;
+	const out: Record<string, string | boolean> = {};
+	if (typeof source.title === "string") out.title = source.title;
+	for (const hint of HINTS) if (typeof source[hint] === "boolean") out[hint] = source[hint] as boolean;
+	return Object.keys(out).length > 0 ? (out as ToolAnnotations) : undefined;
+}
 
 /** Follows `nextCursor` until the server stops sending one (at most MAX_PAGES, against a loop). */
 async function allPages<P extends { nextCursor?: string }>(fetchPage: (cursor: string | undefined) => Promise<P>): Promise<P[]> {

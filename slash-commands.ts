@@ -7,7 +7,7 @@ import type { ServerLifecycle } from "./lifecycle.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
 import { authHelp } from "./oauth-handler.ts";
 import type { Decision } from "./project-approval.ts";
-import { countLabel, stateText } from "./proxy-tool.ts";
+import { countLabel, stateText } from "./server-status.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
 
 const SUBCOMMANDS = [

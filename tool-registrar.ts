@@ -3,7 +3,7 @@
 // when the server sent no text for it), and direct tools: chosen MCP tools as first-class Pi tools.
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
-import { formatToolName, type JsonSchema, type McpConfig } from "./types.ts";
+import { exposureOf, formatToolName, type JsonSchema, type McpConfig, type ToolAnnotations } from "./types.ts";
 
 export type PiContent = TextContent | ImageContent;
 
@@ -79,33 +79,50 @@ export function contentText(content: readonly PiContent[]): string {
 /** Pi's own tools (and the proxy): a direct tool never takes one of these names. */
 export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "mcp"]);
 
-/** Per server: every tool (`true`) or the named ones. */
-export type DirectSelection = ReadonlyMap<string, true | ReadonlySet<string>>;
+/** Which tools are first-class Pi tools. */
+export interface DirectSelection {
+	readonly isDirect: (server: string, tool: string) => boolean;
+	/** Servers with any direct tool: their tools must be known (cached) to register them. */
+	readonly servers: ReadonlySet<string>;
+	/** Tools asked for by name, per server, to report names a server does not have. */
+	readonly named: ReadonlyMap<string, ReadonlySet<string>>;
+}
 
 /**
- * Which tools become direct tools. `MCP_DIRECT_TOOLS` ("server" or "server/tool", comma-separated),
- * when set, replaces the config for this run: the way to give a subagent exactly its tools.
+ * Which tools become direct tools: `directTools` (per server, or settings.directTools), and Pi 1.5's
+ * `exposure`/`toolExposure` ("direct"), which win for the tools they name. `MCP_DIRECT_TOOLS`
+ * ("server" or "server/tool", comma-separated), when set, replaces all of that for this run: the
+ * way to give a subagent exactly its tools.
  */
 export function directSelection(config: McpConfig, env: Readonly<Record<string, string | undefined>>): DirectSelection {
-	const out = new Map<string, true | Set<string>>();
+	const whole = new Set<string>();
+	const named = new Map<string, Set<string>>();
+	const name = (server: string, tool: string) => named.set(server, new Set([...(named.get(server) ?? []), tool]));
 	const fromEnv = env.MCP_DIRECT_TOOLS;
 	if (fromEnv !== undefined) {
 		for (const item of fromEnv.split(",").map((s) => s.trim()).filter(Boolean)) {
 			const slash = item.indexOf("/");
 			const server = slash < 0 ? item : item.slice(0, slash);
 			if (!config.servers.has(server)) continue;
-			const current = out.get(server);
-			if (slash < 0) out.set(server, true);
-			else if (current !== true) out.set(server, new Set([...(current ?? []), item.slice(slash + 1)]));
+			if (slash < 0) whole.add(server);
+			else name(server, item.slice(slash + 1));
 		}
-		return out;
+		return { isDirect: (server, tool) => whole.has(server) || (named.get(server)?.has(tool) ?? false), servers: new Set([...whole, ...named.keys()]), named };
 	}
+	const servers = new Set<string>();
 	for (const entry of config.servers.values()) {
 		const choice = entry.directTools ?? config.settings.directTools;
-		if (choice === true) out.set(entry.name, true);
-		else if (Array.isArray(choice) && choice.length > 0) out.set(entry.name, new Set(choice));
+		if (choice === true) whole.add(entry.name);
+		else if (Array.isArray(choice)) for (const tool of choice) name(entry.name, tool);
+		const rules = entry.exposure;
+		if (whole.has(entry.name) || named.has(entry.name) || rules?.server === "direct" || rules?.tools.some(([, e]) => e === "direct")) servers.add(entry.name);
 	}
-	return out;
+	const isDirect = (server: string, tool: string) => {
+		const ruled = exposureOf(config.servers.get(server)?.exposure, tool);
+		if (ruled !== undefined && ruled !== "proxy") return ruled === "direct";
+		return ruled === undefined && (whole.has(server) || (named.get(server)?.has(tool) ?? false));
+	};
+	return { isDirect, servers, named };
 }
 
 export interface DirectTool {
@@ -114,6 +131,8 @@ export interface DirectTool {
 	readonly tool: CatalogTool;
 	readonly description: string;
 	readonly parameters: JsonSchema;
+	/** The server's hints (readOnly, destructive, ...), for Pi 1.5's permission extensions. */
+	readonly annotations?: ToolAnnotations;
 }
 
 export interface DirectPlan {
@@ -135,21 +154,20 @@ export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection
 	const uncached: string[] = [];
 	const unknown: string[] = [];
 	for (const server of serverOrder) {
-		const chosen = selection.get(server);
-		if (!chosen) continue;
+		if (!selection.servers.has(server)) continue;
 		if (!catalog.has(server)) {
 			uncached.push(server);
 			continue;
 		}
 		const available = catalog.forServer(server).filter((t) => !t.resourceUri);
-		if (chosen !== true) for (const name of chosen) if (!available.some((t) => t.name === name)) unknown.push(`${server}/${name}`);
+		for (const name of selection.named.get(server) ?? []) if (!available.some((t) => t.name === name)) unknown.push(`${server}/${name}`);
 		for (const tool of available) {
-			if (chosen !== true && !chosen.has(tool.name)) continue;
+			if (!selection.isDirect(server, tool.name)) continue;
 			let name = tool.qualifiedName;
 			if (taken.has(name)) name = formatToolName(server, tool.name, "server");
 			for (let n = 2; taken.has(name); n++) name = formatToolName(server, `${tool.name}_${n}`, "server");
 			taken.add(name);
-			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: tool.inputSchema });
+			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: tool.inputSchema, annotations: tool.annotations });
 		}
 	}
 	const tokens = Math.ceil(tools.reduce((sum, t) => sum + t.name.length + t.description.length + JSON.stringify(t.parameters).length, 0) / 4);

@@ -33,6 +33,33 @@ interface ServerEntryBase {
 	readonly debug: boolean;
 	readonly exposeResources: boolean;
 	readonly directTools?: boolean | readonly string[];
+	/** What the server offers, in a few words (config `description`): named in the `mcp` tool's description. */
+	readonly description?: string;
+	/** Pi 1.5's `exposure` / `toolExposure`, as how each tool reaches the model. */
+	readonly exposure?: ExposureRules;
+}
+
+/** How a tool reaches the model: through `mcp` (proxy), as a first-class Pi tool (direct), or not at all (hidden). */
+export type Exposure = "proxy" | "direct" | "hidden";
+
+export interface ExposureRules {
+	/** The server's default (`exposure`); undefined = the proxy (or directTools). */
+	readonly server?: Exposure;
+	/** `toolExposure` in file order: exact names win over patterns; among patterns the first match wins. */
+	readonly tools: readonly (readonly [pattern: string, exposure: Exposure])[];
+}
+
+/** A tool's exposure under its server's rules, or undefined when none says (directTools then decides). */
+export function exposureOf(rules: ExposureRules | undefined, tool: string): Exposure | undefined {
+	if (!rules) return undefined;
+	const exact = rules.tools.find(([pattern]) => pattern === tool);
+	if (exact) return exact[1];
+	const matched = rules.tools.find(([pattern]) => pattern.includes("*") && globToRegExp(pattern).test(tool));
+	return matched ? matched[1] : rules.server;
+}
+
+function globToRegExp(pattern: string): RegExp {
+	return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
 }
 
 export interface StdioServerEntry extends ServerEntryBase {
@@ -51,6 +78,8 @@ export interface HttpServerEntry extends ServerEntryBase {
 	readonly auth?: "oauth" | "bearer";
 	readonly bearerToken?: string;
 	readonly bearerTokenEnv?: string;
+	/** Pi 1.5's `oauth` client settings (clientId, clientSecret, scope, callbackPort, ...). */
+	readonly oauth?: Readonly<Record<string, unknown>>;
 }
 
 export type ServerEntry = StdioServerEntry | HttpServerEntry;
@@ -111,6 +140,15 @@ export interface McpConfig {
 }
 
 /** One callable thing of a server: an MCP tool, or a resource exposed as a `get_<name>` tool. */
+/** MCP tool annotations: hints from the server, not verified (permission extensions read them). */
+export interface ToolAnnotations {
+	readonly title?: string;
+	readonly readOnlyHint?: boolean;
+	readonly destructiveHint?: boolean;
+	readonly idempotentHint?: boolean;
+	readonly openWorldHint?: boolean;
+}
+
 export interface ToolMetadata {
 	readonly server: string;
 	/** The server's own name for it (for resources, the generated `get_<name>`). */
@@ -118,6 +156,7 @@ export interface ToolMetadata {
 	readonly title?: string;
 	readonly description: string;
 	readonly inputSchema: JsonSchema;
+	readonly annotations?: ToolAnnotations;
 	/** Set for resource tools: the URI read with resources/read. */
 	readonly resourceUri?: string;
 }

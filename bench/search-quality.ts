@@ -3,7 +3,8 @@
 // tokens of a search result, and search latency at 10,000 tools.
 import { defineServer } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams, runProxy } from "../proxy-tool.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-surface.ts";
+import { runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { contentText } from "../tool-registrar.ts";

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-tool.ts";
+import { PROXY_TOOL_NAME, ProxyParams, proxyDescription } from "../proxy-surface.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { toolDefinitionTokens } from "./token-count.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 const ROOT = join(import.meta.dirname, "..");
 const pkg = (name: string) => join(ROOT, "node_modules/@modelcontextprotocol", name, "dist/index.js");
 
-export async function measureTokenCost(): Promise<{ proxy: number; direct: number; tools: number }> {
+export async function measureTokenCost(): Promise<{ proxy: number; direct: number; tools: number; perServer: number }> {
 	const dir = mkdtempSync(join(tmpdir(), "pi-mcp-bench-"));
 	try {
 		const configPath = join(dir, "mcp.json");
@@ -32,8 +32,12 @@ export async function measureTokenCost(): Promise<{ proxy: number; direct: numbe
 			await lifecycle.ensureMetadata();
 			const tools = lifecycle.catalog.all().filter((t) => !t.resourceUri);
 			const direct = tools.reduce((sum, t) => sum + toolDefinitionTokens({ name: t.qualifiedName, description: t.description, parameters: t.inputSchema }), 0);
-			const proxy = toolDefinitionTokens({ name: PROXY_TOOL_NAME, description: PROXY_DESCRIPTION, parameters: ProxyParams });
-			return { proxy, direct, tools: tools.length };
+			// As a session describes it: the three servers by name (no description configured here).
+			const cost = (names: readonly string[]) =>
+				toolDefinitionTokens({ name: PROXY_TOOL_NAME, description: proxyDescription(names.map((name) => ({ name }))), parameters: ProxyParams });
+			const proxy = cost(lifecycle.serverNames());
+			const forty = Array.from({ length: 40 }, (_, i) => `server${i}`);
+			return { proxy, direct, tools: tools.length, perServer: (cost(forty) - cost([])) / 40 };
 		} finally {
 			await lifecycle.shutdown();
 		}
@@ -43,9 +47,9 @@ export async function measureTokenCost(): Promise<{ proxy: number; direct: numbe
 }
 
 export async function main(): Promise<void> {
-	const { proxy, direct, tools } = await measureTokenCost();
+	const { proxy, direct, tools, perServer } = await measureTokenCost();
 	console.log("== token cost (o200k) — everything + memory + filesystem ==");
-	console.log(`mcp proxy tool definition:           ${proxy} tokens`);
+	console.log(`mcp proxy tool definition:           ${proxy} tokens (naming its 3 servers; +${perServer.toFixed(1)} per server)`);
 	console.log(`the same ${tools} tools registered one by one: ${direct} tokens`);
 	console.log(`ratio direct / proxy:                ${(direct / proxy).toFixed(1)}x`);
 }

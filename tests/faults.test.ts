@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { OutputGuard } from "../output-guard.ts";
 import { listDescendants } from "../process-tree.ts";
-import { type ProxyInput, runProxy } from "../proxy-tool.ts";
+import type { ProxyInput } from "../proxy-surface.ts";
+import { runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-registrar.ts";
 import { configOf, everythingStdio, freePort, lifecycleOf, marked, ROOT, stopChild } from "./helpers.ts";
 

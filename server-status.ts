@@ -1,0 +1,40 @@
+// One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`).
+import type { ServerLifecycle } from "./lifecycle.ts";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`). */
+export function stateText(lifecycle: ServerLifecycle, name: string): string {
+	const state = lifecycle.state(name);
+	const known = lifecycle.catalog.has(name);
+	const count = known ? countLabel(lifecycle, name) : "";
+	const lifecycleName = lifecycle.config.servers.get(name)?.lifecycle;
+	switch (state) {
+		case "needs-config":
+			return (lifecycle.blocked(name) ?? "").replace(`Server "${name}" needs`, "needs");
+		case "awaiting-approval":
+			return `awaiting approval: ask the user to run /mcp approve ${name}`;
+		case "denied":
+			return `denied by the user for this project (/mcp approve ${name} allows it)`;
+		case "connected":
+			return `connected, ${count}`;
+		case "starting":
+			return known ? `starting, ${count} known` : "starting";
+		case "idle":
+			return `not running, ${count} known (${lifecycleName})`;
+		case "failed":
+		case "needs-auth":
+			return `${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
+		default:
+			return `not connected yet (${lifecycleName})`;
+	}
+}
+
+/** "13 tools, 7 resources": resource tools are counted apart from the server's own tools. */
+export function countLabel(lifecycle: ServerLifecycle, server: string): string {
+	const all = lifecycle.catalog.forServer(server);
+	const resources = all.filter((t) => t.resourceUri).length;
+	const tools = plural(all.length - resources, "tool");
+	return resources > 0 ? `${tools}, ${plural(resources, "resource")}` : tools;
+}
+
