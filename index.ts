@@ -9,6 +9,7 @@ import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInpu
 import { progressText, runProxy } from "./proxy-tool.ts";
 import type { Progress } from "./server-manager.ts";
 import { registerCommands, statusLine } from "./slash-commands.ts";
+import { renderProxyCall, renderProxyResult, type ToolLookup } from "./tool-render.ts";
 import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
@@ -44,6 +45,10 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	};
 
 	/** The `mcp` tool; registered again at session start with the description naming that session's servers. */
+	const lookup: ToolLookup = (name) => {
+		const found = runtime?.lifecycle.catalog.resolve(name);
+		return found?.kind === "found" ? { server: found.tool.server, tool: found.tool.name } : undefined;
+	};
 	const registerProxy = (description: string) =>
 		pi.registerTool({
 			name: PROXY_TOOL_NAME,
@@ -52,6 +57,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			parameters: ProxyParams,
 			prepareArguments: normalizeProxyInput,
 			execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
+			renderCall: (args, theme) => renderProxyCall(args, theme, lookup),
+			renderResult: (result, options, theme, context) => renderProxyResult({ ...result, isError: context.isError }, options, theme),
 		});
 	registerProxy(PROXY_DESCRIPTION);
 
@@ -72,6 +79,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				...(tool.annotations ? { annotations: tool.annotations } : {}),
 				execute: (_id, params, signal, onUpdate, ctx) =>
 					run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
+				renderResult: (result, options, theme, context) => renderProxyResult({ ...result, isError: context.isError }, options, theme),
 			});
 		}
 	};
