@@ -39,6 +39,15 @@ export interface LoadConfigOptions {
 	readonly configPath?: string;
 	/** Read <cwd>/.pi/mcp.json (default true). Pi 1.5 reads it only in a trusted project. */
 	readonly readPiProjectFile?: boolean;
+	/** Servers other extensions registered (Pi 1.5's `pi.getMcpServers()`); a file's server of the same name wins. */
+	readonly registered?: readonly RegisteredServer[];
+}
+
+/** A server another extension registered, in the shape of an `mcpServers` entry. */
+export interface RegisteredServer {
+	readonly name: string;
+	readonly config: unknown;
+	readonly extensionPath: string;
 }
 
 /** Where Pi keeps its files: `PI_CODING_AGENT_DIR`, else ~/.pi/agent. */
@@ -106,6 +115,15 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			if (result.kind === "entry") servers.set(name, result.entry);
 			if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 		}
+	}
+
+	// Installed extensions are the user's own choice: their servers are trusted like the user's files.
+	for (const { name, config, extensionPath } of options.registered ?? []) {
+		if (servers.has(name) || ownNames.has(name)) continue;
+		const source: ConfigSource = { kind: "extension", scope: "user", path: extensionPath };
+		const result = normalizeServer(name, config, source, ictx, problems);
+		if (result.kind === "entry") servers.set(name, result.entry);
+		if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 	}
 
 	for (const host of imports) {

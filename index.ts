@@ -1,8 +1,10 @@
 // The Pi extension: wires the runtime (config, approvals, cache, manager, lifecycle), the `mcp`
 // proxy tool, direct tools, the /mcp commands and the status line into Pi's events. Logic lives
 // in modules. The runtime is built at session_start, when Pi 1.5 knows whether the user trusts
-// the project: an untrusted project's .pi/mcp.json is not even read.
+// the project (an untrusted project's .pi/mcp.json is not even read) and which servers other
+// extensions registered; it is built again when those registrations change.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { RegisteredServer } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { askApproval } from "./project-approval.ts";
 import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy-surface.ts";
@@ -14,6 +16,12 @@ import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelecti
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 
+/** What Pi 1.5 adds to the extension API; feature-tested, since pi 0.73 has none of it. */
+interface Pi15Api {
+	getMcpServers?: () => RegisteredServer[];
+	on(event: "mcp_servers_change", handler: (event: { servers: RegisteredServer[] }, ctx: ExtensionContext) => void): void;
+}
+
 /** Pi 1.5's project trust; undefined on Pi lines without it (pi 0.73). */
 function projectTrust(ctx: ExtensionContext): boolean | undefined {
 	const trusted = (ctx as { isProjectTrusted?: () => boolean }).isProjectTrusted;
@@ -21,21 +29,13 @@ function projectTrust(ctx: ExtensionContext): boolean | undefined {
 }
 
 export default function mcpAdapter(pi: ExtensionAPI): void {
+	const pi15 = pi as unknown as Pi15Api;
 	let runtime: McpRuntime | undefined;
 	let direct: DirectPlan | undefined;
 	const registeredDirect = new Set<string>();
 
-	const current = (ctx: ExtensionContext): McpRuntime => {
-		if (!runtime || runtime.cwd !== ctx.cwd) {
-			void runtime?.shutdown();
-			runtime = new McpRuntime({ cwd: ctx.cwd, piTrusted: projectTrust(ctx) });
-			runtime.start();
-		}
-		return runtime;
-	};
-
 	const run = async (input: ProxyInput, signal: AbortSignal | undefined, onUpdate: OnUpdate | undefined, ctx: ExtensionContext) => {
-		const active = current(ctx);
+		const active = runtime ?? activate(ctx, registeredServers());
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
 		const result = await runProxy(active.lifecycle, input, { signal, onProgress, output: active.output });
@@ -44,11 +44,11 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		return { content: result.content, details: result.details };
 	};
 
-	/** The `mcp` tool; registered again at session start with the description naming that session's servers. */
 	const lookup: ToolLookup = (name) => {
 		const found = runtime?.lifecycle.catalog.resolve(name);
 		return found?.kind === "found" ? { server: found.tool.server, tool: found.tool.name } : undefined;
 	};
+	/** The `mcp` tool; registered again at session start with the description naming that session's servers. */
 	const registerProxy = (description: string) =>
 		pi.registerTool({
 			name: PROXY_TOOL_NAME,
@@ -84,15 +84,26 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		}
 	};
 
-	registerCommands(pi, { runtime: () => runtime, direct: () => direct, decided: (active) => syncDirectTools(active) });
+	const registeredServers = (): RegisteredServer[] => (typeof pi15.getMcpServers === "function" ? pi15.getMcpServers() : []);
 
-	pi.on("session_start", (_event, ctx) => {
-		const active = current(ctx);
+	/** Builds and starts a session's runtime (ending the previous one), and hooks it to Pi. */
+	const activate = (ctx: ExtensionContext, registered: readonly RegisteredServer[]): McpRuntime => {
+		void runtime?.shutdown();
+		const active = new McpRuntime({ cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered });
+		runtime = active;
+		active.start();
 		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
 		const update = () => ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
 		active.onChange(update);
 		update();
+		return active;
+	};
+
+	registerCommands(pi, { runtime: () => runtime, direct: () => direct, decided: (active) => syncDirectTools(active) });
+
+	pi.on("session_start", (_event, ctx) => {
+		const active = activate(ctx, registeredServers());
 		report(active, direct, ctx);
 		const pending = active.pendingApproval();
 		if (pending.length > 0 && ctx.hasUI) {
@@ -106,6 +117,11 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				})
 				.catch(() => undefined);
 		}
+	});
+
+	// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
+	pi15.on("mcp_servers_change", (event, ctx) => {
+		if (runtime) activate(ctx, event.servers);
 	});
 
 	pi.on("session_shutdown", async () => {

@@ -1,7 +1,7 @@
 // Everything one Pi session (or one CLI run) of the adapter holds, built from cwd, agentDir and
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
 // manager, lifecycle.
-import { formatProblem, loadConfig, resolveAgentDir } from "./config.ts";
+import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import { NpxResolver } from "./npx-resolver.ts";
@@ -22,6 +22,8 @@ export interface RuntimeOptions {
 	 * at all; true approves its servers. Undefined on hosts without project trust (pi 0.73, CLI).
 	 */
 	readonly piTrusted?: boolean;
+	/** Servers other extensions registered (Pi 1.5). */
+	readonly registered?: readonly RegisteredServer[];
 }
 
 export class McpRuntime {
@@ -49,6 +51,7 @@ export class McpRuntime {
 			env: this.env,
 			configPath: options.configPath,
 			readPiProjectFile: options.piTrusted !== false,
+			registered: options.registered,
 		});
 		this.redactor = new Redactor(this.env);
 		for (const entry of this.config.servers.values()) this.redactor.add(...entry.secrets);

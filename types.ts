@@ -7,7 +7,8 @@ export type ToolPrefix = "server" | "short" | "none";
 
 /** Where a server entry was defined, so every message can name the file. */
 export interface ConfigSource {
-	readonly kind: "pi-global" | "pi-project" | "import";
+	/** `extension`: registered by another Pi extension with `pi.registerMcpServer` (Pi 1.5). */
+	readonly kind: "pi-global" | "pi-project" | "import" | "extension";
 	/**
 	 * `project`: a file in the working folder (.mcp.json, .pi/mcp.json, .cursor/mcp.json, ...),
 	 * untrusted until the user approves; `user`: the user's own files.

@@ -98,6 +98,20 @@ export function everythingStdio(): Record<string, unknown> {
 	return { command: process.execPath, args: [EVERYTHING, "stdio"] };
 }
 
+/** A stdio server (server-everything) that adds a line to `log` each time it is started. */
+export function countedServer(log: string): { command: string; args: string[] } {
+	return { command: "sh", args: ["-c", `echo started >> '${log}'; exec '${process.execPath}' '${EVERYTHING}' stdio`] };
+}
+
+/** How many times a countedServer was started. */
+export function startsIn(log: string): number {
+	try {
+		return readFileSync(log, "utf8").split("\n").filter(Boolean).length;
+	} catch {
+		return 0;
+	}
+}
+
 /** A stdio server (server-everything) that leaves a marker file the moment it is started. */
 export function markerServer(marker: string, extraArgs: string[] = []): { command: string; args: string[] } {
 	return { command: "sh", args: ["-c", `touch '${marker}'; exec '${process.execPath}' '${EVERYTHING}' stdio`, ...extraArgs] };

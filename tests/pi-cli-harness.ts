@@ -54,6 +54,8 @@ export interface PiHome {
 	readonly model: MockModel;
 	/** Writes (or replaces) a file under the working folder. */
 	writeProjectFile(path: string, content: string): void;
+	/** Writes (or replaces) a file under the agent dir (mcp.json, settings.json, ...). */
+	writeAgentFile(name: string, content: string): void;
 	dispose(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function createPiHome(options: HomeOptions = {}): Promise<PiHome> {
 		cwd,
 		model,
 		writeProjectFile,
+		writeAgentFile: (name, content) => writeFileSync(join(agentDir, name), content),
 		async dispose() {
 			await model.close();
 			dir.remove();
