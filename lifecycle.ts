@@ -42,8 +42,12 @@ export interface LifecycleOptions {
 	readonly backoffMs?: number;
 	/** Told after any change of a server's state or tools (for the status line). */
 	readonly onChange?: () => void;
-	/** How long shutdown lets connects that fill the cache finish before it cancels them (default 3 s). */
-	readonly fillGraceMs?: number;
+	/**
+	 * How shutdown waits for the connects that fill the cache: as long as one finished within the
+	 * last `fillStallMs` (default 3 s), and never longer than `fillCapMs` (default 15 s).
+	 */
+	readonly fillStallMs?: number;
+	readonly fillCapMs?: number;
 	/**
 	 * Whether a server may run: project servers wait for the user's yes. A server that is not
 	 * allowed is never started, connected to or resolved, and its cached tools are not offered.
@@ -65,6 +69,8 @@ export class ServerLifecycle {
 	private timer?: ReturnType<typeof setInterval>;
 	private ticking = false;
 	private started = false;
+	/** When a startup connect last finished (succeeded or failed): shutdown waits while they keep coming. */
+	private lastFill = 0;
 	private stopped = false;
 	private readonly unsubscribe: () => void;
 
@@ -130,6 +136,8 @@ export class ServerLifecycle {
 				if (entry.lifecycle === "lazy") await this.manager.close(entry.name);
 			} catch {
 				// recorded as a failure; shown by status
+			} finally {
+				this.lastFill = this.now();
 			}
 		}).then(() => undefined);
 	}
@@ -296,17 +304,32 @@ export class ServerLifecycle {
 	}
 
 	/**
-	 * Stops timers, lets the connects that fill the cache finish (bounded: a short `pi -p` run still
-	 * leaves a cache behind; a server that does not answer in time is cancelled, not waited for),
-	 * closes every connection and flushes the cache.
+	 * Stops timers, lets the connects that fill the cache go on (those still queued too), bounded: a
+	 * short `pi -p` run still leaves a cache behind, and a server that does not answer in time is
+	 * cancelled, not waited for. Then closes every connection and flushes the cache.
 	 */
 	async shutdown(): Promise<void> {
-		this.stopped = true;
 		if (this.timer) clearInterval(this.timer);
-		await this.settled(this.options.fillGraceMs ?? 3000);
+		this.ticking = true; // no idle sweep or health check from here on
+		await this.fillsFinished();
+		this.stopped = true; // what is still queued does not start
 		await this.manager.closeAll();
 		this.unsubscribe();
 		await this.cache?.flush();
+	}
+
+	/** Waits for the startup connects while they make progress: until done, stalled, or at the cap. */
+	private async fillsFinished(): Promise<void> {
+		const stallMs = this.options.fillStallMs ?? 3000;
+		const cap = this.now() + (this.options.fillCapMs ?? 15_000);
+		let done = false;
+		void this.startup.finally(() => (done = true));
+		this.lastFill = Math.max(this.lastFill, this.now());
+		while (!done && this.now() < cap) {
+			const wait = Math.min(this.lastFill + stallMs, cap) - this.now();
+			if (wait <= 0) return; // no connect finished for stallMs: the rest are not answering
+			await within(this.startup, wait);
+		}
 	}
 
 	private entry(name: string): ServerEntry {

@@ -1,7 +1,7 @@
 // /mcp and /mcp-auth in the real `pi --mode rpc`, and the status line they keep current.
 import { afterEach, describe, expect, it } from "vitest";
-import { everythingStdio, warmCacheFor } from "./helpers.ts";
-import { type PiRpc, type RpcEvent, startPiRpc } from "./pi-cli-harness.ts";
+import { everythingStdio } from "./helpers.ts";
+import { createPiHome, type PiHome, type PiRpc, type RpcEvent, runPi, startPiRpc } from "./pi-cli-harness.ts";
 import { PI_HOSTS } from "./pi-hosts.ts";
 
 const notify = (e: RpcEvent) => e.type === "extension_ui_request" && e.method === "notify";
@@ -9,17 +9,20 @@ const status = (e: RpcEvent) => e.type === "extension_ui_request" && e.method ==
 
 describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 	let pi: PiRpc | undefined;
+	let home: PiHome | undefined;
 	afterEach(async () => {
 		await pi?.close();
+		await home?.dispose();
 		pi = undefined;
 	});
 
 	it("/mcp status, tools, reconnect and /mcp-auth answer through notify; the status line follows", async () => {
 		const mcpServers = { everything: everythingStdio(), broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" } };
-		const cache = await warmCacheFor({ everything: mcpServers.everything });
 		// A server whose token variable is not set: not usable, but never "unknown".
 		const needy = { command: "x", env: { TOKEN: "${PI_TEST_UNSET_TOKEN}" } };
-		pi = await startPiRpc({ mcpConfig: { mcpServers: { ...mcpServers, needy } }, agentFiles: { "mcp-cache.json": cache }, host });
+		home = await createPiHome({ mcpConfig: { mcpServers: { ...mcpServers, needy } } });
+		await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] }); // a first run fills the cache
+		pi = await startPiRpc({ home, host });
 		const ask = async (message: string) => {
 			const from = pi?.events.length ?? 0;
 			pi?.send({ id: message, type: "prompt", message });

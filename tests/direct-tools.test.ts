@@ -1,27 +1,32 @@
 // Direct tools: chosen MCP tools as first-class Pi tools, registered from the metadata cache at
 // load with no server started, connecting lazily when called; MCP_DIRECT_TOOLS; name collisions.
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listDescendants } from "../process-tree.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { directSelection, planDirectTools } from "../tool-registrar.ts";
-import { configOf, everythingStdio, warmCacheFor } from "./helpers.ts";
-import { lastToolResult, type PiHarness, startPi } from "./pi-harness.ts";
+import { configOf, everythingStdio, tempDir } from "./helpers.ts";
+import { firstSession, lastToolResult, type PiHarness, startPi } from "./pi-harness.ts";
 
 describe("direct tools in Pi", () => {
 	let pi: PiHarness | undefined;
+	let home: ReturnType<typeof tempDir>;
+	beforeEach(() => {
+		home = tempDir();
+	});
 	afterEach(async () => {
 		await pi?.dispose();
 		pi = undefined;
+		home.remove();
 	});
 
 	it("are offered from the cache with zero servers spawned, and a call works end to end", async () => {
 		const everything = { ...everythingStdio(), directTools: ["echo", "get-sum"] };
-		const cache = await warmCacheFor({ everything });
+		await firstSession(home.path, { mcpServers: { everything } });
 		const before = listDescendants(process.pid).length;
 		pi = await startPi({
+			home: home.path,
 			mcpConfig: { mcpServers: { everything } },
-			agentFiles: { "mcp-cache.json": cache },
 			responses: [
 				() => fauxAssistantMessage(fauxToolCall("everything_get-sum", { a: 40, b: 2 })),
 				(context) => fauxAssistantMessage(fauxText(`sum: ${lastToolResult(context)?.text}`)),
@@ -42,10 +47,10 @@ describe("direct tools in Pi", () => {
 
 	it("MCP_DIRECT_TOOLS picks them for one run, replacing the config", async () => {
 		const everything = { ...everythingStdio(), directTools: true };
-		const cache = await warmCacheFor({ everything });
+		await firstSession(home.path, { mcpServers: { everything } });
 		pi = await startPi({
+			home: home.path,
 			mcpConfig: { mcpServers: { everything } },
-			agentFiles: { "mcp-cache.json": cache },
 			env: { MCP_DIRECT_TOOLS: "everything/echo, nosuchserver" },
 			responses: [fauxAssistantMessage(fauxText("ok"))],
 		});

@@ -6,9 +6,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
-import { MetadataCache } from "../metadata-cache.ts";
 import { McpServerManager } from "../server-manager.ts";
-import type { McpConfig, ServerEntry, ToolMetadata } from "../types.ts";
+import type { McpConfig, ServerEntry } from "../types.ts";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -152,34 +151,6 @@ export async function startAuthGate(targetPort: number, token: string): Promise<
 				server.close(() => resolve());
 			}),
 	};
-}
-
-/** The cache file a first run would have written for these servers. */
-export async function warmCacheFor(mcpServers: Record<string, unknown>): Promise<string> {
-	const dir = tempDir();
-	const lifecycle = new ServerLifecycle({ config: configOf(mcpServers), manager: new McpServerManager(), cache: new MetadataCache(dir.path) });
-	try {
-		await lifecycle.ensureMetadata();
-		await lifecycle.shutdown();
-		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
-	} finally {
-		dir.remove();
-	}
-}
-
-/**
- * The cache file a first run would have written for these servers, with made-up tools: lets
- * Pi start with a warm cache for servers that must never actually start.
- */
-export async function fakeCacheFor(mcpServers: Record<string, unknown>, toolsFor: (server: string) => ToolMetadata[]): Promise<string> {
-	const dir = tempDir();
-	try {
-		const cache = new MetadataCache(dir.path);
-		for (const entry of configOf(mcpServers).servers.values()) await cache.store(entry, toolsFor(entry.name), []);
-		return readFileSync(join(dir.path, "mcp-cache.json"), "utf8");
-	} finally {
-		dir.remove();
-	}
 }
 
 /** Pids of every process whose environment carries the marker value (children inherit it). Linux /proc. */

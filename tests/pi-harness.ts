@@ -2,7 +2,7 @@
 // from its index.ts, in a temp cwd and agentDir, and records every context the model was sent.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Context, type FauxResponseFactory, type FauxResponseStep, registerFauxProvider } from "@mariozechner/pi-ai";
+import { type Context, type FauxResponseFactory, type FauxResponseStep, fauxAssistantMessage, fauxText, registerFauxProvider } from "@mariozechner/pi-ai";
 import {
 	type AgentSession,
 	AuthStorage,
@@ -32,10 +32,12 @@ export interface PiHarnessOptions {
 	readonly agentFiles?: Record<string, string>;
 	/** Load this package as an extension (default true); false gives a baseline Pi. */
 	readonly extension?: boolean;
+	/** A folder (holding agent/ and work/) kept across sessions, as a user's machine keeps them; not removed by dispose. */
+	readonly home?: string;
 }
 
 export async function startPi(options: PiHarnessOptions): Promise<PiHarness> {
-	const dir = tempDir("pi-mcp-pi-");
+	const dir = options.home ? { path: options.home, remove: () => undefined } : tempDir("pi-mcp-pi-");
 	const cwd = join(dir.path, "work");
 	const agentDir = join(dir.path, "agent");
 	mkdirSync(cwd, { recursive: true });
@@ -125,4 +127,11 @@ function snapshot(context: Context): Context {
 		messages: structuredClone(context.messages),
 		tools: context.tools?.map((t) => ({ name: t.name, description: t.description, parameters: JSON.parse(JSON.stringify(t.parameters)) })),
 	};
+}
+
+/** A real first session (the model answers at once) in `home`, as a user's first run: it fills the cache. */
+export async function firstSession(home: string, mcpConfig: unknown): Promise<void> {
+	const pi = await startPi({ home, mcpConfig, responses: [fauxAssistantMessage(fauxText("hello"))] });
+	await pi.session.prompt("hi");
+	await pi.dispose();
 }
