@@ -1,7 +1,10 @@
 // Reads a JSON-with-comments file into a tagged result: missing, unreadable/invalid (with line and
-// column), or the parsed value. Config files and host imports all go through here.
+// column), or the parsed value. Config files and host imports all go through here. Plain JSON (what
+// `pi mcp add` writes) is read with JSON.parse; jsonc-parser is loaded only for a file with
+// comments, trailing commas or a mistake, since every Pi start pays for what it imports.
 import { readFileSync } from "node:fs";
-import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { ParseError } from "jsonc-parser";
 
 /** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
 export type ReadResult = { kind: "missing" } | { kind: "error"; message: string; partial?: unknown } | { kind: "ok"; value: unknown };
@@ -15,8 +18,14 @@ export function readJsoncFile(path: string): ReadResult {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
 		return { kind: "error", message: `cannot read: ${(error as Error).message}` };
 	}
+	try {
+		return { kind: "ok", value: JSON.parse(text) as unknown };
+	} catch {
+		// Comments, trailing commas, or a real mistake: the JSONC parser tells which, and where.
+	}
+	const { parse, printParseErrorCode } = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
 	const errors: ParseError[] = [];
-	const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+	const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
 	if (errors.length > 0) {
 		const first = errors[0];
 		const before = text.slice(0, first.offset);

@@ -2,6 +2,7 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
+import { mapLimit, within } from "./async-bounds.ts";
 import { formatProblem } from "./config.ts";
 import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import { AuthRequiredError } from "./oauth-handler.ts";
@@ -367,30 +368,3 @@ export function unknownServerMessage(name: string, known: readonly string[]): st
 		: `Unknown server ${quote(name)}. Configured servers: ${known.join(", ")}`;
 }
 
-/** Waits for `promise` (whose failure is ignored), at most `ms` or until `signal` aborts; the timer is cleared either way. */
-export async function within(promise: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<void> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	let onAbort: (() => void) | undefined;
-	const stop = new Promise<void>((resolve) => {
-		timer = setTimeout(resolve, ms);
-		onAbort = () => resolve();
-		signal?.addEventListener("abort", onAbort, { once: true });
-	});
-	await Promise.race([promise.catch(() => undefined), stop]);
-	clearTimeout(timer);
-	if (onAbort) signal?.removeEventListener("abort", onAbort);
-}
-
-/** Runs `fn` over `items` with at most `limit` running at once. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-	const results: R[] = new Array(items.length);
-	let next = 0;
-	const worker = async () => {
-		while (next < items.length) {
-			const i = next++;
-			results[i] = await fn(items[i]);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-	return results;
-}

@@ -5,6 +5,7 @@
 // The pool around connections is server-manager.ts.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { untilAborted } from "./async-bounds.ts";
 import { resolveCommandValues } from "./command-values.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
@@ -26,7 +27,6 @@ export function loadSdk(): Promise<McpSdk> {
 export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
 export const STDERR_TAIL_BYTES = 8 * 1024;
 const MAX_PAGES = 100;
-export const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
 
@@ -272,28 +272,6 @@ export function withStderr(error: unknown, connection: ServerConnection): unknow
 	const tail = connection.stderrTail().trim();
 	if (connection.transportKind !== "stdio" || !tail) return error;
 	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, { cause: error });
-}
-
-/** Resolves or rejects with `promise`, or rejects with the signal's reason as soon as it aborts. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-	if (signal.aborted) {
-		promise.catch(() => undefined); // it settles later; nobody waits for it any more
-		return Promise.reject(signal.reason);
-	}
-	return new Promise<T>((resolve, reject) => {
-		const onAbort = () => reject(signal.reason);
-		signal.addEventListener("abort", onAbort, { once: true });
-		promise.then(
-			(value) => {
-				signal.removeEventListener("abort", onAbort);
-				resolve(value);
-			},
-			(error) => {
-				signal.removeEventListener("abort", onAbort);
-				reject(error);
-			},
-		);
-	});
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -7,21 +7,25 @@ import { resolveAgentDir } from "./config.ts";
 import { describeError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { Redactor } from "./redaction.ts";
-import {
-	DEFAULT_MAX_MESSAGE_BYTES,
-	explainRequestError,
-	listMetadata,
-	loadSdk,
-	type McpSdk,
-	type OpenOptions,
-	openConnection,
-	type ServerConnection,
-	untilAborted,
-	withStderr,
-} from "./server-connection.ts";
+import { untilAborted } from "./async-bounds.ts";
+import type { McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
 import type { ServerEntry, StdioServerEntry } from "./types.ts";
 
-export { type ServerConnection, TailBuffer } from "./server-connection.ts";
+export type { ServerConnection } from "./server-connection.ts";
+
+type ConnectionModule = typeof import("./server-connection.ts");
+let connectionModule: Promise<ConnectionModule> | undefined;
+/**
+ * Opening connections (our transports, cross-spawn, then the SDK) is loaded on the first connect:
+ * a session with a warm cache may never connect, and every Pi start pays for what it imports.
+ */
+function loadConnections(): Promise<ConnectionModule> {
+	connectionModule ??= import("./server-connection.ts");
+	return connectionModule;
+}
+
+/** The largest message accepted from a server unless configured (128 MB). */
+const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
 export interface CallOptions {
 	readonly signal?: AbortSignal;
@@ -135,6 +139,7 @@ export class McpServerManager {
 	/** Lists tools and resources again (after list_changed, or on request). */
 	async refresh(name: string): Promise<ServerConnection> {
 		const connection = this.require(name);
+		const { listMetadata } = await loadConnections();
 		Object.assign(connection, await listMetadata(connection.client, name, this.connectTimeoutMs()));
 		this.emit(name, "changed");
 		return connection;
@@ -150,7 +155,7 @@ export class McpServerManager {
 		}
 		// Counted in flight from the first moment, so an idle sweep can never close under it.
 		return this.track(name, async (connection) => {
-			const { CallToolResultSchema } = await loadSdk();
+			const { CallToolResultSchema } = await (await loadConnections()).loadSdk();
 			return connection.client.request(
 				{ method: "tools/call", params: { name: tool, arguments: args } },
 				CallToolResultSchema,
@@ -210,6 +215,7 @@ export class McpServerManager {
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
 			}
+			const { explainRequestError, withStderr } = await loadConnections();
 			const explained = withStderr(explainRequestError(error, connection, this.requestTimeout(connection)), connection);
 			const message = describeError(explained);
 			const scrubbed = this.redactor.scrub(message);
@@ -241,6 +247,7 @@ export class McpServerManager {
 
 	private async open(entry: ServerEntry, signal: AbortSignal): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
+		const { loadSdk, openConnection, listMetadata } = await loadConnections();
 		const sdk = await loadSdk();
 		const options: OpenOptions = {
 			env: this.options.env ?? process.env,

@@ -20,6 +20,9 @@ export class ToolCatalog {
 	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean }>();
 	private tools: CatalogTool[] = [];
 	private byName = new Map<string, CatalogTool>();
+	private byServer = new Map<string, CatalogTool[]>();
+	/** The lists are rebuilt on first use after a change: a session start sets every server once. */
+	private stale = false;
 	/** Bumped on every change, so indexes built on the catalog know when to rebuild. */
 	version = 0;
 
@@ -31,11 +34,11 @@ export class ToolCatalog {
 
 	set(server: string, metadata: ServerMetadata, exposeResources: boolean): void {
 		this.servers.set(server, { ...metadata, exposeResources });
-		this.rebuild();
+		this.changed();
 	}
 
 	delete(server: string): void {
-		if (this.servers.delete(server)) this.rebuild();
+		if (this.servers.delete(server)) this.changed();
 	}
 
 	has(server: string): boolean {
@@ -43,11 +46,13 @@ export class ToolCatalog {
 	}
 
 	all(): readonly CatalogTool[] {
+		this.build();
 		return this.tools;
 	}
 
 	forServer(server: string): CatalogTool[] {
-		return this.tools.filter((t) => t.server === server);
+		this.build();
+		return [...(this.byServer.get(server) ?? [])];
 	}
 
 	resourceCount(server: string): number {
@@ -56,6 +61,7 @@ export class ToolCatalog {
 
 	/** Finds a tool by its qualified name, or by its own name when that is unambiguous. */
 	resolve(name: string, server?: string): Resolution {
+		this.build();
 		const exact = this.byName.get(name);
 		if (exact && (!server || exact.server === server)) return { kind: "found", tool: exact };
 		const pool = server ? this.forServer(server) : this.tools;
@@ -69,7 +75,14 @@ export class ToolCatalog {
 		return { kind: "missing", suggestions: closestNames(name, pool.map((t) => t.qualifiedName)) };
 	}
 
-	private rebuild(): void {
+	private changed(): void {
+		this.stale = true;
+		this.version++;
+	}
+
+	private build(): void {
+		if (!this.stale) return;
+		this.stale = false;
 		const ordered = [...this.servers.keys()].sort((a, b) => rank(this.serverOrder, a) - rank(this.serverOrder, b));
 		const tools: CatalogTool[] = [];
 		const byName = new Map<string, CatalogTool>();
@@ -90,7 +103,12 @@ export class ToolCatalog {
 		}
 		this.tools = tools;
 		this.byName = byName;
-		this.version++;
+		this.byServer = new Map();
+		for (const tool of tools) {
+			const list = this.byServer.get(tool.server);
+			if (list) list.push(tool);
+			else this.byServer.set(tool.server, [tool]);
+		}
 	}
 }
 

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive, listDescendants } from "../process-tree.ts";
-import { McpServerManager, TailBuffer } from "../server-manager.ts";
+import { TailBuffer } from "../server-connection.ts";
+import { McpServerManager } from "../server-manager.ts";
 import { configOf, entryOf, EVERYTHING, ROOT } from "./helpers.ts";
 
 const CATALOGS = join(ROOT, "tests", "data", "tool-catalogs");
