@@ -2,7 +2,7 @@
 // field as `field: must be <what>, got <value>` (credential fields by type only), and every key
 // the schema does not know named with the closest one it does. Loading and merging: config.ts.
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { checks, failingFields } from "./json-check.ts";
 import { closestNames } from "./closest-name.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
@@ -68,18 +68,13 @@ export const FileSchema = Type.Object({
 });
 
 /**
- * Schema failures as `field: must be <what>, got <value>` lines. The wording comes from the schema
- * itself, not the validator: inside Pi, `@sinclair/typebox/value` is Pi's own TypeBox 1.x, whose
- * errors have another shape and word unions branch by branch.
+ * Schema failures as `field: must be <what>, got <value>` lines, worded from the schema itself.
  */
 export function schemaErrors(schema: TSchema, value: unknown): string {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return "must be a JSON object";
-	const fields = new Set<string>();
-	for (const error of Value.Errors(schema, value) as Iterable<{ path?: string; instancePath?: string }>) {
-		fields.add((error.path ?? error.instancePath ?? "").split("/")[1] ?? "");
-	}
+	const fields = failingFields(schema, value);
 	const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
-	const lines = [...fields].slice(0, 5).map((field) => {
+	const lines = fields.slice(0, 5).map((field) => {
 		const expected = properties[field] ? describeSchema(properties[field]) : "valid";
 		const raw = (value as Record<string, unknown>)[field];
 		// Fields that hold credentials are described by type only: no prefix of a token is shown.
@@ -119,6 +114,11 @@ function describeSchema(schema: unknown): string {
 	return "valid";
 }
 
+
+/** Whether a value has the schema's shape (the TypeBox schema read as JSON Schema; see json-check.ts). */
+export function isValid<T extends TSchema>(schema: T, value: unknown): value is Static<T> {
+	return checks(schema, value);
+}
 
 /** Keys of `value` the schema does not know, each as `unknown <what> "x" ignored (did you mean "y"?)`. */
 export function unknownKeys(schema: TSchema, value: unknown, what: string, accepted: readonly string[] = []): string[] {

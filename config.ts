@@ -4,10 +4,9 @@
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { Value } from "@sinclair/typebox/value";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
 import { type InterpolationContext, interpolate } from "./interpolate.ts";
-import { FileSchema, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config-schema.ts";
+import { FileSchema, isValid, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config-schema.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
 import { isCommandValue } from "./command-values.ts";
 import { launchIdentity } from "./project-approval.ts";
@@ -92,7 +91,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			for (const name of serverNamesIn(read.partial)) unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
 			continue;
 		}
-		if (!Value.Check(FileSchema, read.value)) {
+		if (!isValid(FileSchema, read.value)) {
 			problems.push({ severity: "error", file: file.path, message: schemaErrors(FileSchema, read.value) });
 			continue;
 		}
@@ -154,7 +153,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 }
 
 function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
-	if (!Value.Check(SettingsSchema, raw)) {
+	if (!isValid(SettingsSchema, raw)) {
 		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
 		return base;
 	}
@@ -187,7 +186,7 @@ export function normalizeServer(
 		problems.push({ severity, file: source.path, server: name, message: reason });
 		return { kind: "invalid", reason };
 	};
-	if (!Value.Check(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
+	if (!isValid(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
 	for (const message of unknownKeys(RawServerSchema, raw, "field")) problems.push({ severity: "warning", file: source.path, server: name, message });
 	if (raw.disabled || raw.enabled === false) return { kind: "disabled" };
 	if (raw.command && raw.url) return invalid('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
@@ -278,7 +277,7 @@ function applyOverride(base: ServerEntry, raw: Record<string, unknown>): ServerE
 }
 
 function isOverride(raw: unknown): raw is Record<string, unknown> {
-	return typeof raw === "object" && raw !== null && !("command" in raw) && !("url" in raw) && !("type" in raw) && Value.Check(RawServerSchema, raw);
+	return typeof raw === "object" && raw !== null && !("command" in raw) && !("url" in raw) && !("type" in raw) && isValid(RawServerSchema, raw);
 }
 
 /** The server names a (possibly partial) parsed file mentions under mcpServers. */

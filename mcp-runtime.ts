@@ -4,7 +4,7 @@
 import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
-import { NpxResolver } from "./npx-resolver.ts";
+import type { NpxResolver } from "./npx-resolver.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./output-guard.ts";
 import { type Decision, ProjectApprovals } from "./project-approval.ts";
 import { about, type ServerBlurb } from "./proxy-surface.ts";
@@ -37,7 +37,8 @@ export class McpRuntime {
 	readonly redactor: Redactor;
 	/** Saves oversized outputs to files; its folder goes at shutdown. */
 	readonly output: OutputGuard;
-	private readonly resolver: NpxResolver;
+	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
+	private resolver?: Promise<NpxResolver>;
 	private readonly listeners = new Set<() => void>();
 	private killOnExit?: () => void;
 
@@ -61,7 +62,6 @@ export class McpRuntime {
 			trustAll: this.config.settings.trustProjectServers,
 			piTrusted: options.piTrusted,
 		});
-		this.resolver = new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) });
 		const { settings } = this.config;
 		this.output = new OutputGuard(settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard });
 		const manager = new McpServerManager({
@@ -72,7 +72,10 @@ export class McpRuntime {
 			maxArgumentBytes: settings.maxArgumentMB * 1024 * 1024,
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
-			launch: this.resolver.launcher(),
+			launch: async (entry) => {
+				this.resolver ??= import("./npx-resolver.ts").then(({ NpxResolver }) => new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) }));
+				return (await this.resolver).launcher()(entry);
+			},
 			redactor: this.redactor,
 		});
 		this.lifecycle = new ServerLifecycle({
@@ -138,7 +141,7 @@ export class McpRuntime {
 	async shutdown(): Promise<void> {
 		if (this.killOnExit) process.off("exit", this.killOnExit);
 		this.listeners.clear();
-		this.resolver.dispose();
+		void this.resolver?.then((resolver) => resolver.dispose());
 		await this.lifecycle.shutdown();
 		this.output.dispose();
 	}

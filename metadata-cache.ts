@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { checks } from "./json-check.ts";
 import { readJsonFile, updateJsonFile } from "./locked-json.ts";
 import type { ResourceMetadata, ServerEntry, ToolMetadata } from "./types.ts";
 
@@ -154,6 +154,6 @@ function validServers(raw: unknown): Record<string, CachedServer> {
 	const file = raw as Partial<CacheFile> | null;
 	if (!file || typeof file !== "object" || file.version !== CACHE_VERSION || typeof file.servers !== "object" || !file.servers) return {};
 	const out: Record<string, CachedServer> = {};
-	for (const [key, server] of Object.entries(file.servers)) if (Value.Check(CachedServerSchema, server)) out[key] = server;
+	for (const [key, server] of Object.entries(file.servers)) if (checks(CachedServerSchema, server)) out[key] = server as CachedServer;
 	return out;
 }

@@ -200,8 +200,8 @@ export class NpxResolver {
 	}
 
 	/** Rewrites an entry's launch when it can be resolved; the entry itself is left as configured. */
-	launcher(): (entry: StdioServerEntry) => Launch {
-		return (entry) => this.resolve(entry) ?? { command: entry.command, args: entry.args };
+	launcher(): (entry: StdioServerEntry) => Promise<Launch> {
+		return async (entry) => this.resolve(entry) ?? { command: entry.command, args: entry.args };
 	}
 }
 

@@ -59,13 +59,16 @@ export interface OpenOptions {
 	readonly auth: AuthContext;
 	readonly connectTimeoutMs: number;
 	readonly maxMessageBytes: number;
-	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
+	readonly launch?: Launcher;
 	readonly debugLog?: (server: string, text: string) => void;
 	/** Told every credential sent, so no message shows it. */
 	readonly redactor: Redactor;
 	/** Where a started process registers its synchronous killer until it is closed (for process exit). */
 	readonly live?: Set<() => void>;
 }
+
+/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
+export type Launcher = (entry: StdioServerEntry) => Promise<{ readonly command: string; readonly args: readonly string[] }>;
 
 /** An open client and how to end it. */
 export interface Opened {
@@ -118,7 +121,7 @@ async function connectClient(client: Client, transport: Transport, options: Open
 
 async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
-	const launch = options.launch?.(entry) ?? entry;
+	const launch = (await options.launch?.(entry)) ?? entry;
 	const inherited = definedOnly(options.env);
 	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
 	if (signal.aborted) throw signal.reason;

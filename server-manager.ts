@@ -8,8 +8,8 @@ import { describeError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { Redactor } from "./redaction.ts";
 import { untilAborted } from "./async-bounds.ts";
-import type { McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
-import type { ServerEntry, StdioServerEntry } from "./types.ts";
+import type { Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
+import type { ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./server-connection.ts";
 
@@ -61,7 +61,7 @@ export interface ServerManagerOptions {
 	/** Where OAuth tokens are and which environment bearer tokens come from. */
 	readonly auth?: AuthContext;
 	/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
-	readonly launch?: (entry: StdioServerEntry) => { readonly command: string; readonly args: readonly string[] };
+	readonly launch?: Launcher;
 	/** Scrubs every error message; told each secret a connection uses (defaults to one of its own). */
 	readonly redactor?: Redactor;
 }
