@@ -64,12 +64,22 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		expect(Number(ms)).toBeGreaterThanOrEqual(1800);
 		expect(Number(ms)).toBeLessThan(15_000);
 
-		// exposure: direct → everything's tools are first-class Pi tools from the next run on (from the cache).
-		const second = await runPi(home, "hi", { host: PI_15, steps: [() => ({ text: "ok" })] });
+		// exposure: direct → everything's tools are first-class Pi tools from the next run on (from the cache),
+		// carrying the server's annotations, which a permission extension reads from pi.getAllTools().
+		const probeFile = join(home.root, "probe.jsonl");
+		const second = await runPi(home, "echo", {
+			host: PI_15,
+			env: { PROBE_FILE: probeFile },
+			extraArgs: ["-e", join(ROOT, "tests/fixtures/permission-probe.ts")],
+			steps: [() => ({ toolCall: { name: "everything_echo", arguments: { message: "direct" } } }), (req) => ({ text: lastToolMessage(req) })],
+		});
 		expect(second.code, second.stderr).toBe(0);
+		expect(second.stdout).toContain("Echo: direct");
 		const offered = (home.model.requests[0].tools ?? []).map((t) => t.function.name);
 		expect(offered).toContain("everything_echo");
 		expect(offered).not.toContain("slow_hang");
+		const probed = JSON.parse(readFileSync(probeFile, "utf8").trim().split("\n")[0]);
+		expect(probed).toEqual({ tool: "everything_echo", annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
 	}, 90_000);
 
 	it("a server another extension registers is served through mcp, with no 'nothing connects it' error", async () => {
