@@ -4,6 +4,7 @@ import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
 import { runProxy } from "./proxy-tool.ts";
+import { describeError } from "./errors.ts";
 import { contentText } from "./tool-registrar.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
@@ -12,6 +13,8 @@ const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   search <words...>      find tools (words OR'd; --regex for a pattern)
   describe <tool>        one tool's description and parameters
   call <tool> ['<json>'] call a tool with JSON arguments
+  login <server>         sign in to a server with OAuth (prints the URL, waits for the browser)
+  logout <server>        sign out: delete its tokens
   approve [server]       let this project's servers run (one, or all awaiting)
   deny [server]          keep this project's servers from running
   demo                   status, search, describe and call, one after another
@@ -88,6 +91,43 @@ async function demo(lifecycle: ServerLifecycle): Promise<boolean> {
 	return allOk;
 }
 
+/** `login`: the URL on stdout, then the callback (or a pasted address on a terminal); `logout`: the tokens go. */
+async function sign(runtime: McpRuntime, command: "login" | "logout", server: string | undefined): Promise<number> {
+	if (!server) {
+		process.stderr.write(`${command} needs a server name. Servers: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+		return 2;
+	}
+	try {
+		if (command === "logout") {
+			process.stdout.write((await runtime.signOut(server)) ? `Signed out of "${server}".\n` : `"${server}" was not signed in.\n`);
+			return 0;
+		}
+		await runtime.signIn(server, {
+			show: (url) => process.stdout.write(`Open this address to sign in to "${server}":\n${url}\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`),
+			askPaste: process.stdin.isTTY ? (signal) => readLine(signal) : undefined,
+		});
+		process.stdout.write(`Signed in to "${server}".\n`);
+		return 0;
+	} catch (error) {
+		process.stderr.write(`${runtime.redactor.scrub(describeError(error))}\n`);
+		return 1;
+	}
+}
+
+/** One line from the terminal, or undefined when `signal` ends the wait. */
+async function readLine(signal: AbortSignal): Promise<string | undefined> {
+	const { createInterface } = await import("node:readline");
+	const rl = createInterface({ input: process.stdin });
+	try {
+		return await new Promise<string | undefined>((resolve) => {
+			rl.once("line", resolve);
+			signal.addEventListener("abort", () => resolve(undefined), { once: true });
+		});
+	} finally {
+		rl.close();
+	}
+}
+
 async function decide(runtime: McpRuntime, command: "approve" | "deny", server: string | undefined): Promise<number> {
 	if (server && !runtime.lifecycle.knows(server)) {
 		process.stderr.write(`Unknown server "${server}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
@@ -123,6 +163,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 	try {
 		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
 		if (parsed.command === "approve" || parsed.command === "deny") return await decide(runtime, parsed.command, parsed.rest[0]);
+		if (parsed.command === "login" || parsed.command === "logout") return await sign(runtime, parsed.command, parsed.rest[0]);
 		const input = toInput(parsed);
 		if (typeof input === "string") {
 			process.stderr.write(`${input}\n\n${USAGE}\n`);

@@ -29,13 +29,6 @@ export function isAuthError(error: unknown): boolean {
 	return authStatus(error) !== undefined;
 }
 
-/** What the model and the user read when a server wants credentials it did not get. */
-export function authNeededMessage(server: string, error?: unknown): string {
-	// A missing or expired token was caught before connecting and says which; keep that detail.
-	if (error instanceof Error && error.name === "AuthRequiredError") return error.message;
-	return `Server "${server}" needs authentication: /mcp-auth ${server}`;
-}
-
 /**
  * A streamable HTTP server that no longer knows our session: 404 (what the spec says), or a 400
  * that names the session (what server-everything and the SDK's own server send after a restart).

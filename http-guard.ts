@@ -14,6 +14,8 @@ export interface HttpGuardOptions {
 	/** The largest JSON response body, or SSE event, accepted. */
 	readonly maxMessageBytes: number;
 	readonly fetch?: FetchLike;
+	/** Told of every 401/403 response, to read its WWW-Authenticate challenge (scope, resource metadata). */
+	readonly onRefused?: (response: Response) => void;
 }
 
 export class HttpGuard {
@@ -36,6 +38,7 @@ export class HttpGuard {
 	readonly fetch: FetchLike = async (url, init) => {
 		const signal = init?.signal ? AbortSignal.any([init.signal, this.controller.signal]) : this.controller.signal;
 		const response = await (this.options.fetch ?? fetch)(url, { ...init, signal });
+		if (response.status === 401 || response.status === 403) this.options.onRefused?.(response);
 		if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
 		const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
 		const ids = init?.method === "POST" ? requestIds(init.body) : [];

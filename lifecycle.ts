@@ -5,9 +5,10 @@
 import { mapLimit, within } from "./async-bounds.ts";
 import { formatProblem } from "./config.ts";
 import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
-import { AuthRequiredError } from "./oauth-handler.ts";
+import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { approvalMessage, type GateState } from "./project-approval.ts";
+import type { Challenge } from "./server-connection.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import { exposureOf, type McpConfig, type ResourceMetadata, type ServerEntry, type ToolMetadata } from "./types.ts";
@@ -214,11 +215,24 @@ export class ServerLifecycle {
 			return connection;
 		} catch (raw) {
 			if (signal?.aborted) throw raw; // this caller gave up; the connect itself goes on
-			const error = isAuthError(raw) && !(raw instanceof AuthRequiredError) ? new AuthRequiredError(name, authDetail(raw)) : raw;
-			this.failures.set(name, { message: describeError(error), at: this.now(), needsAuth: error instanceof AuthRequiredError });
-			this.options.onChange?.();
-			throw error;
+			throw this.failed(name, raw);
 		}
+	}
+
+	/**
+	 * Records why a server is not available now and returns the error to show. A refusal of
+	 * credentials becomes "needs sign-in" (OAuth servers) or "needs authentication" (a static token),
+	 * with the scope the server asked for when it wants more access.
+	 */
+	failed(name: string, raw: unknown): unknown {
+		const entry = this.config.servers.get(name);
+		const error =
+			isAuthError(raw) && !(raw instanceof AuthRequiredError) && entry
+				? new AuthRequiredError(name, authDetail(raw, this.manager.challenge(name)), usesOAuth(entry) ? "sign-in" : "token")
+				: raw;
+		this.failures.set(name, { message: describeError(error), at: this.now(), needsAuth: error instanceof AuthRequiredError });
+		this.options.onChange?.();
+		return error;
 	}
 
 	/** Closes and connects again, refreshing metadata and cache; clears a failure backoff. */
@@ -357,7 +371,10 @@ export class ServerLifecycle {
 }
 
 /** "the server answered HTTP 401": the status only, never the response body (it may echo a token). */
-function authDetail(error: unknown): string {
+function authDetail(error: unknown, challenge: Challenge | undefined): string {
+	if (challenge?.status === 403 && challenge.error === "insufficient_scope") {
+		return `it asks for more access${challenge.scope ? `: scope "${challenge.scope}"` : ""}`;
+	}
 	const code = authStatus(error);
 	return code ? `the server answered HTTP ${code}` : "the server refused the credentials";
 }

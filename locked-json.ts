@@ -44,18 +44,25 @@ export interface LockOptions {
  * Runs `update` on the current content under a cross-process lock and writes what it returns
  * (undefined: write nothing). Returns what was written, or the unchanged content.
  */
-export async function updateJsonFile<T>(path: string, parse: (raw: unknown | "missing" | "invalid") => T, update: (current: T) => T | undefined, options: LockOptions = {}): Promise<T> {
+export async function updateJsonFile<T>(
+	path: string,
+	parse: (raw: unknown | "missing" | "invalid") => T,
+	update: (current: T) => T | undefined | Promise<T | undefined>,
+	options: LockOptions = {},
+): Promise<T> {
 	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 	// Imported on the first write only: a session that only reads never pays for it.
 	const { lock } = await import("proper-lockfile");
 	const release = await lock(path, {
 		realpath: false,
 		stale: options.staleMs ?? 10_000,
-		retries: { retries: 50, minTimeout: 10, maxTimeout: 200 },
+		// A holder may run a network request (a token refresh): waiting up to ~20 s is normal.
+		retries: { retries: 100, minTimeout: 10, maxTimeout: 200 },
 	});
 	try {
 		const current = parse(readJsonFile(path));
-		const next = update(current);
+		// May be async (an OAuth refresh): the lock is held until the result is written.
+		const next = await update(current);
 		if (next === undefined) return current;
 		writeJsonFileAtomic(path, next);
 		return next;

@@ -10,7 +10,9 @@ import { type Decision, ProjectApprovals } from "./project-approval.ts";
 import { about, type ServerBlurb } from "./proxy-surface.ts";
 import { Redactor } from "./redaction.ts";
 import { McpServerManager } from "./server-manager.ts";
-import type { McpConfig, ServerEntry } from "./types.ts";
+import { authHelp, credentialRenewal, grantType, usesOAuth } from "./oauth-handler.ts";
+import type { SignInOptions } from "./oauth-signin.ts";
+import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 
 export interface RuntimeOptions {
 	readonly cwd: string;
@@ -72,6 +74,7 @@ export class McpRuntime {
 			maxArgumentBytes: settings.maxArgumentMB * 1024 * 1024,
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
+			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
 			launch: async (entry) => {
 				this.resolver ??= import("./npx-resolver.ts").then(({ NpxResolver }) => new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) }));
 				return (await this.resolver).launcher()(entry);
@@ -122,6 +125,36 @@ export class McpRuntime {
 			.serverNames()
 			.filter((name) => !["awaiting-approval", "denied"].includes(this.lifecycle.state(name)))
 			.map((name) => ({ name, about: about(this.config.servers.get(name)?.description ?? this.lifecycle.instructions(name), name) }));
+	}
+
+	/**
+	 * Signs in to an OAuth server (the whole flow: `io` shows the URL and may take a pasted
+	 * redirect), then connects it with the new tokens. Throws why it could not.
+	 */
+	async signIn(name: string, io: Pick<SignInOptions, "show" | "askPaste" | "openBrowser" | "signal">): Promise<void> {
+		const entry = this.oauthEntry(name);
+		const { signIn } = await import("./oauth-signin.ts");
+		await signIn({ agentDir: this.agentDir, entry, ...io });
+		await this.lifecycle.reconnect(name).catch(() => undefined);
+	}
+
+	/** Signs out of an OAuth server: its stored client, tokens and discovery go; its connection closes. */
+	async signOut(name: string): Promise<boolean> {
+		const entry = this.oauthEntry(name);
+		const { signOut } = await import("./oauth-signin.ts");
+		await this.lifecycle.manager.close(name);
+		return signOut(this.agentDir, entry);
+	}
+
+	private oauthEntry(name: string): HttpServerEntry {
+		const blocked = this.lifecycle.blocked(name);
+		if (blocked) throw new Error(blocked);
+		const entry = this.config.servers.get(name);
+		if (!entry) throw new Error(this.lifecycle.unknownServer(name));
+		if (!usesOAuth(entry) || grantType(entry) === "client_credentials") {
+			throw new Error(`"${name}" does not sign in with a browser: ${authHelp(entry, name, { agentDir: this.agentDir, env: this.env })}`);
+		}
+		return entry;
 	}
 
 	/** Config problems, one line each, scrubbed. */

@@ -4,6 +4,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { CallToolResultSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
@@ -11,7 +13,10 @@ import * as z from "zod/v4";
 export {
 	CallToolResultSchema,
 	Client,
+	ClientCredentialsProvider,
 	deserializeMessage,
+	extractWWWAuthenticateParams,
+	PrivateKeyJwtProvider,
 	ResourceListChangedNotificationSchema,
 	SSEClientTransport,
 	StreamableHTTPClientTransport,

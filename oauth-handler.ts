@@ -1,12 +1,143 @@
-// Auth for HTTP servers: the Authorization header from `bearerToken`, `bearerTokenEnv`, or an
-// OAuth token file at <agentDir>/mcp-oauth/<server>/tokens.json; and the explanation /mcp-auth
-// gives. Tokens are read when a connection opens and never written to a message or a log.
+// Credentials for HTTP servers, as each connection opens: a static `Authorization` (headers,
+// `bearerToken`, `bearerTokenEnv`), the access token of an OAuth sign-in (refreshed before it
+// expires, and once more after the server rejects it, always under the store's cross-process
+// lock), or the hand-made token file of `auth: "oauth"`. Also: what "needs sign-in" says, and
+// the text of /mcp-auth. Tokens are never written to a message or a log.
 import { readFileSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { relative, resolve, sep } from "node:path";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth-store.ts";
 import { maskUrl } from "./redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
-export const OAUTH_DIR = "mcp-oauth";
+export interface AuthContext {
+	readonly agentDir: string;
+	readonly env: Readonly<Record<string, string | undefined>>;
+	readonly now?: () => number;
+	readonly fetchFn?: FetchLike;
+}
+
+/** Raised when a server needs credentials it does not have: a sign-in, a token, or more scope. */
+export class AuthRequiredError extends Error {
+	constructor(
+		readonly server: string,
+		detail: string,
+		readonly kind: "sign-in" | "token" = "sign-in",
+	) {
+		super(
+			kind === "sign-in"
+				? `Server "${server}" needs sign-in: ask the user to run /mcp-auth ${server} (${detail})`
+				: `Server "${server}" needs authentication: /mcp-auth ${server} explains (${detail})`,
+		);
+		this.name = "AuthRequiredError";
+	}
+}
+
+/** OAuth sign-in applies to HTTP servers that are not given an Authorization of their own (as in Pi 1.5). */
+export function usesOAuth(entry: ServerEntry): entry is HttpServerEntry {
+	if (entry.transport === "stdio" || entry.bearerToken !== undefined || entry.bearerTokenEnv !== undefined) return false;
+	return !Object.keys(entry.headers).some((h) => h.toLowerCase() === "authorization");
+}
+
+/** Which grant a server's `oauth` asks for: client credentials (machine to machine) needs no user. */
+export function grantType(entry: HttpServerEntry): "authorization_code" | "client_credentials" {
+	return (entry.oauth as { grantType?: unknown } | undefined)?.grantType === "client_credentials" ? "client_credentials" : "authorization_code";
+}
+
+/** Headers for an HTTP server, and the OAuth access token among them (to know later which one a server refused). */
+export async function requestHeaders(entry: HttpServerEntry, ctx: AuthContext): Promise<{ headers: Record<string, string>; oauthToken?: string }> {
+	const headers: Record<string, string> = { ...entry.headers };
+	const token = entry.bearerToken ?? (entry.bearerTokenEnv ? ctx.env[entry.bearerTokenEnv] : undefined);
+	if (entry.bearerTokenEnv && !token && entry.bearerToken === undefined) {
+		throw new AuthRequiredError(entry.name, `the environment variable ${entry.bearerTokenEnv} (bearerTokenEnv) is not set`, "token");
+	}
+	if (token) headers.Authorization = `Bearer ${token}`;
+	if (!usesOAuth(entry) || grantType(entry) === "client_credentials") return { headers };
+	const access = await accessToken(entry, ctx);
+	if (access) return { headers: { ...headers, Authorization: `Bearer ${access}` }, oauthToken: access };
+	if (entry.auth === "oauth") {
+		// The hand-made token file of earlier versions keeps working.
+		const file = readOAuthToken(ctx.agentDir, entry.name, ctx.now?.() ?? Date.now());
+		if (file.kind !== "ok") throw new AuthRequiredError(entry.name, file.message);
+		headers.Authorization = `Bearer ${file.token}`;
+	}
+	return { headers };
+}
+
+/** The signed-in access token, refreshed first when it expires within a minute. */
+async function accessToken(entry: HttpServerEntry, ctx: AuthContext): Promise<string | undefined> {
+	const store = new SignInStore(ctx.agentDir, entry.name, entry.url);
+	const now = ctx.now?.() ?? Date.now();
+	const tokens = store.read().tokens;
+	if (!tokens) return undefined;
+	if (stillValid(tokens, now)) return tokens.access_token;
+	if (!tokens.refresh_token) return stillValid(tokens, now, 0) ? tokens.access_token : undefined;
+	return (await refreshUnlessDone(store, tokens.access_token, ctx))?.access_token;
+}
+
+/** What a server's 401/403 said (WWW-Authenticate), as the manager passes it on. */
+interface RefusalChallenge {
+	readonly status: number;
+	readonly error?: string;
+	readonly scope?: string;
+}
+
+/**
+ * The manager's `renewCredentials`: a refused OAuth token is refreshed once (under the lock); a
+ * 403 asking for more scope (step-up) is kept for the next sign-in, which needs the user.
+ */
+export function credentialRenewal(ctx: AuthContext) {
+	return async (entry: ServerEntry, refused: string | undefined, challenge: RefusalChallenge | undefined): Promise<boolean> => {
+		if (!usesOAuth(entry)) return false;
+		if (challenge?.status === 403 && challenge.error === "insufficient_scope" && challenge.scope) {
+			await new SignInStore(ctx.agentDir, entry.name, entry.url).update((s) => ({ ...s, stepUpScope: challenge.scope }));
+			return false;
+		}
+		return renewRejected(entry, refused, ctx);
+	};
+}
+
+/**
+ * After a server refused the access token it was sent: refresh once (under the lock; if another
+ * session already did, its new token is used as is). True when there is a new token to try.
+ */
+export async function renewRejected(entry: ServerEntry, rejected: string | undefined, ctx: AuthContext): Promise<boolean> {
+	if (!usesOAuth(entry) || !rejected) return false;
+	const store = new SignInStore(ctx.agentDir, entry.name, entry.url);
+	const renewed = await refreshUnlessDone(store, rejected, ctx);
+	return renewed !== undefined && renewed.access_token !== rejected;
+}
+
+/**
+ * Refreshes with the SDK's refreshAuthorization, unless the tokens on disk moved on since `stale`
+ * was read (another Pi session refreshed): so a rotating refresh token is used exactly once.
+ */
+async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthContext): Promise<SignIn["tokens"]> {
+	const now = () => ctx.now?.() ?? Date.now();
+	const done = await store.update(async (current) => {
+		const tokens = current.tokens;
+		if (!tokens?.refresh_token) return undefined;
+		if (tokens.access_token !== stale && stillValid(tokens, now(), 0)) return undefined;
+		const discovery = current.discovery;
+		if (!discovery?.authorizationServerUrl || !current.client) return undefined;
+		const { refreshAuthorization } = await import("@modelcontextprotocol/sdk/client/auth.js");
+		try {
+			const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
+				metadata: discovery.authorizationServerMetadata,
+				clientInformation: current.client,
+				refreshToken: tokens.refresh_token,
+				resource: discovery.resourceMetadata?.resource ? new URL(discovery.resourceMetadata.resource) : undefined,
+				fetchFn: ctx.fetchFn,
+			});
+			// A server that does not rotate keeps the refresh token it gave before.
+			return { ...current, tokens: withExpiry({ ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token }, now()) };
+		} catch {
+			// Refused (revoked, expired): the sign-in is over; the user signs in again.
+			return { ...current, tokens: undefined };
+		}
+	});
+	return done.tokens;
+}
 
 /** The token file of a server; a name that could leave the folder is refused. */
 export function tokenPath(agentDir: string, server: string): string {
@@ -29,7 +160,7 @@ interface TokenFile {
 	expires_at?: unknown;
 }
 
-/** Reads a server's OAuth token; `expires_at` is epoch seconds (or milliseconds, if that large). */
+/** Reads a hand-made token file; `expires_at` is epoch seconds (or milliseconds, if that large). */
 export function readOAuthToken(agentDir: string, server: string, now: number = Date.now()): TokenState {
 	const path = tokenPath(agentDir, server);
 	let data: TokenFile;
@@ -59,73 +190,47 @@ function readableByOthers(path: string): string | undefined {
 	return mode & 0o077 ? mode.toString(8) : undefined;
 }
 
-export interface AuthContext {
-	readonly agentDir: string;
-	readonly env: Readonly<Record<string, string | undefined>>;
-	readonly now?: () => number;
-}
-
-/** Headers for an HTTP server: its `headers`, plus Authorization from bearer settings or OAuth. */
-export function requestHeaders(entry: HttpServerEntry, ctx: AuthContext): Record<string, string> {
-	const headers: Record<string, string> = { ...entry.headers };
-	if (entry.auth === "oauth") {
-		const state = readOAuthToken(ctx.agentDir, entry.name, ctx.now?.() ?? Date.now());
-		if (state.kind !== "ok") throw new AuthRequiredError(entry.name, state.message);
-		headers.Authorization = `Bearer ${state.token}`;
-		return headers;
-	}
-	const token = entry.bearerToken ?? (entry.bearerTokenEnv ? ctx.env[entry.bearerTokenEnv] : undefined);
-	if (entry.bearerTokenEnv && !token && entry.bearerToken === undefined) {
-		throw new AuthRequiredError(entry.name, `the environment variable ${entry.bearerTokenEnv} (bearerTokenEnv) is not set`);
-	}
-	if (token) headers.Authorization = `Bearer ${token}`;
-	return headers;
-}
-
-/** Raised before connecting when the credentials a server needs are missing or expired. */
-export class AuthRequiredError extends Error {
-	constructor(
-		readonly server: string,
-		detail: string,
-	) {
-		super(`Server "${server}" needs authentication: /mcp-auth ${server} (${detail})`);
-		this.name = "AuthRequiredError";
-	}
-}
-
-/** What /mcp-auth <server> says: what the server needs, where its token goes, and its state now. */
+/** What /mcp-auth <server> says: how the server authenticates, and the state of its sign-in or token. */
 export function authHelp(entry: ServerEntry | undefined, name: string, ctx: AuthContext): string {
 	if (!entry) return `Unknown server "${name}".`;
 	if (entry.transport === "stdio") {
 		return `"${name}" is a local (stdio) server: it gets credentials from its "env" in the config, not from /mcp-auth.`;
 	}
 	const lines = [`"${name}" (${maskUrl(entry.url)})`];
-	if (entry.auth === "oauth") {
-		let path: string;
-		try {
-			path = tokenPath(ctx.agentDir, name);
-		} catch (error) {
-			return `${lines[0]}: ${(error as Error).message}`;
-		}
-		const state = readOAuthToken(ctx.agentDir, name, ctx.now?.() ?? Date.now());
-		lines.push(
-			`Uses OAuth. Put its token in ${path} (mode 600):`,
-			'  { "access_token": "<token>", "expires_at": <epoch seconds, optional> }',
-			state.kind === "ok"
-				? `Token: present${state.expiresAt ? `, valid until ${new Date(state.expiresAt).toISOString()}` : ""}.`
-				: `Token: ${state.message}.`,
-			"The browser sign-in flow is not built yet; get the token from the service and save it there.",
-		);
-	} else if (entry.bearerTokenEnv) {
+	if (entry.bearerTokenEnv) {
 		const set = Boolean(ctx.env[entry.bearerTokenEnv]);
 		lines.push(`Sends a bearer token from the environment variable ${entry.bearerTokenEnv} (${set ? "set" : "not set"}).`);
-	} else if (entry.bearerToken !== undefined) {
-		lines.push('Sends the bearer token from its "bearerToken" setting. If the server rejects it, replace it (use ${VAR} to keep it out of the file).');
+	} else if (entry.bearerToken !== undefined || !usesOAuth(entry)) {
+		lines.push('Sends the Authorization of its config ("bearerToken" or "headers"). If the server rejects it, replace it (use ${VAR} to keep it out of the file).');
+	} else if (grantType(entry) === "client_credentials") {
+		lines.push("Signs in with OAuth client credentials from its config (no user sign-in).");
 	} else {
-		lines.push(
-			'Sends no credentials. If it needs a token, add to its entry "bearerTokenEnv": "<ENV VAR>", or "bearerToken": "${VAR}",',
-			`or "auth": "oauth" with the token in ${join(ctx.agentDir, OAUTH_DIR, name, "tokens.json")}.`,
-		);
+		const signIn = new SignInStore(ctx.agentDir, entry.name, entry.url).read();
+		const tokens = signIn.tokens;
+		const now = ctx.now?.() ?? Date.now();
+		if (tokens && (stillValid(tokens, now, 0) || tokens.refresh_token)) {
+			const until = tokens.expires_at ? `, access valid until ${new Date(tokens.expires_at).toISOString()}` : "";
+			lines.push(`Signed in with OAuth${until}${tokens.refresh_token ? " (refreshed automatically)" : ""}${tokens.scope ? `; scope: ${tokens.scope}` : ""}.`);
+			lines.push(`/mcp-auth ${name} again signs in anew; /mcp-auth ${name} logout signs out.`);
+		} else {
+			lines.push(`Not signed in. /mcp-auth ${name} login opens the sign-in page (the URL is shown too, for a browser on another machine).`);
+		}
+		if (signIn.stepUpScope) lines.push(`The server asked for more access: the next sign-in requests scope "${signIn.stepUpScope}".`);
+		if (entry.auth === "oauth") lines.push(...handMadeToken(name, ctx));
 	}
 	return lines.join("\n");
+}
+
+/** The state of the hand-made token file of `auth: "oauth"` (earlier versions' way), for /mcp-auth. */
+function handMadeToken(name: string, ctx: AuthContext): string[] {
+	let path: string;
+	try {
+		path = tokenPath(ctx.agentDir, name);
+	} catch (error) {
+		return [(error as Error).message];
+	}
+	const state = readOAuthToken(ctx.agentDir, name, ctx.now?.() ?? Date.now());
+	const token =
+		state.kind === "ok" ? `present${state.expiresAt ? `, valid until ${new Date(state.expiresAt).toISOString()}` : ""}` : state.message;
+	return [`A hand-made token file also works: ${path} (mode 600), { "access_token": "...", "expires_at": <epoch seconds> }.`, `Token: ${token}.`];
 }

@@ -1,7 +1,7 @@
 // The one `mcp` tool the model sees, and its modes (priority tool > connect > describe > search >
 // server > status). Each mode answers with text a model can act on; every failure says what was
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
-import { authNeededMessage, describeError, isAuthError, quote } from "./errors.ts";
+import { describeError, isAuthError, quote } from "./errors.ts";
 import { formatProblem } from "./config.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { resourceResultToContent } from "./resource-tools.ts";
@@ -269,7 +269,7 @@ async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyIn
 		return await invoke(lifecycle, fresh, parsed.args, options);
 	} catch (error) {
 		if (options.signal?.aborted) return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
-		if (isAuthError(error)) return failure("tool", authNeededMessage(tool.server, error), details);
+		if (isAuthError(error)) return failure("tool", describeError(lifecycle.failed(tool.server, error)), details);
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
 	}
 }

@@ -47,10 +47,14 @@ export class Redactor {
 
 	/** The text with every known secret replaced by *** and URL query values and passwords masked. */
 	scrub(text: string): string {
+		return maskUrls(this.scrubSecrets(text));
+	}
+
+	/** Only the known secrets masked: for a URL the user must open whole (a sign-in page). */
+	scrubSecrets(text: string): string {
 		if (!text) return text;
 		const pattern = this.regex();
-		const masked = pattern ? text.replace(pattern, MASK) : text;
-		return maskUrls(masked);
+		return pattern ? text.replace(pattern, MASK) : text;
 	}
 
 	private regex(): RegExp | undefined {

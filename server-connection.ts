@@ -10,7 +10,7 @@ import { resolveCommandValues } from "./command-values.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
-import { type AuthContext, requestHeaders } from "./oauth-handler.ts";
+import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "./oauth-handler.ts";
 import type { Redactor } from "./redaction.ts";
 import { safeSchema } from "./safe-schema.ts";
 import { StdioTransport } from "./stdio-transport.ts";
@@ -49,6 +49,8 @@ export interface ServerConnection {
 	transportFailure(): string | undefined;
 	/** Closes the client and ends everything it opened (process tree, sockets). */
 	close(): Promise<void>;
+	/** The OAuth access token this connection sends, if any. */
+	readonly oauthToken?: string;
 	/** At process exit, when no await is possible. */
 	killSync(): void;
 }
@@ -65,6 +67,18 @@ export interface OpenOptions {
 	readonly redactor: Redactor;
 	/** Where a started process registers its synchronous killer until it is closed (for process exit). */
 	readonly live?: Set<() => void>;
+	/** Told the WWW-Authenticate challenge of every 401/403 (step-up scope, resource metadata). */
+	readonly onChallenge?: (challenge: Challenge) => void;
+	/** Told the OAuth access token a connect sends, so a refusal can be matched to it. */
+	readonly onCredential?: (oauthToken: string) => void;
+}
+
+/** What a server's 401/403 said in its WWW-Authenticate header (RFC 6750, RFC 9728). */
+export interface Challenge {
+	readonly status: 401 | 403;
+	readonly error?: string;
+	readonly scope?: string;
+	readonly resourceMetadataUrl?: string;
 }
 
 /** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
@@ -79,6 +93,8 @@ export interface Opened {
 	readonly transportFailure: () => string | undefined;
 	readonly close: () => Promise<void>;
 	readonly killSync: () => void;
+	/** The OAuth access token this connection sent, to know whether a refusal is about it. */
+	readonly oauthToken?: string;
 }
 
 /** Thrown when connecting did not finish within connectTimeoutMs. */
@@ -166,16 +182,24 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 /** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`), within one deadline. */
 async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
 	const url = new URL(entry.url);
-	const headers = await resolveCommandValues(requestHeaders(entry, options.auth), "headers", definedOnly(options.env), (secret) => options.redactor.add(secret));
+	const credentials = await requestHeaders(entry, options.auth);
+	if (credentials.oauthToken) options.onCredential?.(credentials.oauthToken);
+	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env), (secret) => options.redactor.add(secret));
 	if (signal.aborted) throw signal.reason;
 	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
+	// Machine-to-machine OAuth: the SDK's client-credentials providers, through the transports' own 401 handling.
+	const authProvider = grantType(entry) === "client_credentials" ? clientCredentials(sdk, entry, options.redactor) : undefined;
+	const onRefused = (response: Response) => {
+		const { scope, error, resourceMetadataUrl } = sdk.extractWWWAuthenticateParams(response);
+		options.onChallenge?.({ status: response.status as 401 | 403, scope, error, resourceMetadataUrl: resourceMetadataUrl?.toString() });
+	};
 	const attempt = async (kind: "streamable-http" | "sse"): Promise<Opened> => {
-		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes });
+		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes, onRefused });
 		const inner =
 			kind === "sse"
-				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch })
-				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch });
+				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch, authProvider })
+				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch, authProvider });
 		const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
 		const close = async () => {
 			client.onclose = undefined;
@@ -183,7 +207,7 @@ async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOption
 			guard.abort(); // no fetch, stream or EventSource retry outlives the connection
 		};
 		await connectClient(client, guard.wrap(inner), options, signal, close);
-		return { client, kind, stderrTail: () => "", transportFailure: () => undefined, close, killSync: () => guard.abort() };
+		return { client, kind, stderrTail: () => "", transportFailure: () => undefined, close, killSync: () => guard.abort(), oauthToken: credentials.oauthToken };
 	};
 	if (entry.transport === "sse") return attempt("sse");
 	try {
@@ -197,6 +221,18 @@ async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOption
 			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, { cause: streamableError });
 		}
 	}
+}
+
+/** The SDK provider for `oauth: { grantType: "client_credentials", clientId, clientSecret | privateKey, algorithm? }`. */
+function clientCredentials(sdk: McpSdk, entry: HttpServerEntry, redactor: Redactor) {
+	const oauth = (entry.oauth ?? {}) as { clientId?: string; clientSecret?: string; privateKey?: string; algorithm?: string; scope?: string };
+	if (!oauth.clientId) throw new AuthRequiredError(entry.name, 'oauth.grantType "client_credentials" needs oauth.clientId', "token");
+	redactor.add(oauth.clientSecret, oauth.privateKey);
+	if (oauth.privateKey) {
+		return new sdk.PrivateKeyJwtProvider({ clientId: oauth.clientId, privateKey: oauth.privateKey, algorithm: oauth.algorithm ?? "RS256", scope: oauth.scope });
+	}
+	if (!oauth.clientSecret) throw new AuthRequiredError(entry.name, "client credentials need oauth.clientSecret or oauth.privateKey", "token");
+	return new sdk.ClientCredentialsProvider({ clientId: oauth.clientId, clientSecret: oauth.clientSecret, scope: oauth.scope });
 }
 
 /** Every tool and resource of a server, across all pages; schemas made safe to store and show. */

@@ -4,11 +4,11 @@
 // leaving a process behind. Opening one connection: server-connection.ts.
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
-import { describeError, isSessionLost } from "./errors.ts";
+import { describeError, isAuthError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { Redactor } from "./redaction.ts";
 import { untilAborted } from "./async-bounds.ts";
-import type { Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
+import type { Challenge, Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
 import type { ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./server-connection.ts";
@@ -64,6 +64,11 @@ export interface ServerManagerOptions {
 	readonly launch?: Launcher;
 	/** Scrubs every error message; told each secret a connection uses (defaults to one of its own). */
 	readonly redactor?: Redactor;
+	/**
+	 * Asked once when a server refuses credentials (at connect or mid-call), with the OAuth token it
+	 * refused and its challenge: true when there are new credentials to retry with (a refresh).
+	 */
+	readonly renewCredentials?: (entry: ServerEntry, refusedToken: string | undefined, challenge: Challenge | undefined) => Promise<boolean>;
 }
 
 export type StateListener = (server: string, event: ServerEvent) => void;
@@ -79,6 +84,8 @@ export class McpServerManager {
 	private readonly connections = new Map<string, ServerConnection>();
 	private readonly listeners = new Set<StateListener>();
 	private readonly pending = new Map<string, PendingConnect>();
+	/** The last WWW-Authenticate challenge each server sent (what scope it wants). */
+	private readonly challenges = new Map<string, Challenge>();
 	private readonly options: ServerManagerOptions;
 	private readonly now: () => number;
 	private readonly auth: AuthContext;
@@ -110,6 +117,11 @@ export class McpServerManager {
 
 	connectedNames(): string[] {
 		return [...this.connections.values()].filter((c) => c.status === "connected").map((c) => c.name);
+	}
+
+	/** The last 401/403 challenge of a server, if it sent one. */
+	challenge(name: string): Challenge | undefined {
+		return this.challenges.get(name);
 	}
 
 	/** Whether a connect to this server is under way. */
@@ -209,8 +221,10 @@ export class McpServerManager {
 		try {
 			return await run(connection);
 		} catch (error) {
-			// A streamable HTTP server that forgot our session (restarted): initialize again, retry once.
-			if (!retried && connection.transportKind === "streamable-http" && isSessionLost(error)) {
+			// A streamable HTTP server that forgot our session (restarted), or refused a token that could
+			// be refreshed: connect again and retry once.
+			const sessionLost = connection.transportKind === "streamable-http" && isSessionLost(error);
+			if (!retried && (sessionLost || (isAuthError(error) && (await this.renew(connection.entry, connection.oauthToken))))) {
 				await this.close(name);
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
@@ -245,7 +259,11 @@ export class McpServerManager {
 		};
 	}
 
-	private async open(entry: ServerEntry, signal: AbortSignal): Promise<ServerConnection> {
+	private renew(entry: ServerEntry, refused: string | undefined): Promise<boolean> {
+		return this.options.renewCredentials?.(entry, refused, this.challenges.get(entry.name)).catch(() => false) ?? Promise.resolve(false);
+	}
+
+	private async open(entry: ServerEntry, signal: AbortSignal, renewed = false): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
 		const { loadSdk, openConnection, listMetadata } = await loadConnections();
 		const sdk = await loadSdk();
@@ -258,11 +276,15 @@ export class McpServerManager {
 			launch: this.options.launch,
 			debugLog: this.options.debugLog,
 			live: this.live,
+			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
+			onCredential: (token) => (sent = token),
 		};
+		let sent: string | undefined;
 		let opened: Awaited<ReturnType<typeof openConnection>>;
 		try {
 			opened = await openConnection(sdk, entry, options, signal);
 		} catch (error) {
+			if (!renewed && !signal.aborted && isAuthError(error) && (await this.renew(entry, sent))) return this.open(entry, signal, true);
 			if (error instanceof AuthRequiredError) throw error;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
 			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), { cause: error });
@@ -283,6 +305,7 @@ export class McpServerManager {
 			transportFailure: opened.transportFailure,
 			close: opened.close,
 			killSync: opened.killSync,
+			oauthToken: opened.oauthToken,
 		};
 		try {
 			Object.assign(connection, await untilAborted(listMetadata(opened.client, entry.name, this.connectTimeoutMs(), signal), signal));
@@ -290,6 +313,7 @@ export class McpServerManager {
 			await connection.close();
 			throw new Error(this.redactor.scrub(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`), { cause: error });
 		}
+		this.challenges.delete(entry.name);
 		opened.client.onclose = () => this.markClosed(connection);
 		this.watchListChanges(sdk, connection);
 		this.connections.set(entry.name, connection);

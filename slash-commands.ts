@@ -5,7 +5,7 @@ import { formatProblem } from "./config.ts";
 import { describeError } from "./errors.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
-import { authHelp } from "./oauth-handler.ts";
+import { authHelp, grantType, usesOAuth } from "./oauth-handler.ts";
 import type { Decision } from "./project-approval.ts";
 import { countLabel, stateText } from "./server-status.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
@@ -37,7 +37,7 @@ export function statusLine(lifecycle: ServerLifecycle): string | undefined {
 	const flags = [
 		[count("starting"), "starting"],
 		[count("failed"), "failed"],
-		[count("needs-auth"), "need auth"],
+		[count("needs-auth"), "need sign-in"],
 		[count("needs-config"), "need config"],
 		[count("awaiting-approval"), "awaiting approval"],
 	] as const;
@@ -104,8 +104,27 @@ async function reconnect(lifecycle: ServerLifecycle, server?: string): Promise<s
 	return results.join("\n");
 }
 
-function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info"): void {
-	const shown = runtime ? runtime.redactor.scrub(text) : text;
+const AUTH_SUBCOMMANDS = ["login", "logout", "status"] as const;
+
+/**
+ * How a sign-in talks to the user: the URL is always shown (a browser on another machine works),
+ * and with a UI the redirected address can be pasted back; without one the callback is awaited.
+ */
+function signInIo(ctx: ExtensionCommandContext, runtime: McpRuntime, name: string) {
+	return {
+		// Its query (client id, PKCE challenge, state) is what the page needs: not masked like other URLs.
+		show: (url: string) =>
+			say(ctx, runtime, `Sign in to "${name}": open this address (a browser was opened if this machine has one):\n${url}\nPi waits for the sign-in to finish (5 minutes at most).`, "info", {
+				keepUrls: true,
+			}),
+		askPaste: ctx.hasUI
+			? (signal: AbortSignal) => ctx.ui.input(`If the browser runs on another machine, paste the address it ended on (for "${name}")`, "http://127.0.0.1:.../callback?code=...", { signal })
+			: undefined,
+	};
+}
+
+function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info", options: { keepUrls?: boolean } = {}): void {
+	const shown = runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text;
 	if (ctx.hasUI) ctx.ui.notify(shown, level);
 	else process.stdout.write(`${shown}\n`);
 }
@@ -140,15 +159,32 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 		},
 	});
 	pi.registerCommand("mcp-auth", {
-		description: "How an MCP server authenticates and where its token goes",
-		getArgumentCompletions: (prefix) => serverNames().filter((n) => n.startsWith(prefix.trim())).map((n) => ({ value: n, label: n })),
+		description: "Sign in to an MCP server (OAuth in the browser): <server> [login | logout | status]",
+		getArgumentCompletions: (prefix) => {
+			const [server, ...rest] = prefix.split(/\s+/);
+			if (rest.length === 0) return serverNames().filter((n) => n.startsWith(server)).map((n) => ({ value: n, label: n }));
+			return AUTH_SUBCOMMANDS.filter((s) => s.startsWith(rest[0] ?? "")).map((s) => ({ value: `${server} ${s}`, label: s }));
+		},
 		handler: async (args, ctx) => {
 			const runtime = deps.runtime();
-			const name = args.trim();
+			const [name, sub = "login"] = args.trim().split(/\s+/).filter(Boolean);
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
-			if (!name) return say(ctx, runtime, `Usage: /mcp-auth <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+			if (!name) return say(ctx, runtime, `Usage: /mcp-auth <server> [login | logout | status]. Servers: ${serverNames().join(", ") || "none"}`, "warning");
 			if (runtime.lifecycle.state(name) === "needs-config") return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
-			say(ctx, runtime, authHelp(runtime.config.servers.get(name), name, { agentDir: runtime.agentDir, env: runtime.env }));
+			const entry = runtime.config.servers.get(name);
+			const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
+			if (sub === "status" || !entry || !usesOAuth(entry) || grantType(entry) === "client_credentials") return say(ctx, runtime, help());
+			if (sub === "logout") {
+				const had = await runtime.signOut(name);
+				return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);
+			}
+			if (sub !== "login") return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
+			try {
+				await runtime.signIn(name, signInIo(ctx, runtime, name));
+				say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name)}.`);
+			} catch (error) {
+				say(ctx, runtime, describeError(error), "error");
+			}
 		},
 	});
 }

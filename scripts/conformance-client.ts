@@ -1,9 +1,19 @@
 // The adapter as an MCP client under the official conformance suite: connects to the scenario
 // server (the last argument) through McpServerManager, lists its tools and calls each one with
-// arguments built from its schema. Exit code 0 when every step worked.
-import { McpServerManager } from "../server-manager.ts";
+// arguments built from its schema. When the server wants a sign-in, it runs the adapter's own
+// OAuth sign-in, with a "browser" that follows the authorization redirect to the loopback
+// callback (the suite's authorization endpoint approves at once), and tries again: at most three
+// sign-ins, as a user would give up. Scenario settings (a pre-registered client, client
+// credentials) come from MCP_CONFORMANCE_CONTEXT. Exit code 0 when every step worked.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineServer } from "../config.ts";
-import type { JsonSchema } from "../types.ts";
+import { isAuthError } from "../errors.ts";
+import { credentialRenewal } from "../oauth-handler.ts";
+import { signIn } from "../oauth-signin.ts";
+import { McpServerManager } from "../server-manager.ts";
+import type { HttpServerEntry, JsonSchema } from "../types.ts";
 
 /** Plausible arguments for a tool: the first enum value, 1 for numbers, "test" for strings, ... */
 function sampleArgs(schema: JsonSchema): Record<string, unknown> {
@@ -20,22 +30,59 @@ function sampleArgs(schema: JsonSchema): Record<string, unknown> {
 	return out;
 }
 
+/** The `oauth` settings a scenario's context calls for. */
+function oauthFor(scenario: string, context: Record<string, string | undefined>): Record<string, unknown> {
+	if (scenario.startsWith("auth/client-credentials")) {
+		return { grantType: "client_credentials", clientId: context.client_id, clientSecret: context.client_secret, privateKey: context.private_key_pem, algorithm: context.signing_algorithm };
+	}
+	if (context.client_id) return { clientId: context.client_id, clientSecret: context.client_secret };
+	// The suite checks that this exact document URL is used where the server supports documents.
+	return { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" };
+}
+
 const url = process.argv[process.argv.length - 1];
-const entry = defineServer("conformance", { url });
-const manager = new McpServerManager({ requestTimeoutMs: 20_000 });
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, string | undefined>;
+const agentDir = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
+const entry = defineServer("conformance", { url, oauth: oauthFor(scenario, context) }) as HttpServerEntry;
+const auth = { agentDir, env: process.env };
+const manager = new McpServerManager({ requestTimeoutMs: 20_000, auth, renewCredentials: credentialRenewal(auth) });
+const log = (text: string) => process.stderr.write(`[client] ${text}\n`);
+const browser = (authorizationUrl: string) => {
+	log(`opening ${new URL(authorizationUrl).origin}${new URL(authorizationUrl).pathname}`);
+	void fetch(authorizationUrl).catch((error) => log(`browser: ${(error as Error).message}`));
+};
+
+/** Connects, lists, calls every tool; a refusal that needs a user becomes a sign-in, then the whole run again. */
+async function run(signIns = 0): Promise<number> {
+	try {
+		const connection = await manager.connect(entry);
+		log(`${scenario}: connected over ${connection.transportKind}, ${connection.tools.length} tools`);
+		let code = 0;
+		for (const tool of connection.tools) {
+			const result = await manager.callTool(entry.name, tool.name, sampleArgs(tool.inputSchema));
+			log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
+			if (result.isError) code = 1;
+		}
+		return code;
+	} catch (error) {
+		if (!isAuthError(error) || signIns >= 3) throw error;
+		const challenge = manager.challenge(entry.name);
+		log(`needs sign-in (${challenge?.status ?? "?"} ${challenge?.error ?? ""} ${challenge?.scope ?? ""}): signing in`);
+		await manager.close(entry.name);
+		await signIn({ agentDir, entry, show: () => undefined, openBrowser: browser, timeoutMs: 15_000 });
+		return run(signIns + 1);
+	}
+}
+
 let code = 0;
 try {
-	const connection = await manager.connect(entry);
-	console.error(`[client] ${process.env.MCP_CONFORMANCE_SCENARIO}: connected over ${connection.transportKind}, ${connection.tools.length} tools`);
-	for (const tool of connection.tools) {
-		const result = await manager.callTool(entry.name, tool.name, sampleArgs(tool.inputSchema));
-		console.error(`[client] ${tool.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
-		if (result.isError) code = 1;
-	}
+	code = await run();
 } catch (error) {
-	console.error(`[client] failed: ${(error as Error).message}`);
+	log(`failed: ${(error as Error).message}`);
 	code = 1;
 } finally {
 	await manager.closeAll();
+	rmSync(agentDir, { recursive: true, force: true });
 }
 process.exit(code);

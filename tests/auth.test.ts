@@ -60,7 +60,7 @@ describe("HTTP auth", () => {
 			expect(await text(lc, { tool: "remote_echo", args: { message: "env" } })).toBe("Echo: env");
 		});
 		await withServer({ url, bearerTokenEnv: "REMOTE_TOKEN" }, {}, async (lc) => {
-			expect(await text(lc, { connect: "remote" })).toMatch(/needs authentication: \/mcp-auth remote \(the environment variable REMOTE_TOKEN/);
+			expect(await text(lc, { connect: "remote" })).toMatch(/needs authentication: \/mcp-auth remote explains \(the environment variable REMOTE_TOKEN/);
 		});
 	});
 
@@ -91,7 +91,7 @@ describe("HTTP auth", () => {
 		writeFileSync(file, JSON.stringify({ access_token: TOKEN, expires_at: Math.floor(Date.now() / 1000) - 60 }));
 		await withServer({ url, auth: "oauth" }, {}, async (lc) => {
 			const result = await text(lc, { tool: "remote_echo", args: { message: "late" } });
-			expect(result).toMatch(/needs authentication: \/mcp-auth remote \(the OAuth token for "remote" expired at \d{4}-/);
+			expect(result).toMatch(/needs sign-in: ask the user to run \/mcp-auth remote \(the OAuth token for "remote" expired at \d{4}-/);
 			expect(result).not.toContain(TOKEN);
 			const help = authHelp(lc.config.servers.get("remote"), "remote", { agentDir: dir.path, env: {} });
 			expect(help).toContain(file);

@@ -1,0 +1,305 @@
+// Signing in to a remote MCP server with OAuth, on the SDK's auth(): it discovers the protected
+// resource and authorization server metadata (RFC 9728, RFC 8414, OpenID, the 2025-03-26
+// fallbacks), registers or identifies the client (a Client ID Metadata Document, dynamic
+// registration, or a pre-registered client), builds the PKCE S256 request with the resource
+// indicator, and exchanges the code. This module adds what a user needs around it: a loopback
+// callback on 127.0.0.1 that checks `state` (and `iss`, RFC 9207), the URL shown (and a browser
+// opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { describeError } from "./errors.ts";
+import { type SignIn, SignInStore } from "./oauth-store.ts";
+import type { HttpServerEntry } from "./types.ts";
+
+/** Pi's Client ID Metadata Document: its redirect URIs are http://127.0.0.1:<any port>/callback. */
+export const DEFAULT_CLIENT_METADATA_URL = "https://pi.dev/oauth/client.json";
+const SIGN_IN_TIMEOUT_MS = 300_000;
+
+/** The `oauth` settings of an entry (Pi 1.5's names), read leniently. */
+export interface OAuthSettings {
+	readonly clientId?: string;
+	readonly clientSecret?: string;
+	readonly scope?: string;
+	readonly callbackPort?: number;
+	readonly clientName?: string;
+	readonly clientRegistration?: "auto" | "dcr" | "cimd";
+	readonly clientMetadataUrl?: string;
+}
+
+export function oauthSettings(entry: HttpServerEntry): OAuthSettings {
+	const raw = (entry.oauth ?? {}) as Record<string, unknown>;
+	const text = (key: string) => (typeof raw[key] === "string" && raw[key] !== "" ? (raw[key] as string) : undefined);
+	const registration = text("clientRegistration");
+	return {
+		clientId: text("clientId"),
+		clientSecret: text("clientSecret"),
+		scope: text("scope"),
+		callbackPort: typeof raw.callbackPort === "number" ? raw.callbackPort : undefined,
+		clientName: text("clientName"),
+		clientRegistration: registration === "dcr" || registration === "cimd" ? registration : "auto",
+		clientMetadataUrl: text("clientMetadataUrl"),
+	};
+}
+
+export interface SignInOptions {
+	readonly agentDir: string;
+	readonly entry: HttpServerEntry;
+	/** Shows the authorization URL to the user; always called, browser or not. */
+	readonly show: (url: string) => void;
+	/** Opens a browser on the URL; default: the system's (none when BROWSER=none). */
+	readonly openBrowser?: (url: string) => void;
+	/** Asks for the redirected URL (from a browser on another machine); resolves undefined when the user will not paste. */
+	readonly askPaste?: (signal: AbortSignal) => Promise<string | undefined>;
+	readonly fetchFn?: FetchLike;
+	readonly signal?: AbortSignal;
+	readonly timeoutMs?: number;
+	/** A scope to ask for beyond what the server advertises (step-up). */
+	readonly scope?: string;
+}
+
+/**
+ * Runs the whole sign-in and stores the tokens. Throws an error that says what went wrong (the
+ * server refused, the state did not match, the user did not finish in time); never a token.
+ */
+export async function signIn(options: SignInOptions): Promise<void> {
+	const { entry } = options;
+	const settings = oauthSettings(entry);
+	const store = new SignInStore(options.agentDir, entry.name, entry.url);
+	const fetchFn = options.fetchFn ?? fetch;
+	const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
+	const challenge = await probe(entry.url, fetchFn, sdk.extractWWWAuthenticateParams);
+	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
+	const callback = await listen(settings.callbackPort);
+	const stop = new AbortController();
+	const onAbort = () => stop.abort(options.signal?.reason);
+	options.signal?.addEventListener("abort", onAbort, { once: true });
+	const timer = setTimeout(() => stop.abort(new Error("sign-in was not finished in time")), options.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
+	try {
+		const provider = new SignInProvider(store, settings, callback.url, (url) => {
+			options.show(url);
+			(options.openBrowser ?? openSystemBrowser)(url);
+		});
+		const first = await sdk.auth(provider, { serverUrl: entry.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn });
+		if (first === "AUTHORIZED") return;
+		const redirected = await Promise.race([callback.next(stop.signal), pasted(options.askPaste, stop.signal)]);
+		const code = provider.checkRedirect(redirected);
+		await sdk.auth(provider, { serverUrl: entry.url, authorizationCode: code, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
+	} catch (error) {
+		if (stop.signal.aborted) throw new Error(`Sign-in to "${entry.name}" stopped: ${describeError(stop.signal.reason)}`, { cause: error });
+		throw new Error(`Sign-in to "${entry.name}" failed: ${describeError(error)}`, { cause: error });
+	} finally {
+		clearTimeout(timer);
+		options.signal?.removeEventListener("abort", onAbort);
+		stop.abort();
+		callback.close();
+	}
+}
+
+/** Sign out: the stored client, tokens and discovery of this server go. */
+export function signOut(agentDir: string, entry: HttpServerEntry): boolean {
+	const store = new SignInStore(agentDir, entry.name, entry.url);
+	const had = store.read().tokens !== undefined;
+	store.remove();
+	return had;
+}
+
+/** What the server says when asked without credentials: the scope and metadata URL it names (RFC 9728, SEP-835). */
+async function probe(
+	url: string,
+	fetchFn: FetchLike,
+	extract: (res: Response) => { resourceMetadataUrl?: URL; scope?: string },
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+	try {
+		const response = await fetchFn(url, {
+			method: "POST",
+			headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+			body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "pi-mcp-adapter", version: "0.1.0" } } }),
+			signal: AbortSignal.timeout(15_000),
+		});
+		await response.body?.cancel().catch(() => undefined);
+		return response.status === 401 || response.status === 403 ? extract(response) : {};
+	} catch {
+		return {}; // discovery by well-known paths will say more
+	}
+}
+
+/** The SDK's view of one sign-in: client identity, tokens, PKCE verifier, discovery, kept in the store. */
+class SignInProvider implements OAuthClientProvider {
+	private verifier = "";
+	private readonly expectedState = randomBytes(24).toString("hex");
+	private current: SignIn;
+
+	constructor(
+		private readonly store: SignInStore,
+		private readonly settings: OAuthSettings,
+		private readonly callbackUrl: string,
+		private readonly present: (url: string) => void,
+	) {
+		this.current = store.read();
+	}
+
+	get redirectUrl(): string {
+		return this.callbackUrl;
+	}
+
+	/** A Client ID Metadata Document is used where the server supports it, unless the config says otherwise. */
+	get clientMetadataUrl(): string | undefined {
+		if (this.settings.clientId || this.settings.clientRegistration === "dcr" || this.settings.clientName) return undefined;
+		return this.settings.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
+	}
+
+	get clientMetadata(): OAuthClientMetadata {
+		return {
+			client_name: this.settings.clientName ?? "pi",
+			redirect_uris: [this.callbackUrl],
+			grant_types: ["authorization_code", "refresh_token"],
+			response_types: ["code"],
+			token_endpoint_auth_method: this.settings.clientSecret ? "client_secret_basic" : "none",
+			...(this.settings.scope ? { scope: this.settings.scope } : {}),
+		};
+	}
+
+	state(): string {
+		return this.expectedState;
+	}
+
+	clientInformation(): OAuthClientInformationMixed | undefined {
+		if (this.settings.clientId) return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}) };
+		return this.current.client;
+	}
+
+	async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+		this.current = await this.store.update((s) => ({ ...s, client }));
+	}
+
+	tokens(): OAuthTokens | undefined {
+		return this.current.tokens;
+	}
+
+	async saveTokens(tokens: OAuthTokens): Promise<void> {
+		this.current = await this.store.saveTokens(tokens);
+	}
+
+	redirectToAuthorization(authorizationUrl: URL): void {
+		// PKCE is required: a server whose metadata does not list S256 is refused, not tried. (With no
+		// metadata at all, the 2025-03-26 fallback endpoints, PKCE S256 is what that spec required.)
+		const metadata = this.current.discovery?.authorizationServerMetadata;
+		if (metadata && !metadata.code_challenge_methods_supported?.includes("S256")) {
+			throw new Error("the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported); signing in to it is not safe");
+		}
+		this.present(authorizationUrl.toString());
+	}
+
+	saveCodeVerifier(verifier: string): void {
+		this.verifier = verifier;
+	}
+
+	codeVerifier(): string {
+		return this.verifier;
+	}
+
+	async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+		this.current = await this.store.update((s) => ({ ...s, discovery }));
+	}
+
+	discoveryState(): OAuthDiscoveryState | undefined {
+		return this.current.discovery;
+	}
+
+	async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+		if (scope === "verifier") this.verifier = "";
+		this.current = await this.store.update((s) => ({
+			...s,
+			client: scope === "all" || scope === "client" ? undefined : s.client,
+			tokens: scope === "all" || scope === "tokens" ? undefined : s.tokens,
+			discovery: scope === "all" || scope === "discovery" ? undefined : s.discovery,
+		}));
+	}
+
+	/** The code from the redirect, once it is proven to answer this request: state, then iss (RFC 9207). */
+	checkRedirect(redirected: string): string {
+		const params = new URL(redirected).searchParams;
+		if (params.get("state") !== this.expectedState) throw new Error("the redirect's state does not match this sign-in (refused: it may come from another site)");
+		const error = params.get("error");
+		if (error) throw new Error(`the authorization server said ${error}${params.get("error_description") ? `: ${params.get("error_description")}` : ""}`);
+		const metadata = this.current.discovery?.authorizationServerMetadata as { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+		const iss = params.get("iss");
+		if (iss !== null && metadata?.issuer && iss !== metadata.issuer) throw new Error(`the redirect names issuer ${iss}, not ${metadata.issuer} (refused)`);
+		if (iss === null && metadata?.authorization_response_iss_parameter_supported) throw new Error("the redirect has no iss although the authorization server sends one (refused)");
+		const code = params.get("code");
+		if (!code) throw new Error("the redirect carries no authorization code");
+		return code;
+	}
+}
+
+interface Callback {
+	readonly url: string;
+	/** Resolves with the first request to the callback path, as a full URL. */
+	next(signal: AbortSignal): Promise<string>;
+	close(): void;
+}
+
+/** A one-shot HTTP listener on 127.0.0.1 for the authorization redirect. */
+async function listen(port = 0): Promise<Callback> {
+	let deliver: ((url: string) => void) | undefined;
+	const arrived = new Promise<string>((resolve) => (deliver = resolve));
+	const server: Server = createServer((req, res) => {
+		const url = new URL(req.url ?? "/", "http://127.0.0.1");
+		if (url.pathname !== "/callback") {
+			res.writeHead(404).end();
+			return;
+		}
+		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+		res.end("<!doctype html><title>Signed in</title><p>Pi received the sign-in. You can close this tab.</p>");
+		deliver?.(`http://127.0.0.1:${(server.address() as { port: number }).port}${req.url}`);
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", (error: NodeJS.ErrnoException) =>
+			reject(error.code === "EADDRINUSE" ? new Error(`the callback port ${port} is in use (oauth.callbackPort)`) : error),
+		);
+		server.listen(port, "127.0.0.1", resolve);
+	});
+	const actual = (server.address() as { port: number }).port;
+	return {
+		url: `http://127.0.0.1:${actual}/callback`,
+		next: (signal) =>
+			new Promise((resolve, reject) => {
+				if (signal.aborted) return reject(signal.reason);
+				signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+				void arrived.then(resolve);
+			}),
+		close: () => {
+			server.closeAllConnections();
+			server.close();
+		},
+	};
+}
+
+/** The user's pasted redirect URL, if they paste one before the callback arrives. */
+async function pasted(ask: SignInOptions["askPaste"], signal: AbortSignal): Promise<string> {
+	const answer = ask ? await ask(signal).catch(() => undefined) : undefined;
+	if (answer && /^https?:\/\//.test(answer.trim())) return answer.trim();
+	// No paste: wait for the callback (this promise settles only when the sign-in is stopped).
+	return new Promise((_, reject) => {
+		if (signal.aborted) return reject(signal.reason);
+		signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+	});
+}
+
+/** The system browser (xdg-open, open, start), or none with BROWSER=none; failing to open is fine: the URL is shown. */
+function openSystemBrowser(url: string): void {
+	if (process.env.BROWSER === "none") return;
+	const [command, args] =
+		process.env.BROWSER ? [process.env.BROWSER, [url]] : process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
+	try {
+		const child = spawn(command, args, { stdio: "ignore", detached: true });
+		child.on("error", () => undefined);
+		child.unref();
+	} catch {
+		// no browser here: the URL was shown
+	}
+}
