@@ -11,8 +11,8 @@ import { readJsonFile, updateJsonFile } from "./locked-json.ts";
 
 export const OAUTH_DIR = "mcp-oauth";
 
-/** Tokens as stored: the SDK's, plus when the access token expires (epoch ms). */
-export type StoredTokens = OAuthTokens & { readonly expires_at?: number };
+/** Tokens as stored: the SDK's, plus when they were obtained and when the access token expires (epoch ms). */
+export type StoredTokens = OAuthTokens & { readonly expires_at?: number; readonly obtained_at?: number };
 
 export interface SignIn {
 	readonly version: 1;
@@ -71,11 +71,16 @@ export class SignInStore {
 }
 
 export function withExpiry(tokens: OAuthTokens, now = Date.now()): StoredTokens {
-	return typeof tokens.expires_in === "number" ? { ...tokens, expires_at: now + tokens.expires_in * 1000 } : { ...tokens };
+	return typeof tokens.expires_in === "number" ? { ...tokens, obtained_at: now, expires_at: now + tokens.expires_in * 1000 } : { ...tokens, obtained_at: now };
 }
 
-/** Whether an access token is usable for at least `marginMs` more (no expiry known: yes). */
+/**
+ * Whether an access token is usable for at least `marginMs` more (no expiry known: yes). The
+ * margin is at most a quarter of the token's life, so a short-lived token is not refreshed at once.
+ */
 export function stillValid(tokens: StoredTokens | undefined, now = Date.now(), marginMs = 60_000): boolean {
 	if (!tokens?.access_token) return false;
-	return tokens.expires_at === undefined || tokens.expires_at - marginMs > now;
+	if (tokens.expires_at === undefined) return true;
+	const life = tokens.obtained_at === undefined ? Number.POSITIVE_INFINITY : tokens.expires_at - tokens.obtained_at;
+	return tokens.expires_at - Math.min(marginMs, life / 4) > now;
 }

@@ -1,0 +1,191 @@
+// Signing in to a remote MCP server with OAuth, against a real OAuth-protected server built from
+// the SDK's server auth pieces: the call says "needs sign-in" (never waits for a browser); the
+// sign-in completes through the loopback callback; tokens are private files, refreshed after they
+// expire (once, even when two sessions refresh at once); a wrong state is refused; logout deletes.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { McpRuntime } from "../mcp-runtime.ts";
+import { runProxy } from "../proxy-tool.ts";
+import { contentText } from "../tool-registrar.ts";
+import { freePort, ROOT, stopChild, tempDir, waitForPort } from "./helpers.ts";
+import { lastToolMessage } from "./mock-openai.ts";
+import { createPiHome, type PiHome, startPiRpc } from "./pi-cli-harness.ts";
+import { PI_HOSTS } from "./pi-hosts.ts";
+
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+const BIN = join(ROOT, "bin/pi-mcp-adapter.mjs");
+
+interface OAuthServer {
+	readonly url: string;
+	stats(): Promise<{ signIns: number; refreshes: number; refusedRefreshes: number }>;
+	stop(): Promise<void>;
+}
+
+async function startOAuthServer(tokenTtlSeconds = 3600): Promise<OAuthServer> {
+	const port = await freePort();
+	const child: ChildProcess = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)], {
+		env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds) },
+		stdio: "ignore",
+	});
+	await waitForPort(port);
+	return {
+		url: `http://127.0.0.1:${port}/mcp`,
+		stats: async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{ signIns: number; refreshes: number; refusedRefreshes: number }>,
+		stop: () => stopChild(child),
+	};
+}
+
+/** A browser that approves: it follows the authorization page's redirect to the callback. */
+const browser = (url: string) => void fetch(url).catch(() => undefined);
+
+/** Every access and refresh token in the sign-in files under an agent dir. */
+function storedTokens(agentDir: string): string[] {
+	const dir = join(agentDir, "mcp-oauth");
+	return readdirSync(dir).flatMap((f) => {
+		const tokens = JSON.parse(readFileSync(join(dir, f), "utf8")).tokens ?? {};
+		return [tokens.access_token, tokens.refresh_token].filter(Boolean);
+	});
+}
+
+describe("OAuth sign-in", () => {
+	let server: OAuthServer;
+	let dir: ReturnType<typeof tempDir>;
+	let agentDir: string;
+	const runtimes: McpRuntime[] = [];
+	const open = () => {
+		const runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		runtimes.push(runtime);
+		return runtime;
+	};
+	const ask = async (runtime: McpRuntime, input: Parameters<typeof runProxy>[1]) => contentText((await runProxy(runtime.lifecycle, input)).content);
+	const cli = (...args: string[]) =>
+		new Promise<{ code: number | null; out: string }>((resolve) => {
+			const child = spawn(process.execPath, [BIN, ...args], { cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+			let out = "";
+			child.stdout.on("data", (c) => {
+				out += c;
+				const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)$/m.exec(out)?.[1];
+				if (url && !out.includes("[opened]")) {
+					out += "[opened]";
+					browser(url);
+				}
+			});
+			child.stderr.on("data", (c) => (out += c));
+			child.on("close", (code) => resolve({ code, out }));
+		});
+
+	const setUp = async (ttl?: number) => {
+		server = await startOAuthServer(ttl);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url } } }));
+	};
+	beforeEach(() => {
+		dir = tempDir();
+		agentDir = join(dir.path, "agent");
+		mkdirSync(agentDir);
+	});
+	afterEach(async () => {
+		for (const runtime of runtimes.splice(0)) await runtime.shutdown();
+		await server?.stop();
+		dir.remove();
+	});
+
+	it("a call answers 'needs sign-in' at once; after the sign-in the next call works; files are private; no token shows", async () => {
+		await setUp();
+		const runtime = open();
+		const before = await ask(runtime, { tool: "prot_whoami" });
+		expect(before).toContain('Server "prot" needs sign-in: ask the user to run /mcp-auth prot');
+		expect(runtime.lifecycle.state("prot")).toBe("needs-auth");
+		let shown = "";
+		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		expect(shown).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/authorize\?response_type=code&client_id=.+&code_challenge=.+&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback&state=.+&resource=/);
+		const after = await ask(runtime, { tool: "prot_whoami" });
+		expect(after).toBe("hello, client signed in");
+		const files = readdirSync(join(agentDir, "mcp-oauth"));
+		expect(files).toHaveLength(1);
+		expect(statSync(join(agentDir, "mcp-oauth")).mode & 0o777).toBe(0o700);
+		expect(statSync(join(agentDir, "mcp-oauth", files[0])).mode & 0o777).toBe(0o600);
+		const everywhere = [before, after, await ask(runtime, {}), runtime.lifecycle.failure("prot")?.message ?? "", readFileSync(join(agentDir, "mcp-cache.json"), "utf8")].join("\n");
+		for (const token of storedTokens(agentDir)) expect(everywhere).not.toContain(token);
+	});
+
+	it("an expired access token is refreshed: the call still works", async () => {
+		await setUp(2);
+		const runtime = open();
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
+		await new Promise((r) => setTimeout(r, 2500));
+		await runtime.lifecycle.manager.closeAll(); // the next call connects with the (expired) token
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1 });
+	});
+
+	it("two sessions (processes) refreshing at once both keep working; the refresh token rotates exactly once", async () => {
+		await setUp(2);
+		const login = await cli("login", "prot");
+		expect(login.code, login.out).toBe(0);
+		expect(login.out).toContain('Signed in to "prot".');
+		await new Promise((r) => setTimeout(r, 2500));
+		const [a, b] = await Promise.all([cli("call", "prot_whoami"), cli("call", "prot_whoami")]);
+		expect(a.code, a.out).toBe(0);
+		expect(b.code, b.out).toBe(0);
+		expect(a.out).toContain("hello, client signed in");
+		expect(b.out).toContain("hello, client signed in");
+		expect(await server.stats()).toEqual({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
+	});
+
+	it("a redirect with another state is refused; logout deletes the tokens", async () => {
+		await setUp();
+		const runtime = open();
+		const forged = (url: string) => {
+			const callback = new URL(new URL(url).searchParams.get("redirect_uri") as string);
+			callback.searchParams.set("code", "stolen-code");
+			callback.searchParams.set("state", "not-the-state");
+			void fetch(callback).catch(() => undefined);
+		};
+		await expect(runtime.signIn("prot", { show: () => undefined, openBrowser: forged })).rejects.toThrow(/state does not match this sign-in/);
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+		expect(await runtime.signOut("prot")).toBe(true);
+		expect(readdirSync(join(agentDir, "mcp-oauth"))).toEqual([]);
+		expect(await ask(runtime, { tool: "prot_whoami" })).toContain("needs sign-in");
+	});
+});
+
+describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
+	let server: OAuthServer;
+	let home: PiHome;
+	afterEach(async () => {
+		await home?.dispose();
+		await server?.stop();
+	});
+
+	it("the model is told to ask; /mcp-auth shows the URL, finishes through the callback; the next call works", async () => {
+		server = await startOAuthServer();
+		home = await createPiHome({ mcpConfig: { mcpServers: { prot: { url: server.url } } } });
+		const call = () => ({ toolCall: { name: "mcp", arguments: { tool: "prot_whoami" } } });
+		const pi = await startPiRpc({ home, host, env: { BROWSER: "none" }, steps: [call, (req) => ({ text: lastToolMessage(req) }), call, (req) => ({ text: lastToolMessage(req) })] });
+		try {
+			const notify = (e: { type: string; method?: unknown }) => e.type === "extension_ui_request" && e.method === "notify";
+			let from = pi.events.length;
+			pi.send({ id: "1", type: "prompt", message: "who am i" });
+			await pi.waitFor((e) => e.type === "agent_end", from);
+			expect(lastToolMessage(home.model.requests[1])).toContain('Server "prot" needs sign-in: ask the user to run /mcp-auth prot');
+			await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "setStatus" && String(e.statusText).includes("1 need sign-in"));
+
+			from = pi.events.length;
+			pi.send({ id: "2", type: "prompt", message: "/mcp-auth prot" });
+			const shown = await pi.waitFor((e) => notify(e) && String(e.message).includes("/authorize?"), from);
+			browser(/(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(String(shown.message))?.[1] as string);
+			const done = await pi.waitFor((e) => notify(e) && String(e.message).startsWith('Signed in to "prot"'), from, 30_000);
+			expect(String(done.message)).toContain("connected");
+
+			from = pi.events.length;
+			pi.send({ id: "3", type: "prompt", message: "who am i now" });
+			await pi.waitFor((e) => e.type === "agent_end", from);
+			expect(lastToolMessage(home.model.requests[3])).toBe("hello, client signed in");
+		} finally {
+			await pi.close();
+		}
+	}, 60_000);
+});
