@@ -7,7 +7,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { CallToolResultSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+	CallToolResultSchema,
+	ElicitRequestSchema,
+	ResourceListChangedNotificationSchema,
+	ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 
 export {
@@ -15,6 +20,7 @@ export {
 	Client,
 	ClientCredentialsProvider,
 	deserializeMessage,
+	ElicitRequestSchema,
 	extractWWWAuthenticateParams,
 	PrivateKeyJwtProvider,
 	ResourceListChangedNotificationSchema,

@@ -14,6 +14,7 @@ import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "
 import type { Redactor } from "./redaction.ts";
 import { safeSchema } from "./safe-schema.ts";
 import { StdioTransport } from "./stdio-transport.ts";
+import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpServerEntry, ResourceMetadata, ServerEntry, StdioServerEntry, ToolAnnotations, ToolMetadata } from "./types.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
@@ -71,6 +72,14 @@ export interface OpenOptions {
 	readonly onChallenge?: (challenge: Challenge) => void;
 	/** Told the OAuth access token a connect sends, so a refusal can be matched to it. */
 	readonly onCredential?: (oauthToken: string) => void;
+	/** Answers to what a server may ask the client; what is given here is what the client declares it can do. */
+	readonly requests?: ClientRequests;
+}
+
+/** What servers may ask of the client (MCP server-to-client requests), answered for one server. */
+export interface ClientRequests {
+	/** `elicitation/create`: ask the user for input (form) or to visit a URL. */
+	readonly elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
 }
 
 /** What a server's 401/403 said in its WWW-Authenticate header (RFC 6750, RFC 9728). */
@@ -125,6 +134,15 @@ export async function openConnection(sdk: McpSdk, entry: ServerEntry, options: O
 	}
 }
 
+/** A client that declares (and answers) the server-to-client requests it was given handlers for. */
+function newClient(sdk: McpSdk, server: string, requests: ClientRequests | undefined) {
+	const capabilities = requests?.elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {};
+	const client = new sdk.Client(CLIENT_INFO, { capabilities });
+	const elicit = requests?.elicit;
+	if (elicit) client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => elicit(server, request.params, extra.signal));
+	return client;
+}
+
 /** Connects a client over a transport, giving up when `signal` aborts; on any failure `cleanup` runs before the error is thrown. */
 async function connectClient(client: Client, transport: Transport, options: OpenOptions, signal: AbortSignal, cleanup: () => Promise<void>): Promise<void> {
 	try {
@@ -153,7 +171,7 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 			if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
 		},
 	});
-	const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+	const client = newClient(sdk, entry.name, options.requests);
 	const killSync = () => transport.killSync();
 	options.live?.add(killSync);
 	const close = async () => {
@@ -200,7 +218,7 @@ async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOption
 			kind === "sse"
 				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch, authProvider })
 				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch, authProvider });
-		const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+		const client = newClient(sdk, entry.name, options.requests);
 		const close = async () => {
 			client.onclose = undefined;
 			await client.close().catch(() => undefined);

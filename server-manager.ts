@@ -8,7 +8,7 @@ import { describeError, isAuthError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { Redactor } from "./redaction.ts";
 import { untilAborted } from "./async-bounds.ts";
-import type { Challenge, Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
+import type { Challenge, ClientRequests, Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
 import type { ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./server-connection.ts";
@@ -69,6 +69,8 @@ export interface ServerManagerOptions {
 	 * refused and its challenge: true when there are new credentials to retry with (a refresh).
 	 */
 	readonly renewCredentials?: (entry: ServerEntry, refusedToken: string | undefined, challenge: Challenge | undefined) => Promise<boolean>;
+	/** Answers to server-to-client requests (elicitation, ...): what is given is what the client declares. */
+	readonly requests?: ClientRequests;
 }
 
 export type StateListener = (server: string, event: ServerEvent) => void;
@@ -276,6 +278,7 @@ export class McpServerManager {
 			launch: this.options.launch,
 			debugLog: this.options.debugLog,
 			live: this.live,
+			requests: this.options.requests,
 			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
 			onCredential: (token) => (sent = token),
 		};

@@ -46,7 +46,13 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Recor
 const agentDir = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
 const entry = defineServer("conformance", { url, oauth: oauthFor(scenario, context) }) as HttpServerEntry;
 const auth = { agentDir, env: process.env };
-const manager = new McpServerManager({ requestTimeoutMs: 20_000, auth, renewCredentials: credentialRenewal(auth) });
+const manager = new McpServerManager({
+	requestTimeoutMs: 20_000,
+	auth,
+	renewCredentials: credentialRenewal(auth),
+	// A user who accepts and leaves every field as it is: the SDK fills in the schema's defaults (SEP-1034).
+	requests: { elicit: async () => ({ action: "accept", content: {} }) },
+});
 const log = (text: string) => process.stderr.write(`[client] ${text}\n`);
 const browser = (authorizationUrl: string) => {
 	log(`opening ${new URL(authorizationUrl).origin}${new URL(authorizationUrl).pathname}`);
