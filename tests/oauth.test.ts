@@ -184,6 +184,10 @@ describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
 			pi.send({ id: "3", type: "prompt", message: "who am i now" });
 			await pi.waitFor((e) => e.type === "agent_end", from);
 			expect(lastToolMessage(home.model.requests[3])).toBe("hello, client signed in");
+			const seen = `${JSON.stringify(pi.events)}\n${JSON.stringify(home.model.requests)}\n${pi.stderr()}`;
+			const tokens = storedTokens(home.agentDir);
+			expect(tokens.length).toBe(2);
+			for (const token of tokens) expect(seen).not.toContain(token);
 		} finally {
 			await pi.close();
 		}
