@@ -50,3 +50,19 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 	return results;
 }
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts (the timer goes with it). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal.aborted) return reject(signal.reason);
+		const timer = setTimeout(() => {
+			signal.removeEventListener("abort", onAbort);
+			resolve();
+		}, ms);
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(signal.reason);
+		};
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+}

@@ -56,6 +56,7 @@ export const SettingsSchema = Type.Object({
 	maxMessageMB: Type.Optional(Type.Number({ minimum: 1 })),
 	maxArgumentMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	trustProjectServers: Type.Optional(Type.Boolean()),
+	roots: Type.Optional(Type.Array(Type.String())),
 	outputGuard: Type.Optional(
 		Type.Union([Type.Literal(false), OutputGuardSchema]),
 	),

@@ -152,6 +152,8 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	return { servers, unconfigured, settings, problems };
 }
 
+const USER_ONLY_SETTINGS = ["trustProjectServers", "roots"] as const;
+
 function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
 	if (!isValid(SettingsSchema, raw)) {
 		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
@@ -162,10 +164,11 @@ function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, proble
 		for (const message of unknownKeys(OutputGuardSchema, raw.outputGuard, "key")) problems.push({ severity: "warning", file: file.path, message: `settings.outputGuard: ${message}` });
 	}
 	const defined: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
-	if (file.scope === "project" && defined.trustProjectServers !== undefined) {
-		// A repository cannot vouch for itself.
-		delete defined.trustProjectServers;
-		problems.push({ severity: "warning", file: file.path, message: "settings.trustProjectServers is only honored in your own ~/.pi/agent/mcp.json; ignored here" });
+	// A repository cannot vouch for itself, nor show servers folders beyond its own.
+	for (const key of USER_ONLY_SETTINGS) {
+		if (file.scope !== "project" || defined[key] === undefined) continue;
+		delete defined[key];
+		problems.push({ severity: "warning", file: file.path, message: `settings.${key} is only honored in your own ~/.pi/agent/mcp.json; ignored here` });
 	}
 	return { ...base, ...defined };
 }

@@ -11,7 +11,7 @@ import { approvalMessage, type GateState } from "./project-approval.ts";
 import type { Challenge } from "./server-connection.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
-import { exposureOf, type McpConfig, type ResourceMetadata, type ServerEntry, type ToolMetadata } from "./types.ts";
+import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
 export type ServerState =
 	| "connected"
@@ -65,7 +65,6 @@ export class ServerLifecycle {
 	startup: Promise<void> = Promise.resolve();
 	private readonly cache?: MetadataCache;
 	private readonly failures = new Map<string, Failure>();
-	private readonly instructionsOf = new Map<string, string>();
 	private readonly now: () => number;
 	private readonly options: LifecycleOptions;
 	private timer?: ReturnType<typeof setInterval>;
@@ -150,20 +149,23 @@ export class ServerLifecycle {
 
 	private loadCached(entry: ServerEntry): void {
 		const cached = this.cache?.lookup(entry);
-		if (!cached) return;
-		this.catalogSet(entry, cached.tools, cached.resources);
-		if (cached.instructions) this.instructionsOf.set(entry.name, cached.instructions);
+		if (cached) this.catalogSet(entry, cached);
 	}
 
 	/** A server's instructions (from its last connection, or the cache), if it sent any. */
 	instructions(name: string): string | undefined {
-		return this.instructionsOf.get(name);
+		return this.catalog.metadata(name)?.instructions;
 	}
 
-	/** Puts a server's tools in the catalog, without those its exposure hides (Pi 1.5's "hidden"). */
-	private catalogSet(entry: ServerEntry, tools: readonly ToolMetadata[], resources: readonly ResourceMetadata[]): void {
-		const visible = tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden");
-		this.catalog.set(entry.name, { tools: visible, resources }, entry.exposeResources);
+	/** A server's prompts (from its last connection, or the cache). */
+	prompts(name: string): readonly PromptMetadata[] {
+		return this.catalog.metadata(name)?.prompts ?? [];
+	}
+
+	/** Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden"). */
+	private catalogSet(entry: ServerEntry, metadata: ServerMetadata): void {
+		const tools = metadata.tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden");
+		this.catalog.set(entry.name, { ...metadata, tools }, entry.exposeResources);
 	}
 
 	/** Every server the config names: the usable ones, then those that need configuration. */
@@ -262,16 +264,21 @@ export class ServerLifecycle {
 		await within(this.startup, ms);
 	}
 
-	/** Puts a connection's current tools into the catalog (at once) and the cache (written async). */
+	/** Puts a connection's current metadata into the catalog (at once) and the cache (written async). */
 	async record(connection: ServerConnection): Promise<void> {
-		// What a server says about its tools reaches the model and the cache: no secret in it.
+		// What a server says about itself reaches the model and the cache: no secret in it.
 		const scrub = (text: string) => this.manager.redactor.scrub(text);
-		const tools = connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: t.title === undefined ? undefined : scrub(t.title) }));
-		this.catalogSet(connection.entry, tools, connection.resources);
-		const instructions = connection.instructions ? scrub(connection.instructions) : undefined;
-		if (instructions) this.instructionsOf.set(connection.name, instructions);
+		const scrubOptional = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
+		const metadata: ServerMetadata = {
+			tools: connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: scrubOptional(t.title) })),
+			resources: connection.resources,
+			templates: connection.templates,
+			prompts: connection.prompts.map((p) => ({ ...p, description: scrubOptional(p.description) })),
+			instructions: scrubOptional(connection.instructions),
+		};
+		this.catalogSet(connection.entry, metadata);
 		this.options.onChange?.();
-		await this.cache?.store(connection.entry, tools, connection.resources, instructions).catch(() => undefined);
+		await this.cache?.store(connection.entry, metadata).catch(() => undefined);
 	}
 
 	/** Minutes of idleness after which a server is closed; undefined = never. */

@@ -9,24 +9,44 @@ import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextp
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import {
 	CallToolResultSchema,
+	CompleteResultSchema,
+	CreateMessageRequestSchema,
+	CreateTaskResultSchema,
 	ElicitRequestSchema,
+	GetPromptResultSchema,
+	ListRootsRequestSchema,
+	LoggingMessageNotificationSchema,
+	PromptListChangedNotificationSchema,
+	ReadResourceResultSchema,
 	ResourceListChangedNotificationSchema,
 	ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import { isTerminal } from "@modelcontextprotocol/sdk/experimental/tasks";
 import * as z from "zod/v4";
 
 export {
 	CallToolResultSchema,
 	Client,
 	ClientCredentialsProvider,
+	CompleteResultSchema,
+	CreateMessageRequestSchema,
+	CreateTaskResultSchema,
 	deserializeMessage,
 	ElicitRequestSchema,
 	extractWWWAuthenticateParams,
+	GetPromptResultSchema,
+	isTerminal,
+	ListRootsRequestSchema,
+	LoggingMessageNotificationSchema,
 	PrivateKeyJwtProvider,
+	PromptListChangedNotificationSchema,
+	ReadResourceResultSchema,
 	ResourceListChangedNotificationSchema,
 	SSEClientTransport,
 	StreamableHTTPClientTransport,
 	ToolListChangedNotificationSchema,
+	UriTemplate,
 };
 
 /**
@@ -41,6 +61,7 @@ export const LenientToolsPage = z.looseObject({
 			description: z.string().optional(),
 			inputSchema: z.unknown().optional(),
 			annotations: z.unknown().optional(),
+			execution: z.unknown().optional(),
 		}),
 	),
 	nextCursor: z.string().optional(),
@@ -54,3 +75,24 @@ export const LenientResourcesPage = z.looseObject({
 	nextCursor: z.string().optional(),
 });
 export type ResourcesPage = z.infer<typeof LenientResourcesPage>;
+
+const describedItem = { name: z.string().optional(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() };
+
+export const LenientTemplatesPage = z.looseObject({
+	resourceTemplates: z.array(z.looseObject({ uriTemplate: z.string(), ...describedItem })),
+	nextCursor: z.string().optional(),
+});
+export type TemplatesPage = z.infer<typeof LenientTemplatesPage>;
+
+export const LenientPromptsPage = z.looseObject({
+	prompts: z.array(
+		z.looseObject({
+			name: z.string(),
+			title: z.string().optional(),
+			description: z.string().optional(),
+			arguments: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })).optional(),
+		}),
+	),
+	nextCursor: z.string().optional(),
+});
+export type PromptsPage = z.infer<typeof LenientPromptsPage>;

@@ -1,5 +1,6 @@
 // On-disk metadata so search, list and describe work with no server running:
-// <agentDir>/mcp-cache.json = { version, servers: { "<name> <configHash>": { name, configHash, tools, resources, cachedAt } } }.
+// <agentDir>/mcp-cache.json = { version, servers: { "<name> <configHash>": { name, configHash, tools,
+// resources, templates, prompts, instructions, cachedAt } } }.
 // Entries are keyed by name and config identity, so two projects with a server of the same name
 // (different args) keep one entry each. The file is shared by every Pi session and project:
 // writes are locked, merged with what is on disk, and atomic. Anything unreadable is ignored and rebuilt.
@@ -8,9 +9,10 @@ import { join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { checks } from "./json-check.ts";
 import { readJsonFile, updateJsonFile } from "./locked-json.ts";
-import type { ResourceMetadata, ServerEntry, ToolMetadata } from "./types.ts";
+import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
 
-export const CACHE_VERSION = 2;
+/** 3: templates, prompts and taskSupport; servers list more tools now that the client declares roots, sampling and elicitation. */
+export const CACHE_VERSION = 3;
 export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const CACHE_FILE = "mcp-cache.json";
 
@@ -28,13 +30,22 @@ const CachedToolSchema = Type.Object({
 			openWorldHint: Type.Optional(Type.Boolean()),
 		}),
 	),
+	taskSupport: Type.Optional(Type.Union([Type.Literal("required"), Type.Literal("optional")])),
 });
+const Described = { description: Type.Optional(Type.String()), mimeType: Type.Optional(Type.String()) };
 const CachedServerSchema = Type.Object({
 	name: Type.String(),
 	configHash: Type.String(),
 	tools: Type.Array(CachedToolSchema),
-	resources: Type.Array(
-		Type.Object({ uri: Type.String(), name: Type.String(), description: Type.Optional(Type.String()), mimeType: Type.Optional(Type.String()) }),
+	resources: Type.Array(Type.Object({ uri: Type.String(), name: Type.String(), ...Described })),
+	templates: Type.Array(Type.Object({ uriTemplate: Type.String(), name: Type.String(), ...Described, variables: Type.Array(Type.String()) })),
+	prompts: Type.Array(
+		Type.Object({
+			name: Type.String(),
+			title: Type.Optional(Type.String()),
+			description: Type.Optional(Type.String()),
+			arguments: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), required: Type.Optional(Type.Boolean()) })),
+		}),
 	),
 	cachedAt: Type.Number(),
 	/** The server's `instructions` from initialize (what it is for, how to use it). */
@@ -72,10 +83,8 @@ export function stableStringify(value: unknown): string {
 }
 
 /** What a server exposes, as cached. */
-export interface CachedMetadata {
+export interface CachedMetadata extends ServerMetadata {
 	readonly tools: ToolMetadata[];
-	readonly resources: ResourceMetadata[];
-	readonly instructions?: string;
 }
 
 export interface MetadataCacheOptions {
@@ -104,20 +113,30 @@ export class MetadataCache {
 	lookup(entry: ServerEntry): CachedMetadata | undefined {
 		const cached = this.servers[cacheKey(entry)];
 		if (!cached || this.now() - cached.cachedAt > CACHE_MAX_AGE_MS) return undefined;
-		return { tools: cached.tools.map((t) => ({ ...t, server: entry.name })), resources: cached.resources, instructions: cached.instructions };
+		const { resources, templates, prompts, instructions } = cached;
+		return { tools: cached.tools.map((t) => ({ ...t, server: entry.name })), resources, templates, prompts, instructions };
 	}
 
 	/** Records a server's metadata and writes it (merged, locked, atomic). */
-	store(entry: ServerEntry, tools: readonly ToolMetadata[], resources: readonly ResourceMetadata[], instructions?: string): Promise<void> {
+	store(entry: ServerEntry, metadata: ServerMetadata): Promise<void> {
 		const key = cacheKey(entry);
 		this.servers[key] = {
 			name: entry.name,
 			configHash: configHash(entry),
 			// Original names only: a prefix change must not invalidate the cache.
-			tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: { ...t.inputSchema }, annotations: t.annotations })),
-			resources: resources.map((r) => ({ ...r })),
+			tools: metadata.tools.map((t) => ({
+				name: t.name,
+				title: t.title,
+				description: t.description,
+				inputSchema: { ...t.inputSchema },
+				annotations: t.annotations,
+				taskSupport: t.taskSupport,
+			})),
+			resources: metadata.resources.map((r) => ({ ...r })),
+			templates: (metadata.templates ?? []).map((t) => ({ ...t, variables: [...t.variables] })),
+			prompts: (metadata.prompts ?? []).map((p) => ({ ...p, arguments: p.arguments.map((a) => ({ ...a })) })),
 			cachedAt: this.now(),
-			instructions,
+			instructions: metadata.instructions,
 		};
 		this.dirty.add(key);
 		return this.flush();

@@ -9,13 +9,22 @@ import { untilAborted } from "./async-bounds.ts";
 import { resolveCommandValues } from "./command-values.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
-import type { ResourcesPage, ToolsPage } from "./mcp-sdk.ts";
+import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
 import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "./oauth-handler.ts";
 import type { Redactor } from "./redaction.ts";
 import { safeSchema } from "./safe-schema.ts";
 import { StdioTransport } from "./stdio-transport.ts";
-import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { HttpServerEntry, ResourceMetadata, ServerEntry, StdioServerEntry, ToolAnnotations, ToolMetadata } from "./types.ts";
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Root } from "@modelcontextprotocol/sdk/types.js";
+import type {
+	HttpServerEntry,
+	PromptMetadata,
+	ResourceMetadata,
+	ResourceTemplateMetadata,
+	ServerEntry,
+	StdioServerEntry,
+	ToolAnnotations,
+	ToolMetadata,
+} from "./types.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
 let sdkLoading: Promise<McpSdk> | undefined;
@@ -40,6 +49,8 @@ export interface ServerConnection {
 	readonly pid?: number;
 	tools: ToolMetadata[];
 	resources: ResourceMetadata[];
+	templates: ResourceTemplateMetadata[];
+	prompts: PromptMetadata[];
 	readonly instructions?: string;
 	status: "connected" | "closed";
 	lastUsedAt: number;
@@ -76,10 +87,19 @@ export interface OpenOptions {
 	readonly requests?: ClientRequests;
 }
 
-/** What servers may ask of the client (MCP server-to-client requests), answered for one server. */
+/**
+ * What servers may ask of the client (MCP server-to-client requests and notifications), answered
+ * for one server. Each handler given is a capability the client declares.
+ */
 export interface ClientRequests {
 	/** `elicitation/create`: ask the user for input (form) or to visit a URL. */
 	readonly elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+	/** `sampling/createMessage`: a completion from the user's model, with the user's consent. */
+	readonly sample?: (server: string, request: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
+	/** `roots/list`: the folders the server may work in (read on each request: they may change). */
+	readonly roots?: () => Root[];
+	/** `notifications/message`: the server's log messages. */
+	readonly log?: (server: string, message: LoggingMessageNotification["params"]) => void;
 }
 
 /** What a server's 401/403 said in its WWW-Authenticate header (RFC 6750, RFC 9728). */
@@ -135,11 +155,19 @@ export async function openConnection(sdk: McpSdk, entry: ServerEntry, options: O
 }
 
 /** A client that declares (and answers) the server-to-client requests it was given handlers for. */
-function newClient(sdk: McpSdk, server: string, requests: ClientRequests | undefined) {
-	const capabilities = requests?.elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {};
-	const client = new sdk.Client(CLIENT_INFO, { capabilities });
-	const elicit = requests?.elicit;
+function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}) {
+	const { elicit, sample, roots, log } = requests;
+	const client = new sdk.Client(CLIENT_INFO, {
+		capabilities: {
+			...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
+			...(sample ? { sampling: {} } : {}),
+			...(roots ? { roots: { listChanged: true } } : {}),
+		},
+	});
 	if (elicit) client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => elicit(server, request.params, extra.signal));
+	if (sample) client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) => sample(server, request.params, extra.signal));
+	if (roots) client.setRequestHandler(sdk.ListRootsRequestSchema, () => ({ roots: roots() }));
+	if (log) client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, (notification) => log(server, notification.params));
 	return client;
 }
 
@@ -253,16 +281,27 @@ function clientCredentials(sdk: McpSdk, entry: HttpServerEntry, redactor: Redact
 	return new sdk.ClientCredentialsProvider({ clientId: oauth.clientId, clientSecret: oauth.clientSecret, scope: oauth.scope });
 }
 
-/** Every tool and resource of a server, across all pages; schemas made safe to store and show. */
-export async function listMetadata(
-	client: Client,
-	name: string,
-	timeout: number,
-	signal?: AbortSignal,
-): Promise<{ tools: ToolMetadata[]; resources: ResourceMetadata[] }> {
-	const { LenientToolsPage, LenientResourcesPage } = await loadSdk();
+/** What a server lists on connect. */
+export interface ListedMetadata {
+	tools: ToolMetadata[];
+	resources: ResourceMetadata[];
+	templates: ResourceTemplateMetadata[];
+	prompts: PromptMetadata[];
+}
+
+/** Every tool, resource, resource template and prompt of a server, across all pages; schemas made safe to store and show. */
+export async function listMetadata(client: Client, name: string, timeout: number, signal?: AbortSignal): Promise<ListedMetadata> {
+	const sdk = await loadSdk();
 	const options = { timeout, signal };
-	const toolPages = await allPages((cursor): Promise<ToolsPage> => client.request({ method: "tools/list", params: cursorParams(cursor) }, LenientToolsPage, options));
+	const capabilities = client.getServerCapabilities() ?? {};
+	const list = <P extends { nextCursor?: string }>(method: string, schema: Parameters<Client["request"]>[1]) =>
+		allPages((cursor) => client.request({ method, params: cursorParams(cursor) }, schema, options) as Promise<P>);
+	const [toolPages, resourcePages, templatePages, promptPages] = await Promise.all([
+		list<ToolsPage>("tools/list", sdk.LenientToolsPage),
+		capabilities.resources ? list<ResourcesPage>("resources/list", sdk.LenientResourcesPage) : [],
+		capabilities.resources ? optionalList(list<TemplatesPage>("resources/templates/list", sdk.LenientTemplatesPage)) : [],
+		capabilities.prompts ? optionalList(list<PromptsPage>("prompts/list", sdk.LenientPromptsPage)) : [],
+	]);
 	const tools = toolPages.flatMap((page) =>
 		page.tools.map((tool) => ({
 			server: name,
@@ -271,16 +310,46 @@ export async function listMetadata(
 			description: tool.description ?? "",
 			inputSchema: safeSchema(tool.inputSchema),
 			annotations: annotationsOf(tool.annotations),
+			taskSupport: taskSupportOf(tool.execution),
 		})),
-	);
-	if (!client.getServerCapabilities()?.resources) return { tools, resources: [] };
-	const resourcePages = await allPages(
-		(cursor): Promise<ResourcesPage> => client.request({ method: "resources/list", params: cursorParams(cursor) }, LenientResourcesPage, options),
 	);
 	const resources = resourcePages.flatMap((page) =>
 		page.resources.map((r) => ({ uri: r.uri, name: r.name ?? r.uri, description: r.description, mimeType: r.mimeType })),
 	);
-	return { tools, resources };
+	const templates = templatePages.flatMap((page) =>
+		page.resourceTemplates.flatMap((t) => {
+			const variables = templateVariables(sdk, t.uriTemplate);
+			return variables ? [{ uriTemplate: t.uriTemplate, name: t.name ?? t.title ?? t.uriTemplate, description: t.description, mimeType: t.mimeType, variables }] : [];
+		}),
+	);
+	const prompts = promptPages.flatMap((page) =>
+		page.prompts.map((p) => ({
+			name: p.name,
+			title: p.title,
+			description: p.description,
+			arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
+		})),
+	);
+	return { tools, resources, templates, prompts };
+}
+
+/** Templates and prompts are extras: a server that declares them but fails to list them still has its tools. */
+async function optionalList<P>(pages: Promise<P[]>): Promise<P[]> {
+	return pages.catch(() => []);
+}
+
+/** A template's variable names, or undefined for one the SDK cannot parse (it is left out). */
+function templateVariables(sdk: McpSdk, template: string): string[] | undefined {
+	try {
+		return new sdk.UriTemplate(template).variableNames;
+	} catch {
+		return undefined;
+	}
+}
+
+function taskSupportOf(execution: unknown): ToolMetadata["taskSupport"] {
+	const support = (execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+	return support === "required" || support === "optional" ? support : undefined;
 }
 
 const cursorParams = (cursor: string | undefined) => (cursor ? { cursor } : {});

@@ -2,7 +2,7 @@
 // each may stop waiting on its own signal), calls counted in flight, events for the lifecycle,
 // session recovery, list_changed, and closing every connection, or connect under way, without
 // leaving a process behind. Opening one connection: server-connection.ts.
-import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, CompleteResult, ElicitRequestURLParams, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
 import { describeError, isAuthError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
@@ -32,6 +32,8 @@ export interface CallOptions {
 	readonly timeoutMs?: number;
 	/** The server's progress notifications for this request. */
 	readonly onProgress?: (progress: Progress) => void;
+	/** Call through the task API (the tool requires it): status messages come as progress. */
+	readonly task?: boolean;
 }
 
 export interface Progress {
@@ -150,7 +152,7 @@ export class McpServerManager {
 		return signal ? untilAborted(pending.promise, signal) : pending.promise;
 	}
 
-	/** Lists tools and resources again (after list_changed, or on request). */
+	/** Lists tools, resources, templates and prompts again (after list_changed, or on request). */
 	async refresh(name: string): Promise<ServerConnection> {
 		const connection = this.require(name);
 		const { listMetadata } = await loadConnections();
@@ -169,13 +171,59 @@ export class McpServerManager {
 		}
 		// Counted in flight from the first moment, so an idle sweep can never close under it.
 		return this.track(name, async (connection) => {
-			const { CallToolResultSchema } = await (await loadConnections()).loadSdk();
-			return connection.client.request(
-				{ method: "tools/call", params: { name: tool, arguments: args } },
-				CallToolResultSchema,
-				this.requestOptions(connection, options),
-			);
+			const sdk = await (await loadConnections()).loadSdk();
+			const params = { name: tool, arguments: args };
+			const call = async () => {
+				const requestOptions = this.requestOptions(connection, options);
+				if (!options.task) return connection.client.request({ method: "tools/call", params }, sdk.CallToolResultSchema, requestOptions);
+				const { callToolAsTask } = await import("./tool-tasks.ts");
+				return callToolAsTask(sdk, connection.client, params, { ...requestOptions, onProgress: options.onProgress });
+			};
+			try {
+				return await call();
+			} catch (error) {
+				// The server needs the user to visit a page first (-32042): ask, and retry once when they did.
+				if (!(await this.visitRequiredPages(name, error, options.signal))) throw error;
+				return call();
+			}
 		});
+	}
+
+	/** For a "URL elicitation required" error: asks the user to open each page; true when all were accepted. */
+	private async visitRequiredPages(server: string, error: unknown, signal: AbortSignal | undefined): Promise<boolean> {
+		const elicit = this.options.requests?.elicit;
+		const { code, data } = (error ?? {}) as { code?: unknown; data?: { elicitations?: unknown } };
+		if (code !== -32042 || !elicit || !Array.isArray(data?.elicitations) || data.elicitations.length === 0) return false;
+		for (const page of data.elicitations as ElicitRequestURLParams[]) {
+			if (page?.mode !== "url" || typeof page.url !== "string") return false;
+			const answer = await elicit(server, page, signal ?? new AbortController().signal);
+			if (answer.action !== "accept") return false;
+		}
+		return true;
+	}
+
+	/** A prompt's messages (prompts/get), with its arguments filled in. */
+	async getPrompt(name: string, prompt: string, args: Record<string, string>, options: CallOptions = {}): Promise<GetPromptResult> {
+		return this.track(name, (connection) => connection.client.getPrompt({ name: prompt, arguments: args }, this.requestOptions(connection, options)));
+	}
+
+	/** Completions for one argument of a prompt or resource template (completion/complete); none when the server has none. */
+	async complete(
+		name: string,
+		ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+		argument: { name: string; value: string },
+		context: Record<string, string>,
+		options: CallOptions = {},
+	): Promise<CompleteResult["completion"]["values"]> {
+		const connection = this.get(name);
+		if (!connection?.client.getServerCapabilities()?.completions) return [];
+		const result = await this.track(name, (c) => c.client.complete({ ref, argument, context: { arguments: context } }, this.requestOptions(c, options)));
+		return result.completion.values;
+	}
+
+	/** Tells every connected server that the client's roots changed (roots/list_changed). */
+	async notifyRootsChanged(): Promise<void> {
+		await Promise.allSettled([...this.connections.values()].map((c) => c.client.sendRootsListChanged()));
 	}
 
 	async readResource(name: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
@@ -300,6 +348,8 @@ export class McpServerManager {
 			pid: opened.pid,
 			tools: [],
 			resources: [],
+			templates: [],
+			prompts: [],
 			instructions: opened.client.getInstructions(),
 			status: "connected",
 			lastUsedAt: this.now(),
@@ -336,6 +386,7 @@ export class McpServerManager {
 		};
 		connection.client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, refresh);
 		connection.client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, refresh);
+		connection.client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, refresh);
 	}
 
 	private markClosed(connection: ServerConnection): void {

@@ -1,17 +1,12 @@
 // Every known tool of every server (connected or not), under the name the model uses for it.
 // Resolves a name from the model back to (server, original name), with close matches on a miss.
 import { closestNames } from "./closest-name.ts";
-import { resourceTools } from "./resource-tools.ts";
-import { formatToolName, serverPrefix, type ResourceMetadata, type ToolMetadata, type ToolPrefix } from "./types.ts";
+import { resourceTools, templateTools } from "./resource-tools.ts";
+import { formatToolName, serverPrefix, type ServerMetadata, type ToolMetadata, type ToolPrefix } from "./types.ts";
 
 export interface CatalogTool extends ToolMetadata {
 	/** The name shown to the model: prefixed, sanitized, unique across servers. */
 	readonly qualifiedName: string;
-}
-
-export interface ServerMetadata {
-	readonly tools: readonly ToolMetadata[];
-	readonly resources: readonly ResourceMetadata[];
 }
 
 export type Resolution = { kind: "found"; tool: CatalogTool } | { kind: "ambiguous"; tools: CatalogTool[] } | { kind: "missing"; suggestions: string[] };
@@ -59,6 +54,11 @@ export class ToolCatalog {
 		return this.servers.get(server)?.resources.length ?? 0;
 	}
 
+	/** Everything the server is known to expose (tools as listed, before naming), if it is known. */
+	metadata(server: string): ServerMetadata | undefined {
+		return this.servers.get(server);
+	}
+
 	/** Finds a tool by its qualified name, or by its own name when that is unambiguous. */
 	resolve(name: string, server?: string): Resolution {
 		this.build();
@@ -90,7 +90,12 @@ export class ToolCatalog {
 			const meta = this.servers.get(server);
 			if (!meta) continue;
 			const own = new Set(meta.tools.map((t) => t.name));
-			const all = [...meta.tools, ...(meta.exposeResources ? resourceTools(server, meta.resources, own) : [])];
+			const all = [...meta.tools];
+			if (meta.exposeResources) {
+				const resources = resourceTools(server, meta.resources, own);
+				for (const r of resources) own.add(r.name);
+				all.push(...resources, ...templateTools(server, meta.templates ?? [], own));
+			}
 			for (const tool of all) {
 				let qualifiedName = formatToolName(server, tool.name, this.prefix);
 				// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.

@@ -103,6 +103,11 @@ export interface McpSettings {
 	readonly outputGuard: false | { readonly maxBytes?: number; readonly maxLines?: number };
 	/** Start project servers without asking (only honored in the user's own config file). */
 	readonly trustProjectServers: boolean;
+	/**
+	 * Folders offered to servers as roots besides the working folder (absolute, `~/`, or relative
+	 * to the working folder). Only honored in the user's own config file.
+	 */
+	readonly roots: readonly string[];
 }
 
 export const DEFAULT_SETTINGS: McpSettings = {
@@ -115,6 +120,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	maxArgumentMB: 4,
 	outputGuard: {},
 	trustProjectServers: false,
+	roots: [],
 };
 
 export interface ConfigProblem {
@@ -140,7 +146,6 @@ export interface McpConfig {
 	readonly problems: readonly ConfigProblem[];
 }
 
-/** One callable thing of a server: an MCP tool, or a resource exposed as a `get_<name>` tool. */
 /** MCP tool annotations: hints from the server, not verified (permission extensions read them). */
 export interface ToolAnnotations {
 	readonly title?: string;
@@ -150,6 +155,7 @@ export interface ToolAnnotations {
 	readonly openWorldHint?: boolean;
 }
 
+/** One callable thing of a server: an MCP tool, or a resource (template) exposed as a `get_<name>` tool. */
 export interface ToolMetadata {
 	readonly server: string;
 	/** The server's own name for it (for resources, the generated `get_<name>`). */
@@ -160,6 +166,10 @@ export interface ToolMetadata {
 	readonly annotations?: ToolAnnotations;
 	/** Set for resource tools: the URI read with resources/read. */
 	readonly resourceUri?: string;
+	/** Set for resource-template tools: the RFC 6570 template its arguments fill in, then read. */
+	readonly resourceTemplate?: string;
+	/** The server's `execution.taskSupport`: "required" tools are called through the task API. */
+	readonly taskSupport?: "required" | "optional";
 }
 
 export interface ResourceMetadata {
@@ -167,6 +177,40 @@ export interface ResourceMetadata {
 	readonly name: string;
 	readonly description?: string;
 	readonly mimeType?: string;
+}
+
+/** A resource template (`resources/templates/list`): a family of resources read by filling in its variables. */
+export interface ResourceTemplateMetadata {
+	readonly uriTemplate: string;
+	readonly name: string;
+	readonly description?: string;
+	readonly mimeType?: string;
+	/** The template's variable names, in order (parsed with the SDK's UriTemplate when listed). */
+	readonly variables: readonly string[];
+}
+
+/** A prompt a server offers (`prompts/list`): Pi runs it as the slash command `/<server>:<name>`. */
+export interface PromptMetadata {
+	readonly name: string;
+	readonly title?: string;
+	readonly description?: string;
+	readonly arguments: readonly PromptArgument[];
+}
+
+export interface PromptArgument {
+	readonly name: string;
+	readonly description?: string;
+	readonly required?: boolean;
+}
+
+/** Everything a server exposes, as listed at connect and cached on disk. */
+export interface ServerMetadata {
+	readonly tools: readonly ToolMetadata[];
+	readonly resources: readonly ResourceMetadata[];
+	readonly templates?: readonly ResourceTemplateMetadata[];
+	readonly prompts?: readonly PromptMetadata[];
+	/** The server's `instructions` from initialize (what it is for, how to use it). */
+	readonly instructions?: string;
 }
 
 /** A JSON Schema as servers send it: untyped by nature. */

@@ -22,17 +22,17 @@ afterEach(() => dir.remove());
 
 describe("MetadataCache", () => {
 	it("round-trips through the file and never stores a secret in clear", async () => {
-		await new MetadataCache(dir.path).store(entry(), tools, [{ uri: "a://b", name: "b" }]);
+		await new MetadataCache(dir.path).store(entry(), { tools, resources: [{ uri: "a://b", name: "b" }] });
 		const text = readFileSync(join(dir.path, CACHE_FILE), "utf8");
 		expect(text).not.toContain("secret-token-value");
 		const data = JSON.parse(text);
-		expect(data).toMatchObject({ version: 2, servers: { [cacheKey(entry())]: { name: "gh", configHash: configHash(entry()), tools: [{ name: "create_issue" }] } } });
+		expect(data).toMatchObject({ version: 3, servers: { [cacheKey(entry())]: { name: "gh", configHash: configHash(entry()), tools: [{ name: "create_issue" }] } } });
 		const again = new MetadataCache(dir.path);
 		expect(again.lookup(entry())?.tools[0]).toMatchObject({ server: "gh", name: "create_issue" });
 	});
 
 	it("ignores an entry whose config changed what the server exposes, but not lifecycle or debug", async () => {
-		await new MetadataCache(dir.path).store(entry(), tools, []);
+		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
 		const cache = new MetadataCache(dir.path);
 		expect(cache.lookup(entry({ lifecycle: "keep-alive", debug: true, idleTimeout: 3 }))).toBeDefined();
 		expect(cache.lookup(entry({ args: ["-y", "server-github@2"] }))).toBeUndefined();
@@ -43,8 +43,8 @@ describe("MetadataCache", () => {
 	it("keeps both entries of two projects' servers that share a name", async () => {
 		const a = entry({ args: ["-y", "server-github", "--project=a"] });
 		const b = entry({ args: ["-y", "server-github", "--project=b"] });
-		await new MetadataCache(dir.path).store(a, tools, []);
-		await new MetadataCache(dir.path).store(b, [{ ...tools[0], name: "other_tool" }], []);
+		await new MetadataCache(dir.path).store(a, { tools, resources: [] });
+		await new MetadataCache(dir.path).store(b, { tools: [{ ...tools[0], name: "other_tool" }], resources: [] });
 		const cache = new MetadataCache(dir.path);
 		expect(cache.lookup(a)?.tools.map((t) => t.name)).toEqual(["create_issue"]);
 		expect(cache.lookup(b)?.tools.map((t) => t.name)).toEqual(["other_tool"]);
@@ -56,7 +56,7 @@ describe("MetadataCache", () => {
 
 	it("ignores entries older than 7 days", async () => {
 		let now = 1_000_000;
-		await new MetadataCache(dir.path, { now: () => now }).store(entry(), tools, []);
+		await new MetadataCache(dir.path, { now: () => now }).store(entry(), { tools, resources: [] });
 		now += CACHE_MAX_AGE_MS - 1000;
 		expect(new MetadataCache(dir.path, { now: () => now }).lookup(entry())).toBeDefined();
 		now += 2000;
@@ -72,12 +72,12 @@ describe("MetadataCache", () => {
 		writeFileSync(join(dir.path, CACHE_FILE), content);
 		const cache = new MetadataCache(dir.path);
 		expect(cache.lookup(entry())).toBeUndefined();
-		await cache.store(entry(), tools, []);
+		await cache.store(entry(), { tools, resources: [] });
 		expect(new MetadataCache(dir.path).lookup(entry())?.tools).toHaveLength(1);
 	});
 
 	it("keeps a valid server next to a broken one", async () => {
-		await new MetadataCache(dir.path).store(entry(), tools, []);
+		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
 		const data = JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8"));
 		data.servers.broken = { configHash: 3 };
 		writeFileSync(join(dir.path, CACHE_FILE), JSON.stringify(data));
@@ -85,7 +85,7 @@ describe("MetadataCache", () => {
 	});
 
 	it("keeps original names, so a toolPrefix change still uses the cache", async () => {
-		await new MetadataCache(dir.path).store(entry(), tools, []);
+		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
 		const cached = new MetadataCache(dir.path).lookup(entry());
 		if (!cached) throw new Error("cache miss");
 		for (const [mode, expected] of [
