@@ -5,7 +5,7 @@ import { McpRuntime } from "./mcp-runtime.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
 import { runProxy } from "./proxy-tool.ts";
 import { describeError } from "./errors.ts";
-import { contentText } from "./tool-registrar.ts";
+import { contentText } from "./tool-results.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   status                 servers and their state
@@ -59,11 +59,13 @@ function toInput(parsed: Parsed): ProxyInput | string {
 	}
 }
 
-async function run(lifecycle: ServerLifecycle, input: ProxyInput, title?: string): Promise<boolean> {
+async function run(runtime: McpRuntime, input: ProxyInput, title?: string): Promise<boolean> {
+	const lifecycle = runtime.lifecycle;
 	if (title) process.stdout.write(`\n$ ${title}\n`);
 	// A shell command has nothing else to do: it waits for starting servers as long as connecting may take.
 	const wait = lifecycle.config.settings.connectTimeoutMs + 1000;
-	const result = await runProxy(lifecycle, input, { waitMs: { brief: wait, list: wait } });
+	const notes = (server: string) => runtime.client.takeNotes(server);
+	const result = await runProxy(lifecycle, input, { waitMs: { brief: wait, list: wait }, notes });
 	const out = contentText(result.content);
 	(result.isError ? process.stderr : process.stdout).write(`${out}\n`);
 	// `status` fails when something needs the user: a broken config or a server that cannot run.
@@ -77,7 +79,7 @@ function statusUnwell(lifecycle: ServerLifecycle): boolean {
 }
 
 /** The README's first command: a tour of the proxy against the bundled server-everything. */
-async function demo(lifecycle: ServerLifecycle): Promise<boolean> {
+async function demo(runtime: McpRuntime): Promise<boolean> {
 	const steps: [string, ProxyInput][] = [
 		["status", {}],
 		["search add numbers", { search: "add numbers" }],
@@ -87,7 +89,7 @@ async function demo(lifecycle: ServerLifecycle): Promise<boolean> {
 		["status", {}],
 	];
 	let allOk = true;
-	for (const [title, input] of steps) allOk = (await run(lifecycle, input, title)) && allOk;
+	for (const [title, input] of steps) allOk = (await run(runtime, input, title)) && allOk;
 	return allOk;
 }
 
@@ -151,8 +153,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 	}
 	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath });
 	for (const line of runtime.problemLines()) process.stderr.write(`${line}\n`);
+	// A server's questions (elicitation, sampling) have no one to answer them here: declined, and said so.
+	runtime.client.host = { noUiReason: "the pi-mcp-adapter CLI cannot ask the user" };
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
-	const lifecycle = runtime.lifecycle;
 	// Ctrl-C (or a kill) ends every server the command started, then exits as a shell expects (130, 143).
 	const onSignal = (signal: NodeJS.Signals) => {
 		const code = signal === "SIGINT" ? 130 : 143;
@@ -161,7 +164,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 	process.once("SIGINT", onSignal);
 	process.once("SIGTERM", onSignal);
 	try {
-		if (parsed.command === "demo") return (await demo(lifecycle)) ? 0 : 1;
+		if (parsed.command === "demo") return (await demo(runtime)) ? 0 : 1;
 		if (parsed.command === "approve" || parsed.command === "deny") return await decide(runtime, parsed.command, parsed.rest[0]);
 		if (parsed.command === "login" || parsed.command === "logout") return await sign(runtime, parsed.command, parsed.rest[0]);
 		const input = toInput(parsed);
@@ -169,7 +172,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 			process.stderr.write(`${input}\n\n${USAGE}\n`);
 			return 2;
 		}
-		return (await run(lifecycle, input)) ? 0 : 1;
+		return (await run(runtime, input)) ? 0 : 1;
 	} finally {
 		process.off("SIGINT", onSignal);
 		process.off("SIGTERM", onSignal);

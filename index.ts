@@ -5,14 +5,19 @@
 // extensions registered; it is built again when those registrations change.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RegisteredServer } from "./config.ts";
+import type { ClientHost } from "./client-features.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
+import { openSystemBrowser } from "./open-browser.ts";
 import { askApproval } from "./project-approval.ts";
 import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy-surface.ts";
 import { progressText, runProxy } from "./proxy-tool.ts";
 import type { Progress } from "./server-manager.ts";
-import { registerCommands, statusLine } from "./slash-commands.ts";
+import { PromptCommands } from "./prompt-commands.ts";
+import { piSampler } from "./sampling.ts";
+import { registerCommands, say, statusLine } from "./slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./tool-render.ts";
-import { contentText, DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+import { contentText } from "./tool-results.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 
@@ -20,6 +25,11 @@ type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: 
 interface Pi15Api {
 	getMcpServers?: () => RegisteredServer[];
 	on(event: "mcp_servers_change", handler: (event: { servers: RegisteredServer[] }, ctx: ExtensionContext) => void): void;
+}
+
+/** What servers may use of the session: its dialogs (when there is a UI) and its current model. */
+function clientHost(ctx: ExtensionContext): ClientHost {
+	return { dialogs: ctx.hasUI ? ctx.ui : undefined, sampler: () => piSampler(ctx), openBrowser: openSystemBrowser };
 }
 
 /** Pi 1.5's project trust; undefined on Pi lines without it (pi 0.73). */
@@ -36,9 +46,11 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 
 	const run = async (input: ProxyInput, signal: AbortSignal | undefined, onUpdate: OnUpdate | undefined, ctx: ExtensionContext) => {
 		const active = runtime ?? activate(ctx, registeredServers());
+		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
-		const result = await runProxy(active.lifecycle, input, { signal, onProgress, output: active.output });
+		const notes = (server: string) => active.client.takeNotes(server);
+		const result = await runProxy(active.lifecycle, input, { signal, onProgress, output: active.output, notes });
 		// Pi marks a thrown error as a failed tool call; its message is what the model reads.
 		if (result.isError) throw new Error(contentText(result.content));
 		return { content: result.content, details: result.details };
@@ -91,16 +103,28 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		void runtime?.shutdown();
 		const active = new McpRuntime({ cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered });
 		runtime = active;
+		active.client.host = clientHost(ctx);
 		active.start();
 		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
-		const update = () => ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
+		const update = () => {
+			ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
+			if (active === runtime) prompts.sync(active); // prompts a server listed for the first time
+		};
 		active.onChange(update);
 		update();
 		return active;
 	};
 
-	registerCommands(pi, { runtime: () => runtime, direct: () => direct, decided: (active) => syncDirectTools(active) });
+	const prompts = new PromptCommands(pi, () => runtime, (ctx, text, level) => say(ctx, runtime, text, level));
+	registerCommands(pi, {
+		runtime: () => runtime,
+		direct: () => direct,
+		decided: (active) => {
+			syncDirectTools(active);
+			prompts.sync(active);
+		},
+	});
 
 	pi.on("session_start", (_event, ctx) => {
 		const active = activate(ctx, registeredServers());
@@ -114,6 +138,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 					if (approved.length > 0) await active.decide(approved, "approved");
 					if (denied.length > 0) await active.decide(denied, "denied");
 					syncDirectTools(active);
+					prompts.sync(active);
 				})
 				.catch(() => undefined);
 		}

@@ -1,6 +1,7 @@
 // Everything one Pi session (or one CLI run) of the adapter holds, built from cwd, agentDir and
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
-// manager, lifecycle.
+// manager, lifecycle, and what the client offers servers (roots, elicitation, sampling, logs).
+import { ClientFeatures } from "./client-features.ts";
 import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
@@ -39,6 +40,8 @@ export class McpRuntime {
 	readonly redactor: Redactor;
 	/** Saves oversized outputs to files; its folder goes at shutdown. */
 	readonly output: OutputGuard;
+	/** Roots, elicitation, sampling and server logs; its host (Pi's UI and model) is set per session. */
+	readonly client: ClientFeatures;
 	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
 	private resolver?: Promise<NpxResolver>;
 	private readonly listeners = new Set<() => void>();
@@ -65,6 +68,7 @@ export class McpRuntime {
 			piTrusted: options.piTrusted,
 		});
 		const { settings } = this.config;
+		this.client = new ClientFeatures({ agentDir: this.agentDir, cwd: options.cwd, extraRoots: settings.roots, scrub: (t) => this.redactor.scrub(t) });
 		this.output = new OutputGuard(settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard });
 		const manager = new McpServerManager({
 			requestTimeoutMs: settings.requestTimeoutMs,
@@ -80,6 +84,7 @@ export class McpRuntime {
 				return (await this.resolver).launcher()(entry);
 			},
 			redactor: this.redactor,
+			requests: this.client.requests(),
 		});
 		this.lifecycle = new ServerLifecycle({
 			config: this.config,
@@ -96,6 +101,11 @@ export class McpRuntime {
 	onChange(listener: () => void): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
+	}
+
+	/** A new working folder: the roots follow, and connected servers are told (roots/list_changed). */
+	async setWorkingFolder(cwd: string): Promise<void> {
+		if (this.client.setWorkingFolder(cwd)) await this.lifecycle.manager.notifyRootsChanged();
 	}
 
 	/** Project servers waiting for the user's decision. */

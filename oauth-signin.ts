@@ -5,13 +5,13 @@
 // indicator, and exchanges the code. This module adds what a user needs around it: a loopback
 // callback on 127.0.0.1 that checks `state` (and `iss`, RFC 9207), the URL shown (and a browser
 // opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { describeError } from "./errors.ts";
+import { openSystemBrowser } from "./open-browser.ts";
 import { type SignIn, SignInStore } from "./oauth-store.ts";
 import type { HttpServerEntry } from "./types.ts";
 
@@ -288,18 +288,4 @@ async function pasted(ask: SignInOptions["askPaste"], signal: AbortSignal): Prom
 		if (signal.aborted) return reject(signal.reason);
 		signal.addEventListener("abort", () => reject(signal.reason), { once: true });
 	});
-}
-
-/** The system browser (xdg-open, open, start), or none with BROWSER=none; failing to open is fine: the URL is shown. */
-function openSystemBrowser(url: string): void {
-	if (process.env.BROWSER === "none") return;
-	const [command, args] =
-		process.env.BROWSER ? [process.env.BROWSER, [url]] : process.platform === "darwin" ? ["open", [url]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]] : ["xdg-open", [url]];
-	try {
-		const child = spawn(command, args, { stdio: "ignore", detached: true });
-		child.on("error", () => undefined);
-		child.unref();
-	} catch {
-		// no browser here: the URL was shown
-	}
 }

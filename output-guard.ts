@@ -1,10 +1,11 @@
 // Keeps a huge tool result from flooding the model's context: text over the limits reaches the
 // model as a head preview plus the path of a private file holding the whole text, which the model
-// can read or grep. Images pass through. Files live in one temp folder removed at shutdown.
+// can read or grep. Images pass through. Binary resources are saved there too, for the model to
+// read by path. Files live in one private temp folder removed at shutdown.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PiContent } from "./tool-registrar.ts";
+import type { PiContent } from "./tool-results.ts";
 
 export interface OutputLimits {
 	/** Text above this many bytes is saved to a file (default 50 KB). */
@@ -41,6 +42,12 @@ export class OutputGuard {
 		return [{ type: "text", text: preview + note }, ...images];
 	}
 
+	/** Saves a binary resource (base64) and returns its path, named after the URI's last segment. */
+	saveBlob(base64: string, uri: string | undefined): string {
+		const last = uri?.split(/[/?#]/).filter(Boolean).pop() ?? "resource";
+		return this.write(Buffer.from(base64, "base64"), (n) => `${n}-${safeName(last)}`);
+	}
+
 	/** Removes every file this guard wrote. */
 	dispose(): void {
 		if (this.dir) rmSync(this.dir, { recursive: true, force: true });
@@ -48,12 +55,20 @@ export class OutputGuard {
 	}
 
 	private save(text: string, label: string): string {
+		return this.write(text, (n) => `${safeName(label)}-${n}.txt`);
+	}
+
+	private write(data: string | Buffer, name: (n: number) => string): string {
 		this.dir ??= mkdtempSync(join(tmpdir(), "pi-mcp-output-"));
-		const safe = label.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 60) || "output";
-		const file = join(this.dir, `${safe}-${++this.count}.txt`);
-		writeFileSync(file, text, { mode: 0o600 });
+		const file = join(this.dir, name(++this.count));
+		writeFileSync(file, data, { mode: 0o600 });
 		return file;
 	}
+}
+
+/** A file name from a label or URI segment: no path separators, no leading dots. */
+function safeName(label: string): string {
+	return label.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^\.+/, "").slice(0, 60) || "output";
 }
 
 /** Lines as an editor counts them: a final newline does not start another line. */

@@ -4,11 +4,11 @@
 import { describeError, isAuthError, quote } from "./errors.ts";
 import { formatProblem } from "./config.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
-import { resourceResultToContent } from "./resource-tools.ts";
+import { expandTemplate, matchTemplate, readCall, resourceResultToContent } from "./resource-tools.ts";
 import { closestNames } from "./closest-name.ts";
 import type { CatalogTool } from "./tool-catalog.ts";
 import { describeTool, paramLines, toolLine } from "./tool-format.ts";
-import { type PiContent, toPiContent } from "./tool-registrar.ts";
+import { convertResult, type McpResultLike, type PiContent } from "./tool-results.ts";
 import type { OutputGuard } from "./output-guard.ts";
 import type { Progress } from "./server-manager.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
@@ -29,6 +29,8 @@ export interface ProxyRunOptions {
 	readonly output?: OutputGuard;
 	/** How long answers wait for servers still starting (the CLI waits longer: it has nothing else to do). */
 	readonly waitMs?: Waits;
+	/** What became of a server's questions during a call (declined without a UI, ...), for its result. */
+	readonly notes?: (server: string) => string[];
 }
 
 interface Waits {
@@ -48,6 +50,12 @@ const HITS_WITH_PARAMS = 3;
 const BRIEF_WAIT_MS = 2000;
 /** Listing one server's tools needs that server: it may take a little longer (an npx download). */
 const LIST_WAIT_MS = 8000;
+/** How much of a server's instructions `mcp({server})` shows. */
+const INSTRUCTIONS_CHARS = 2000;
+
+function capped(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
 
 export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
 	const result = await dispatch(lifecycle, input, options, options.waitMs ?? { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS });
@@ -132,8 +140,11 @@ async function serverMode(lifecycle: ServerLifecycle, server: string, withParams
 		if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
 	}
 	const tools = lifecycle.catalog.forServer(server);
-	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.`, { server });
-	const body = `${server}: ${countLabel(lifecycle, server)}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
+	const instructions = lifecycle.instructions(server);
+	// The server's own words on how to use it, once, where the model looks at its tools.
+	const about = instructions ? `\nInstructions from "${server}":\n${capped(instructions.trim(), INSTRUCTIONS_CHARS)}\n` : "";
+	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.${about}`, { server });
+	const body = `${server}: ${countLabel(lifecycle, server)}${about}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
 	return ok("server", body, { server, count: tools.length });
 }
 
@@ -252,6 +263,7 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 }
 
 async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
+	if (URI.test(name)) return readUri(lifecycle, name, input.server, options);
 	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal);
 	if ("error" in tool) return failure("tool", tool.error);
 	const parsed = parseArgs(input.args);
@@ -274,18 +286,78 @@ async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyIn
 	}
 }
 
-/** Calls a tool, or reads a resource tool's resource, on a connected server. */
-async function invoke(lifecycle: ServerLifecycle, tool: CatalogTool, args: Record<string, unknown>, options: ProxyRunOptions): Promise<ProxyResult> {
-	const details = { mode: "tool", server: tool.server, tool: tool.name };
-	const guard = (content: PiContent[]) => options.output?.apply(content, tool.qualifiedName) ?? content;
-	if (tool.resourceUri) {
-		const result = await lifecycle.manager.readResource(tool.server, tool.resourceUri, { signal: options.signal });
-		return { content: guard(toPiContent({ content: resourceResultToContent(result) })), isError: false, details };
+/** A tool name that is a URI (`scheme://...`): the resource it names is read. */
+const URI = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** Reads a resource by URI (a resource link's target), on the server given or the one whose resources it matches. */
+async function readUri(lifecycle: ServerLifecycle, uri: string, server: string | undefined, options: ProxyRunOptions): Promise<ProxyResult> {
+	const owners = server ? [server] : lifecycle.serverNames().filter((s) => lifecycle.catalog.forServer(s).some((t) => readsUri(t, uri)));
+	if (owners.length !== 1) {
+		return failure("tool", `To read ${quote(uri)}, say which server has it: mcp({tool:${JSON.stringify(uri)},server:"name"}).`);
 	}
-	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, { signal: options.signal, onProgress: options.onProgress });
-	const content = guard(toPiContent(result));
-	if (result.isError) content.push({ type: "text", text: `\n${callHelp(tool)}` });
-	return { content, isError: result.isError === true, details };
+	const owner = owners[0];
+	if (!lifecycle.knows(owner)) return failure("tool", lifecycle.unknownServer(owner));
+	const details = { server: owner, uri };
+	try {
+		await lifecycle.ensureConnected(owner, options.signal);
+		const result = await lifecycle.manager.readResource(owner, uri, { signal: options.signal });
+		return converted(lifecycle, owner, uri, { content: resourceResultToContent(result) }, options, details);
+	} catch (error) {
+		if (options.signal?.aborted) return failure("tool", `Reading ${uri} was cancelled.`, details);
+		return failure("tool", `Reading ${uri} from "${owner}" failed: ${describeError(error)}`, details);
+	}
+}
+
+function readsUri(tool: CatalogTool, uri: string): boolean {
+	return tool.resourceUri === uri || (tool.resourceTemplate !== undefined && matchTemplate(tool.resourceTemplate, uri) !== undefined);
+}
+
+/** Calls a tool, or reads a resource (template) tool's resource, on a connected server. */
+async function invoke(lifecycle: ServerLifecycle, tool: CatalogTool, args: Record<string, unknown>, options: ProxyRunOptions): Promise<ProxyResult> {
+	const details = { server: tool.server, tool: tool.name };
+	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, args) : undefined);
+	if (typeof uri === "object") return failure("tool", uri.error, details);
+	if (uri !== undefined) {
+		const result = await lifecycle.manager.readResource(tool.server, uri, { signal: options.signal });
+		return converted(lifecycle, tool.server, tool.qualifiedName, { content: resourceResultToContent(result) }, options, { ...details, uri });
+	}
+	options.notes?.(tool.server); // dropped: the result tells only what happened during this call
+	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, {
+		signal: options.signal,
+		onProgress: options.onProgress,
+		task: tool.taskSupport === "required",
+	});
+	const answer = converted(lifecycle, tool.server, tool.qualifiedName, result, options, details);
+	if (result.isError) answer.content.push({ type: "text", text: `\n${callHelp(tool)}` });
+	return answer;
+}
+
+/** A template tool's URI from its arguments, or what is missing. */
+function templateUri(tool: CatalogTool, args: Record<string, unknown>): string | { error: string } {
+	const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required.map(String) : [];
+	const missing = required.filter((name) => args[name] === undefined || args[name] === null || args[name] === "");
+	if (missing.length > 0) return { error: `${tool.qualifiedName} needs ${missing.join(", ")}.\n${callHelp(tool)}` };
+	return expandTemplate(tool.resourceTemplate as string, args);
+}
+
+/** A result as the model gets it: converted, guarded for size, with what the server's questions came to. */
+function converted(
+	lifecycle: ServerLifecycle,
+	server: string,
+	label: string,
+	result: McpResultLike,
+	options: ProxyRunOptions,
+	details: Record<string, unknown>,
+): ProxyResult {
+	const readers = lifecycle.catalog.forServer(server).filter((t) => t.resourceUri || t.resourceTemplate);
+	const output = options.output;
+	const { content, forUser } = convertResult(result, {
+		saveBlob: output ? (data, _mime, uri) => output.saveBlob(data, uri) : undefined,
+		readHint: (uri) => readCall(readers, server, uri),
+	});
+	const guarded = output?.apply(content, label) ?? content;
+	for (const note of options.notes?.(server) ?? []) guarded.push({ type: "text", text: `\n(${note})` });
+	return { content: guarded, isError: result.isError === true, details: { mode: "tool", ...details, ...(forUser.length > 0 ? { forUser } : {}) } };
 }
 
 function callHelp(tool: CatalogTool): string {

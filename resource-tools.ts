@@ -2,6 +2,8 @@
 // takes no arguments and reads it with resources/read; a template's tool takes the template's
 // variables, fills them in (RFC 6570, the SDK's UriTemplate) and reads the resulting URI. Lets
 // the model find, describe and read documents through the same `mcp` modes as tools.
+// The SDK's UriTemplate module is small and imports nothing: loading it with the catalog costs nothing.
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ResourceMetadata, ResourceTemplateMetadata, ToolMetadata } from "./types.ts";
 
@@ -47,6 +49,53 @@ function uniqueName(label: string, used: Set<string>): string {
 }
 
 const mime = (item: { mimeType?: string }) => (item.mimeType ? `, ${item.mimeType}` : "");
+
+/** A template's variable names, or undefined for one that cannot be parsed (it is left out). */
+export function templateVariables(template: string): string[] | undefined {
+	try {
+		return new UriTemplate(template).variableNames;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The URI a template tool reads: its variables filled in from the call's arguments (as strings). */
+export function expandTemplate(template: string, args: Record<string, unknown>): string {
+	const variables: Record<string, string | string[]> = {};
+	for (const [name, value] of Object.entries(args)) {
+		if (value === undefined || value === null) continue;
+		variables[name] = Array.isArray(value) ? value.map(String) : typeof value === "object" ? JSON.stringify(value) : String(value);
+	}
+	return new UriTemplate(template).expand(variables);
+}
+
+/** The resource and template tools a resource link can be read with. */
+interface Reader {
+	readonly qualifiedName: string;
+	readonly resourceUri?: string;
+	readonly resourceTemplate?: string;
+}
+
+/** The `mcp` call that reads a URI: its resource tool, a template tool it matches, or a read by URI. */
+export function readCall(readers: readonly Reader[], server: string, uri: string): string {
+	const exact = readers.find((r) => r.resourceUri === uri);
+	if (exact) return `mcp({tool:"${exact.qualifiedName}"})`;
+	for (const reader of readers) {
+		if (!reader.resourceTemplate) continue;
+		const matched = matchTemplate(reader.resourceTemplate, uri);
+		if (matched) return `mcp({tool:"${reader.qualifiedName}",args:${JSON.stringify(matched)}})`;
+	}
+	return `mcp({tool:${JSON.stringify(uri)},server:"${server}"})`;
+}
+
+/** The variables a URI fills a template with, or undefined when it is not one of its URIs. */
+export function matchTemplate(template: string, uri: string): Record<string, string | string[]> | undefined {
+	try {
+		return new UriTemplate(template).match(uri) ?? undefined;
+	} catch {
+		return undefined;
+	}
+}
 
 /** resources/read contents as tool-result content blocks, so one converter serves both. */
 export function resourceResultToContent(result: ReadResourceResult): { type: "resource"; resource: ReadResourceResult["contents"][number] }[] {

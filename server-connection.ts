@@ -12,6 +12,7 @@ import { HttpGuard } from "./http-guard.ts";
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
 import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "./oauth-handler.ts";
 import type { Redactor } from "./redaction.ts";
+import { templateVariables } from "./resource-tools.ts";
 import { safeSchema } from "./safe-schema.ts";
 import { StdioTransport } from "./stdio-transport.ts";
 import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Root } from "@modelcontextprotocol/sdk/types.js";
@@ -318,7 +319,7 @@ export async function listMetadata(client: Client, name: string, timeout: number
 	);
 	const templates = templatePages.flatMap((page) =>
 		page.resourceTemplates.flatMap((t) => {
-			const variables = templateVariables(sdk, t.uriTemplate);
+			const variables = templateVariables(t.uriTemplate);
 			return variables ? [{ uriTemplate: t.uriTemplate, name: t.name ?? t.title ?? t.uriTemplate, description: t.description, mimeType: t.mimeType, variables }] : [];
 		}),
 	);
@@ -336,15 +337,6 @@ export async function listMetadata(client: Client, name: string, timeout: number
 /** Templates and prompts are extras: a server that declares them but fails to list them still has its tools. */
 async function optionalList<P>(pages: Promise<P[]>): Promise<P[]> {
 	return pages.catch(() => []);
-}
-
-/** A template's variable names, or undefined for one the SDK cannot parse (it is left out). */
-function templateVariables(sdk: McpSdk, template: string): string[] | undefined {
-	try {
-		return new sdk.UriTemplate(template).variableNames;
-	} catch {
-		return undefined;
-	}
 }
 
 function taskSupportOf(execution: unknown): ToolMetadata["taskSupport"] {

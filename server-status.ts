@@ -30,11 +30,13 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 	}
 }
 
-/** "13 tools, 7 resources": resource tools are counted apart from the server's own tools. */
+/** "17 tools, 7 resources, 2 resource templates": resource tools counted apart from the server's own tools. */
 export function countLabel(lifecycle: ServerLifecycle, server: string): string {
 	const all = lifecycle.catalog.forServer(server);
 	const resources = all.filter((t) => t.resourceUri).length;
-	const tools = plural(all.length - resources, "tool");
-	return resources > 0 ? `${tools}, ${plural(resources, "resource")}` : tools;
+	const templates = all.filter((t) => t.resourceTemplate).length;
+	const parts = [plural(all.length - resources - templates, "tool")];
+	if (resources > 0) parts.push(plural(resources, "resource"));
+	if (templates > 0) parts.push(plural(templates, "resource template"));
+	return parts.join(", ");
 }
-

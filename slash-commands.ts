@@ -7,6 +7,7 @@ import type { ServerLifecycle } from "./lifecycle.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
 import { authHelp, grantType, usesOAuth } from "./oauth-handler.ts";
 import type { Decision } from "./project-approval.ts";
+import { promptCommandName, promptUsage } from "./prompt-commands.ts";
 import { countLabel, stateText } from "./server-status.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
 
@@ -54,6 +55,10 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 		const entry = config.servers.get(name);
 		const text = stateText(lifecycle, name);
 		lines.push(`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}`);
+		const prompts = lifecycle.blocked(name) ? [] : lifecycle.prompts(name);
+		if (prompts.length > 0) {
+			lines.push(`    prompts: ${prompts.map((p) => `/${promptCommandName(name, p.name)}${p.arguments.length > 0 ? ` ${promptUsage(p)}` : ""}`).join(", ")}`);
+		}
 	}
 	if (direct) {
 		if (direct.tools.length > 0) lines.push(`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`);
@@ -123,7 +128,8 @@ function signInIo(ctx: ExtensionCommandContext, runtime: McpRuntime, name: strin
 	};
 }
 
-function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info", options: { keepUrls?: boolean } = {}): void {
+/** A command's answer: a notification with a UI, stdout without one; scrubbed (URLs masked unless `keepUrls`). */
+export function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info", options: { keepUrls?: boolean } = {}): void {
 	const shown = runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text;
 	if (ctx.hasUI) ctx.ui.notify(shown, level);
 	else process.stdout.write(`${shown}\n`);

@@ -7,7 +7,7 @@ import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-surfac
 import { runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { searchCatalog } from "../tool-search.ts";
 import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";

@@ -10,7 +10,7 @@ import { MetadataCache } from "../metadata-cache.ts";
 import { authHelp, tokenPath } from "../oauth-handler.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { configOf, type RunningServer, startAuthGate, startEverythingHttp, tempDir } from "./helpers.ts";
 
 const TOKEN = "tok-7f3a9c-correct-horse";

@@ -9,7 +9,7 @@ import { OutputGuard } from "../output-guard.ts";
 import { normalizeProxyInput } from "../proxy-surface.ts";
 import { runProxy } from "../proxy-tool.ts";
 import type { Progress } from "../server-manager.ts";
-import { contentText, type PiContent } from "../tool-registrar.ts";
+import { contentText, type PiContent } from "../tool-results.ts";
 import { configOf, EVERYTHING, everythingStdio, lifecycleOf, tempDir } from "./helpers.ts";
 
 describe("long calls", () => {

@@ -10,7 +10,7 @@ import { OutputGuard } from "../output-guard.ts";
 import { listDescendants } from "../process-tree.ts";
 import type { ProxyInput } from "../proxy-surface.ts";
 import { runProxy } from "../proxy-tool.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { configOf, everythingStdio, freePort, lifecycleOf, marked, ROOT, stopChild } from "./helpers.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");

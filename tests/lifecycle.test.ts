@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { runProxy } from "../proxy-tool.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { configOf, everythingStdio, lifecycleOf, tempDir } from "./helpers.ts";
 
 const MINUTE = 60_000;

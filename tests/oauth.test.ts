@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { McpRuntime } from "../mcp-runtime.ts";
 import { runProxy } from "../proxy-tool.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { freePort, ROOT, stopChild, tempDir, waitForPort } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
 import { createPiHome, type PiHome, startPiRpc } from "./pi-cli-harness.ts";

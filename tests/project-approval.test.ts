@@ -9,7 +9,7 @@ import { loadConfig } from "../config.ts";
 import { McpRuntime } from "../mcp-runtime.ts";
 import { ProjectApprovals } from "../project-approval.ts";
 import { runProxy } from "../proxy-tool.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { markerServer, tempDir } from "./helpers.ts";
 import { startRecorder, type Recorder } from "./recorder.ts";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { runProxy } from "../proxy-tool.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { configOf, FILESYSTEM, lifecycleOf, MEMORY, tempDir } from "./helpers.ts";
 
 describe("real stdio servers", () => {

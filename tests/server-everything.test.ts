@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { runProxy } from "../proxy-tool.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { configOf, everythingStdio, lifecycleOf, type RunningServer, startEverythingHttp } from "./helpers.ts";
 
 const transports = [

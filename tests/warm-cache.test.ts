@@ -7,7 +7,7 @@ import { MetadataCache } from "../metadata-cache.ts";
 import { listDescendants } from "../process-tree.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { contentText } from "../tool-registrar.ts";
+import { contentText } from "../tool-results.ts";
 import { configOf, EVERYTHING, FILESYSTEM, MEMORY, tempDir } from "./helpers.ts";
 
 describe("warm metadata cache", () => {
