@@ -32,13 +32,13 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/3 1 failed 1 need config");
 		const report = await ask("/mcp");
 		expect(report).toContain("MCP servers (0/3 connected):");
-		expect(report).toContain("everything: not running, 13 tools, 7 resources known (lazy)");
+		expect(report).toContain("everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy)");
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
 
-		expect(await ask("/mcp tools everything")).toMatch(/^everything \(13 tools, 7 resources\):\n {2}everything_echo/);
+		expect(await ask("/mcp tools everything")).toMatch(/^everything \(17 tools, 7 resources, 2 resource templates\):\n {2}everything_echo/);
 
 		const from = pi.events.length;
-		expect(await ask("/mcp reconnect everything")).toBe("everything: reconnected, 13 tools, 7 resources");
+		expect(await ask("/mcp reconnect everything")).toBe("everything: reconnected, 17 tools, 7 resources, 2 resource templates");
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 1/3 1 failed 1 need config", from);
 
 		expect(await ask("/mcp-auth everything")).toContain("local (stdio) server");

@@ -47,7 +47,7 @@ describe("warm metadata cache", () => {
 		expect(contentText(list.content)).toContain("memory: 9 tools");
 		const describe = await runProxy(second, { describe: "everything_get-sum" });
 		expect(contentText(describe.content)).toContain("- a (number, required)");
-		expect(contentText((await runProxy(second, {})).content)).toContain("everything: not running, 13 tools, 7 resources known (lazy)");
+		expect(contentText((await runProxy(second, {})).content)).toContain("everything: not running, 13 tools, 7 resources, 2 resource templates known (lazy)");
 		expect(servers()).toBe(before);
 		expect(second.manager.connectedNames()).toEqual([]);
 
