@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ClientFeatures } from "../client-features.ts";
 import { defineServer } from "../config.ts";
 import { isAuthError } from "../errors.ts";
 import { credentialRenewal } from "../oauth-handler.ts";
@@ -46,13 +47,14 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Recor
 const agentDir = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
 const entry = defineServer("conformance", { url, oauth: oauthFor(scenario, context) }) as HttpServerEntry;
 const auth = { agentDir, env: process.env };
-const manager = new McpServerManager({
-	requestTimeoutMs: 20_000,
-	auth,
-	renewCredentials: credentialRenewal(auth),
-	// A user who accepts and leaves every field as it is: the SDK fills in the schema's defaults (SEP-1034).
-	requests: { elicit: async () => ({ action: "accept", content: {} }) },
-});
+// The adapter's own client features, with a user who presses Enter at every question: each field
+// keeps its default (the SDK fills in the schema's defaults, SEP-1034) and the answers are sent.
+const features = new ClientFeatures({ agentDir, cwd: process.cwd() });
+const pick = (options: string[]) => options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done")) ?? options[0];
+features.host = {
+	dialogs: { select: async (_t, options) => pick(options), input: async () => "", confirm: async () => true, notify: () => undefined },
+};
+const manager = new McpServerManager({ requestTimeoutMs: 20_000, auth, renewCredentials: credentialRenewal(auth), requests: features.requests() });
 const log = (text: string) => process.stderr.write(`[client] ${text}\n`);
 const browser = (authorizationUrl: string) => {
 	log(`opening ${new URL(authorizationUrl).origin}${new URL(authorizationUrl).pathname}`);

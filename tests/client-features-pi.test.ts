@@ -154,7 +154,7 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 	it("reads a resource template with its variables, passes structured content, and calls a task-only tool with progress", async () => {
 		const template = await converse(pi, 'call {"tool":"everything_get_Dynamic_Text_Resource","args":{"resourceId":"3"}}', () => ({ cancelled: true }));
 		expect(toolResults(template.events)).toContain("Resource 3: This is a plaintext resource");
-		const structured = await converse(pi, 'call {"tool":"everything_get-structured-content","args":{"location":"Chicago"}}', () => ({ cancelled: true }));
+		await converse(pi, 'call {"tool":"everything_get-structured-content","args":{"location":"Chicago"}}', () => ({ cancelled: true }));
 		// What the model got: the structured result as compact JSON.
 		const seen = lastToolMessage(home.model.requests[home.model.requests.length - 1]);
 		expect(Object.keys(JSON.parse(seen))).toEqual(["temperature", "conditions", "humidity"]);
