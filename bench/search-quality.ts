@@ -1,6 +1,8 @@
 // Search quality and cost over the 35 real catalogs (656 tools): hit@1, hit@5 and MRR on the
-// query set in search-queries.ts, the token cost of the model's whole MCP surface, the median
-// tokens of a search result, and search latency at 10,000 tools.
+// tuning set (search-queries.ts) and the held-out test set (search-test-queries.ts: all catalogs
+// at once, plus small setups of a few servers), and the gap between them; the token cost of the
+// model's whole MCP surface, the median tokens of a search result, and search latency and index
+// build at 10,000 tools.
 import { defineServer } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
 import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-surface.ts";
@@ -11,7 +13,8 @@ import { contentText } from "../tool-results.ts";
 import { searchCatalog } from "../tool-search.ts";
 import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";
-import { QUERIES } from "./search-queries.ts";
+import { type Query, QUERIES } from "./search-queries.ts";
+import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
 import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 
 function catalogOf(catalogs: readonly Catalog[], copies = 1): ToolCatalog {
@@ -34,7 +37,7 @@ export interface QualityReport {
 	readonly misses: { query: string; got: string[] }[];
 }
 
-export function measureQuality(catalog: ToolCatalog, queries = QUERIES): QualityReport {
+export function measureQuality(catalog: ToolCatalog, queries: readonly Query[] = QUERIES): QualityReport {
 	const known = new Set(catalog.all().map((t) => `${t.server}/${t.name}`));
 	let hit1 = 0;
 	let hit5 = 0;
@@ -52,6 +55,19 @@ export function measureQuality(catalog: ToolCatalog, queries = QUERIES): Quality
 	return { queries: queries.length, hit1: hit1 / queries.length, hit5: hit5 / queries.length, mrr: rr / queries.length, misses };
 }
 
+/** The test set: every catalog at once, then each small setup on its own catalogs. */
+export function measureTest(catalogs: readonly Catalog[]): QualityReport {
+	const parts = [measureQuality(catalogOf(catalogs), TEST_QUERIES)];
+	for (const setup of SETUP_QUERIES) {
+		parts.push(measureQuality(catalogOf(catalogs.filter((c) => setup.servers.includes(c.server))), setup.queries));
+	}
+	const queries = parts.reduce((n, p) => n + p.queries, 0);
+	const mean = (key: "hit1" | "hit5" | "mrr") => parts.reduce((sum, p) => sum + p[key] * p.queries, 0) / queries;
+	return { queries, hit1: mean("hit1"), hit5: mean("hit5"), mrr: mean("mrr"), misses: parts.flatMap((p) => p.misses) };
+}
+
+const line = (r: QualityReport) => `hit@1 ${(r.hit1 * 100).toFixed(1)}%   hit@5 ${(r.hit5 * 100).toFixed(1)}%   MRR ${r.mrr.toFixed(3)}`;
+
 /** A session holding all catalogs as if cached, to measure real search answers. */
 function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
 	const servers = new Map<string, ServerEntry>(catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]));
@@ -67,8 +83,11 @@ export async function main(): Promise<void> {
 	const catalogs = loadCatalogs();
 	const catalog = catalogOf(catalogs);
 	const quality = measureQuality(catalog);
-	console.log(`== search quality: ${quality.queries} queries over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
-	console.log(`hit@1 ${(quality.hit1 * 100).toFixed(1)}%   hit@5 ${(quality.hit5 * 100).toFixed(1)}%   MRR ${quality.mrr.toFixed(3)}   (goals: 60% / 85%)`);
+	const test = measureTest(catalogs);
+	console.log(`== search quality over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
+	console.log(`tuning set (${quality.queries} queries):  ${line(quality)}`);
+	console.log(`test set   (${test.queries} held-out):    ${line(test)}   (goals: 65% / 88%)`);
+	console.log(`gap tuning - test: hit@1 ${((quality.hit1 - test.hit1) * 100).toFixed(1)} points, hit@5 ${((quality.hit5 - test.hit5) * 100).toFixed(1)} (goal < 6)`);
 
 	const surface = toolDefinitionTokens({ name: PROXY_TOOL_NAME, description: PROXY_DESCRIPTION, parameters: ProxyParams });
 	console.log(`MCP surface the model receives: ${surface} o200k tokens (the mcp tool; nothing added to the system prompt; goal <= 180)`);

@@ -1,6 +1,9 @@
 // Queries as an agent types them in the middle of a task, each with every tool (server/tool) of
 // tests/data/tool-catalogs that would do the job. Written from the tasks, not from the tool names.
-export const QUERIES: readonly (readonly [query: string, ...answers: string[]])[] = [
+/** A query and every tool (server/tool) that would do its job. */
+export type Query = readonly [query: string, ...answers: string[]];
+
+export const QUERIES: readonly Query[] = [
 	// tickets and pull requests
 	["file a ticket", "github/create_issue", "gitlab/create_issue", "linear/linear_createIssue", "jira/jira_issues"],
 	["open a bug report on the repo", "github/create_issue", "gitlab/create_issue"],
