@@ -16,6 +16,10 @@ export { progressText } from "./proxy-calls.ts";
 /** Hits shown by default, and how many of the best carry their parameters. */
 const SEARCH_LIMIT = 5;
 const HITS_WITH_PARAMS = 3;
+/** A hit must answer at least this share of the query's words... */
+const GOOD_COVERAGE = 0.5;
+/** ...and score at least this share of the best hit's, or it is padding. */
+const WEAK_SCORE = 0.15;
 /**
  * How long an answer waits for servers whose tools are not known yet: one slow or dead server
  * never stalls search or status; the answer says which servers are still starting.
@@ -118,21 +122,26 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	// The search engine (MiniSearch, stemmer, lexicon) loads on the first search, not with Pi.
 	const { searchCatalog } = await import("./tool-search.ts");
 	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
+	const listHint = `list a server's tools: mcp({server:"name"}) (${lifecycle.serverNames().filter((n) => lifecycle.catalog.has(n)).join(", ")})`;
 	if (hits.length === 0) {
-		return ok("search", `No tools match ${quote(query)}. Try other words, or mcp({}) to see the servers.${failedNote(lifecycle)}`, {
-			query,
-			count: 0,
-		});
+		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint}.${failedNote(lifecycle)}`, { query, count: 0 });
+	}
+	// A hit that answers under half the query's words is a guess: say so rather than pad the answer.
+	const good = hits.filter((h) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE);
+	if (good.length === 0) {
+		const closest = hits.slice(0, 3).map((h) => toolLine(h.tool, false));
+		const body = `No tool matches all of ${quote(query)}. Closest:\n${closest.join("\n")}\nOr ${listHint}.${failedNote(lifecycle)}`;
+		return ok("search", body, { query, count: 0, closest: hits.slice(0, 3).map((h) => h.tool.qualifiedName) });
 	}
 	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
-	const shown = hits.slice(0, limit);
+	const shown = good.slice(0, limit);
 	const withParams = input.includeSchemas !== false;
 	const lines = shown.map((h, i) => toolLine(h.tool, withParams && i < HITS_WITH_PARAMS));
-	const more = hits.length > shown.length ? `\n(${hits.length - shown.length} more: raise limit or add words)` : "";
+	const more = good.length > shown.length ? `\n(${good.length - shown.length} more: raise limit or add words)` : "";
 	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
 	const ranked = hits.slice(0, 20).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
-	return ok("search", body, { query, count: hits.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
+	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
 }
 
 async function describeMode(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<ProxyResult> {

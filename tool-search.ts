@@ -1,12 +1,17 @@
 // Ranked tool search. Names are split into words (snake, kebab, dots, camelCase) and stemmed;
-// the query is expanded with software-domain equivalents (search-lexicon.ts); MiniSearch scores
-// with BM25 over weighted fields (tool name > server > description > parameter names) and
-// tolerates typos. `regex` matches a pattern against names and descriptions instead.
+// the query is expanded with general-English synonyms (WordNet, search-thesaurus.ts) and a small
+// set of software idioms (search-lexicon.ts); MiniSearch scores with BM25 over weighted fields
+// (tool name > server > description > parameter names and values) and tolerates typos. What the
+// catalog itself shows decides the rest: a tool must answer the whole query (coordination: "add
+// numbers" is about a sum, so the verb alone does not win), and words that start many tool names
+// (get, list, add: actions every server has) weigh less than the thing the query is about.
+// `regex` matches a pattern against names and descriptions instead.
 // One index per catalog version: built on the first search after the tools change.
 import MiniSearch from "minisearch";
 import { RE2JS } from "re2js";
 import { stemmer } from "stemmer";
 import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./search-lexicon.ts";
+import { baseForm, synonymsOf } from "./search-thesaurus.ts";
 import { quote } from "./errors.ts";
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 
@@ -19,6 +24,8 @@ export interface SearchOptions {
 export interface SearchHit {
 	readonly tool: CatalogTool;
 	readonly score: number;
+	/** Share of the query's words (or their synonyms) the tool answers: below 0.5 is a weak match. */
+	readonly coverage: number;
 }
 
 const MAX_QUERY_CHARS = 2000;
@@ -26,8 +33,14 @@ const MAX_QUERY_WORDS = 40;
 
 /** Field weights: a word in the tool's name counts most, one in a parameter name least. */
 const BOOST = { name: 6, server: 2.5, description: 1.2, params: 0.6 } as const;
-/** A word found through an equivalent counts this much of the word itself. */
+/** A word found through a software idiom's equivalent counts this much of the word itself. */
 const EQUIVALENT_WEIGHT = 0.55;
+/** A WordNet synonym counts its sense's weight times this. */
+const SYNONYM_WEIGHT = 0.6;
+/** Query words that start many tool names are actions; with an object beside them they count this much. */
+const ACTION_WEIGHT = 0.5;
+/** The weight from which a synonym makes its word an action. */
+const CLOSE_SYNONYM = 0.25;
 
 /** Lowercase word pieces: `createIssue`, `create_issue`, `create-issue`, `create.issue` → create, issue. */
 export function tokenize(text: string): string[] {
@@ -39,9 +52,15 @@ export function tokenize(text: string): string[] {
 		.filter((t) => t.length > 0);
 }
 
-/** One word as the index keeps it: stemmed, so "issues", "issued" and "issue" meet. */
+const stems = new Map<string, string>();
+/** One word as the index keeps it: stemmed, so "issues", "issued" and "issue" meet. Memoized: indexing stems every word of every tool. */
 export function stem(word: string): string {
-	return /^\d+$/.test(word) ? word : stemmer(word);
+	let stemmed = stems.get(word);
+	if (stemmed === undefined) {
+		stemmed = /^\d+$/.test(word) ? word : stemmer(word);
+		if (stems.size < 200_000) stems.set(word, stemmed);
+	}
+	return stemmed;
 }
 
 /** Words of a text as indexed: tokenized, without stopwords, stemmed. */
@@ -91,8 +110,23 @@ export function expandQuery(query: string): ExpandedQuery {
 	});
 	// Phrases ("who changed", "pull request") and single words, with and without stopwords
 	// ("close the ticket" holds the phrase "close ticket").
-	const content = raw.filter((w) => !STOPWORDS.has(w)).map(stem);
+	const contentRaw = raw.filter((w) => !STOPWORDS.has(w));
+	const content = contentRaw.map(stem);
 	const idiomWords = new Set<string>();
+	// General English: WordNet synonyms of each word and two-word phrase, the sense chosen by the rest of the query.
+	const context = new Set(contentRaw.flatMap((w) => [w, baseForm(w) ?? w]));
+	for (let n = 2; n >= 1; n--) {
+		for (let i = 0; i + n <= contentRaw.length; i++) {
+			const words = contentRaw.slice(i, i + n);
+			const others = new Set([...context].filter((w) => !words.includes(w)));
+			for (const synonym of synonymsOf(words.join(" "), others)) {
+				const term = stem(synonym.word);
+				if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
+				add(term, synonym.weight * SYNONYM_WEIGHT);
+				for (const word of words) concepts.get(stem(word))?.add(term);
+			}
+		}
+	}
 	for (const sequence of [stems, content]) {
 		for (let n = 3; n >= 1; n--) {
 			for (let i = 0; i + n <= sequence.length; i++) {
@@ -125,26 +159,39 @@ export class ToolSearchIndex {
 	private readonly index: MiniSearch<IndexedTool>;
 	/** Each tool's terms, to see which query words it answers. */
 	private readonly termsOf: ReadonlySet<string>[];
+	/** Each tool's terms in its name and parameters: where a tool says what it does (not "make sure" in a description). */
+	private readonly actionTermsOf: ReadonlySet<string>[];
 	/** Each tool's name as `word_word`, to spot a query that is exactly a tool name. */
 	private readonly nameKeys: string[];
+	/** Stemmed words that start many tool names: the catalog's actions (get, list, create...). */
+	private readonly actions: ReadonlySet<string>;
 
 	constructor(private readonly tools: readonly CatalogTool[]) {
+		// Each field is analyzed once, here; MiniSearch gets the stemmed words space-separated.
 		this.index = new MiniSearch<IndexedTool>({
 			fields: ["name", "server", "description", "params"],
 			storeFields: [],
-			tokenize,
-			processTerm: (term) => (STOPWORDS.has(term) ? null : stem(term)),
+			tokenize: (text) => text.split(" "),
+			processTerm: (term) => term || null,
 		});
-		const documents = tools.map((tool, id) => ({
-			id,
-			name: [tool.name, tool.title ?? ""].join(" "),
-			server: tool.server,
-			description: summary(tool.description),
-			params: Object.keys((tool.inputSchema.properties ?? {}) as object).join(" "),
-		}));
+		const termsOf: Set<string>[] = [];
+		const actionTermsOf: Set<string>[] = [];
+		const documents = tools.map((tool, id) => {
+			const fields = {
+				name: analyze(`${tool.name} ${tool.title ?? ""}`),
+				server: analyze(tool.server),
+				description: analyze(summary(tool.description)),
+				params: analyze(paramText(tool.inputSchema)),
+			};
+			termsOf.push(new Set([...fields.name, ...fields.server, ...fields.description, ...fields.params]));
+			actionTermsOf.push(new Set([...fields.name, ...fields.params]));
+			return { id, name: fields.name.join(" "), server: fields.server.join(" "), description: fields.description.join(" "), params: fields.params.join(" ") };
+		});
 		this.index.addAll(documents);
+		this.termsOf = termsOf;
+		this.actionTermsOf = actionTermsOf;
 		this.nameKeys = tools.map((tool) => tokenize(tool.name).join("_"));
-		this.termsOf = documents.map((doc) => new Set(analyze(`${doc.name} ${doc.server} ${doc.description} ${doc.params}`)));
+		this.actions = nameHeads(tools);
 	}
 
 	search(query: string, options: SearchOptions = {}): SearchHit[] {
@@ -153,6 +200,11 @@ export class ToolSearchIndex {
 		const words = tokenize(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts } = expandQuery(words.join(" "));
 		if (weights.size === 0) return [];
+		// "add numbers": the action is common to many tools, the object says which one.
+		const objects = concepts.filter((c) => !this.isAction(c));
+		if (objects.length > 0 && objects.length < concepts.length) {
+			for (const concept of concepts) if (this.isAction(concept)) for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
+		}
 		const wholeName = words.join("_");
 		const results = this.index.search([...weights.keys()].join(" "), {
 			// The terms are already tokenized and stemmed.
@@ -171,17 +223,66 @@ export class ToolSearchIndex {
 		});
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
-		const conceptTerms = concepts.map((c) => [...c]);
-		for (const r of results) {
-			const has = this.termsOf[r.id as number];
+		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list).
+		const conceptTerms = concepts.map((c) => ({ terms: [...c], action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM) }));
+		const hits: SearchHit[] = results.map((r) => {
+			const id = r.id as number;
 			let covered = 0;
-			for (const terms of conceptTerms) if (terms.some((t) => has.has(t)) || terms.some((t) => r.queryTerms.includes(t))) covered++;
-			r.score *= conceptTerms.length > 0 ? covered / conceptTerms.length : 1;
-		}
-		results.sort((a, b) => b.score - a.score);
-		const hits = results.map((r) => ({ tool: this.tools[r.id as number], score: r.score }));
+			for (const { terms, action } of conceptTerms) {
+				// An action counts where the tool names what it does; anything else anywhere (a typo's match included).
+				const has = action ? this.actionTermsOf[id] : this.termsOf[id];
+				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t)))) covered++;
+			}
+			const coverage = conceptTerms.length > 0 ? covered / conceptTerms.length : 1;
+			return { tool: this.tools[id], score: r.score * coverage, coverage };
+		});
+		hits.sort((a, b) => b.score - a.score);
 		return options.limit ? hits.slice(0, options.limit) : hits;
 	}
+
+	/** A query concept that is one of the catalog's actions (its own word, not a synonym, decides). */
+	private isAction(concept: ReadonlySet<string>): boolean {
+		const [own] = concept;
+		return this.actions.has(own);
+	}
+}
+
+/**
+ * The words that start at least 1% of all tool names (and 3): the catalog's actions. A name's
+ * first word is taken after the prefix most of its server's names share (`linear_`, `browser_`).
+ */
+function nameHeads(tools: readonly CatalogTool[]): Set<string> {
+	const words = tools.map((tool) => tokenize(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem));
+	const firstWords = new Map<string, Map<string, number>>();
+	const sizes = new Map<string, number>();
+	tools.forEach((tool, i) => {
+		const counts = firstWords.get(tool.server) ?? new Map<string, number>();
+		if (words[i].length > 1) counts.set(words[i][0], (counts.get(words[i][0]) ?? 0) + 1);
+		firstWords.set(tool.server, counts);
+		sizes.set(tool.server, (sizes.get(tool.server) ?? 0) + 1);
+	});
+	const prefixOf = new Map<string, string>();
+	for (const [server, counts] of firstWords) {
+		const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
+		if (n >= 2 && n > (sizes.get(server) ?? 0) / 2) prefixOf.set(server, top);
+	}
+	const of = tools.map((tool, i) => (words[i].length > 1 && words[i][0] === prefixOf.get(tool.server) ? words[i][1] : words[i][0]));
+	const counts = new Map<string, number>();
+	for (const head of of) if (head) counts.set(head, (counts.get(head) ?? 0) + 1);
+	const least = Math.max(3, tools.length / 100);
+	return new Set([...counts].filter(([, n]) => n >= least).map(([word]) => word));
+}
+
+/** Parameter names and the values an enum allows (jira's action: create, transition, ...). */
+function paramText(schema: Record<string, unknown>): string {
+	const properties = (schema.properties ?? {}) as Record<string, { enum?: unknown[]; items?: { enum?: unknown[] } }>;
+	const parts: string[] = [];
+	for (const [name, property] of Object.entries(properties)) {
+		parts.push(name);
+		const values = property?.enum ?? property?.items?.enum;
+		if (Array.isArray(values)) parts.push(...values.slice(0, 30).filter((v): v is string => typeof v === "string"));
+	}
+	return parts.join(" ");
 }
 
 /**
@@ -228,7 +329,7 @@ function regexSearch(tools: readonly CatalogTool[], pattern: string, options: Se
 	for (const tool of tools) {
 		if (options.server && tool.server !== options.server) continue;
 		const score = (test(tool.qualifiedName) || test(tool.name) ? 10 : 0) + (test(tool.description) ? 2 : 0);
-		if (score > 0) hits.push({ tool, score });
+		if (score > 0) hits.push({ tool, score, coverage: 1 });
 	}
 	hits.sort((a, b) => b.score - a.score || a.tool.qualifiedName.localeCompare(b.tool.qualifiedName));
 	return options.limit ? hits.slice(0, options.limit) : hits;

@@ -1,11 +1,12 @@
-// One real round trip each through server-filesystem and server-memory over stdio.
+// One real round trip each through server-filesystem and server-memory over stdio, and search
+// across the README's three-server setup.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-results.ts";
-import { configOf, FILESYSTEM, lifecycleOf, MEMORY, tempDir } from "./helpers.ts";
+import { configOf, EVERYTHING, FILESYSTEM, lifecycleOf, MEMORY, tempDir } from "./helpers.ts";
 
 describe("real stdio servers", () => {
 	const cleanups: (() => unknown)[] = [];
@@ -50,4 +51,26 @@ describe("real stdio servers", () => {
 		expect(contentText(found.content)).toContain("wrote the first program");
 		expect(readFileSync(memoryFile, "utf8")).toContain('"name":"Ada"');
 	});
+
+	it("in the everything + memory + filesystem setup, `add numbers` finds the sum tool first, and a query nothing answers says so", async () => {
+		const dir = tempDir();
+		cleanups.push(dir.remove);
+		const lifecycle = track(
+			lifecycleOf(
+				configOf({
+					everything: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+					memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir.path, "memory.jsonl") } },
+					filesystem: { command: process.execPath, args: [FILESYSTEM, dir.path] },
+				}),
+			),
+		);
+		await Promise.all(["everything", "memory", "filesystem"].map((s) => lifecycle.ensureConnected(s)));
+		const sum = contentText((await runProxy(lifecycle, { search: "add numbers" })).content);
+		expect(sum.split("\n")[0]).toMatch(/^- everything_get-sum\b/);
+		const weak = contentText((await runProxy(lifecycle, { search: "convert celsius to fahrenheit" })).content);
+		expect(weak).toMatch(/^No tool matches all of "convert celsius to fahrenheit"\. Closest:\n- filesystem_edit_file/);
+		expect(weak).toContain('Or list a server\'s tools: mcp({server:"name"}) (everything, memory, filesystem).');
+		const nothing = contentText((await runProxy(lifecycle, { search: "book a flight to lisbon" })).content);
+		expect(nothing).toBe('No tools match "book a flight to lisbon". Try other words, or list a server\'s tools: mcp({server:"name"}) (everything, memory, filesystem).');
+	}, 60_000);
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, CATALOG_DIR, loadCatalogs } from "../bench/catalogs.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
+import { baseForm, synonymsOf } from "../search-thesaurus.ts";
 import { analyze, expandQuery, searchCatalog, stem, tokenize } from "../tool-search.ts";
 import { configOf, lifecycleOf, ROOT } from "./helpers.ts";
 
@@ -30,6 +31,16 @@ describe("tokenizing and stemming", () => {
 		expect(expandQuery("who changed this line").weights.get(stem("blame"))).toBeGreaterThan(0);
 		expect(expandQuery("open a pull request").weights.get(stem("merge"))).toBeGreaterThan(0);
 		expect(expandQuery("file a ticket").weights.get(stem("file"))).toBeLessThan(0.5); // "file" is the verb here
+	});
+
+	it("takes general-English synonyms from WordNet, below the words themselves", () => {
+		expect(synonymsOf("photo", new Set()).map((s) => s.word)).toContain("picture");
+		expect(synonymsOf("customer", new Set()).map((s) => s.word)).toContain("client");
+		expect(baseForm("meetings")).toBe("meeting");
+		const { weights } = expandQuery("add numbers");
+		expect(weights.get(stem("sum"))).toBeGreaterThan(0);
+		expect(weights.get(stem("sum"))).toBeLessThan(0.5);
+		expect(synonymsOf("qwertyuiop", new Set())).toEqual([]);
 	});
 });
 
