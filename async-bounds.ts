@@ -51,6 +51,11 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 	return results;
 }
 
+/** A plain wait that keeps Node alive (not unref'd): for shutdown steps that must finish before the process may exit. */
+export function delay(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts (the timer goes with it). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {

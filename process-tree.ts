@@ -5,6 +5,7 @@
 // short would leave processes running and lose Pi's exit code.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { delay } from "./async-bounds.ts";
 
 interface PsRow {
 	readonly pid: number;
@@ -105,5 +106,5 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
 /** Polls until none of `pids` is alive or `ms` passed. The timer is not unref'd on purpose. */
 async function waitGone(pids: readonly number[], ms: number): Promise<void> {
 	const deadline = Date.now() + ms;
-	while (Date.now() < deadline && pids.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 25));
+	while (Date.now() < deadline && pids.some(isAlive)) await delay(25);
 }

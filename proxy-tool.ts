@@ -122,15 +122,14 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	// The search engine (MiniSearch, stemmer, lexicon) loads on the first search, not with Pi.
 	const { searchCatalog } = await import("./tool-search.ts");
 	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
-	const listHint = `list a server's tools: mcp({server:"name"}) (${lifecycle.serverNames().filter((n) => lifecycle.catalog.has(n)).join(", ")})`;
 	if (hits.length === 0) {
-		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint}.${failedNote(lifecycle)}`, { query, count: 0 });
+		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint(lifecycle)}.${failedNote(lifecycle)}`, { query, count: 0 });
 	}
 	// A hit that answers under half the query's words is a guess: say so rather than pad the answer.
 	const good = hits.filter((h) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE);
 	if (good.length === 0) {
 		const closest = hits.slice(0, 3).map((h) => toolLine(h.tool, false));
-		const body = `No tool matches all of ${quote(query)}. Closest:\n${closest.join("\n")}\nOr ${listHint}.${failedNote(lifecycle)}`;
+		const body = `No tool matches all of ${quote(query)}. Closest:\n${closest.join("\n")}\nOr ${listHint(lifecycle)}.${failedNote(lifecycle)}`;
 		return ok("search", body, { query, count: 0, closest: hits.slice(0, 3).map((h) => h.tool.qualifiedName) });
 	}
 	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
@@ -142,6 +141,12 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
 	const ranked = hits.slice(0, 20).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
 	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
+}
+
+/** Where to look when search finds nothing good: the servers whose tools are known. */
+function listHint(lifecycle: ServerLifecycle): string {
+	const known = lifecycle.serverNames().filter((n) => lifecycle.catalog.has(n));
+	return `list a server's tools: mcp({server:"name"}) (${known.join(", ")})`;
 }
 
 async function describeMode(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<ProxyResult> {

@@ -37,12 +37,14 @@ function thesaurus(): ThesaurusFile {
 	return loaded;
 }
 
+/** Suffix → ending, tried in order (WordNet's detachment rules for nouns, verbs and adjectives). */
+const MORPHY_RULES: readonly (readonly [string, string])[] = [["ies", "y"], ["es", ""], ["s", ""], ["ing", ""], ["ing", "e"], ["ed", ""], ["ed", "e"], ["er", ""], ["est", ""]];
+
 /** WordNet's base form of a word (its "morphy" rules, for the forms queries use). */
 export function baseForm(word: string): string | undefined {
 	const { lemmas } = thesaurus();
 	if (lemmas[word]) return word;
-	const rules: [string, string][] = [["ies", "y"], ["es", ""], ["s", ""], ["ing", ""], ["ing", "e"], ["ed", ""], ["ed", "e"], ["er", ""], ["est", ""]];
-	for (const [suffix, ending] of rules) {
+	for (const [suffix, ending] of MORPHY_RULES) {
 		if (word.length > suffix.length + 2 && word.endsWith(suffix)) {
 			const base = word.slice(0, -suffix.length) + ending;
 			if (lemmas[base]) return base;

@@ -9,6 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
+import { delay } from "./async-bounds.ts";
 import { killAllSync, listTree, signal, terminateAll } from "./process-tree.ts";
 
 export interface StdioTransportOptions {
@@ -165,9 +166,4 @@ export class StdioTransport implements Transport {
 		child.stderr?.destroy();
 		child.stdin?.destroy();
 	}
-}
-
-/** A wait that keeps Node alive (not unref'd): closing must finish before the process may exit. */
-function delay(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
 }

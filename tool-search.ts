@@ -201,9 +201,9 @@ export class ToolSearchIndex {
 		const { weights, concepts } = expandQuery(words.join(" "));
 		if (weights.size === 0) return [];
 		// "add numbers": the action is common to many tools, the object says which one.
-		const objects = concepts.filter((c) => !this.isAction(c));
-		if (objects.length > 0 && objects.length < concepts.length) {
-			for (const concept of concepts) if (this.isAction(concept)) for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
+		const actionWords = concepts.filter((c) => this.actions.has(ownWord(c)));
+		if (actionWords.length > 0 && actionWords.length < concepts.length) {
+			for (const concept of actionWords) for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
 		}
 		const wholeName = words.join("_");
 		const results = this.index.search([...weights.keys()].join(" "), {
@@ -239,12 +239,12 @@ export class ToolSearchIndex {
 		hits.sort((a, b) => b.score - a.score);
 		return options.limit ? hits.slice(0, options.limit) : hits;
 	}
+}
 
-	/** A query concept that is one of the catalog's actions (its own word, not a synonym, decides). */
-	private isAction(concept: ReadonlySet<string>): boolean {
-		const [own] = concept;
-		return this.actions.has(own);
-	}
+/** The query's own word of a concept: expandQuery puts it first, before its equivalents. */
+function ownWord(concept: ReadonlySet<string>): string {
+	const [own] = concept;
+	return own;
 }
 
 /**

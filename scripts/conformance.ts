@@ -4,6 +4,7 @@
 // The suite needs Node >= 22 (scripts/node22.ts); the adapter itself runs on the project's Node.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { mapLimit } from "../async-bounds.ts";
 import { ensureNode22 } from "./node22.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -38,22 +39,8 @@ async function scenarios(): Promise<Scenario[]> {
 	return [...clientPart.matchAll(/^\s+- (\S+) \[([^\]]*)\]/gm)].map(([, name, versions]) => ({ name, required: !/draft|extension/.test(versions) }));
 }
 
-/** Runs a few scenarios at a time: each starts its own servers on free ports. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-	const results: R[] = new Array(items.length);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: limit }, async () => {
-			while (next < items.length) {
-				const i = next++;
-				results[i] = await fn(items[i]);
-			}
-		}),
-	);
-	return results;
-}
-
 const all = await scenarios();
+// A few scenarios at a time: each starts its own servers on free ports.
 const results = await mapLimit(all, 3, async (scenario) => {
 	const output = await run(["client", "--command", client, "--scenario", scenario.name]);
 	const passed = /EXIT 0$/.test(output) && output.includes("OVERALL: PASSED");
