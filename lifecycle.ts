@@ -13,6 +13,9 @@ import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
+/** Quiet time after the last catalog change before the search index is updated in the background. */
+const INDEX_SETTLE_MS = 300;
+
 export type ServerState =
 	| "connected"
 	| "starting"
@@ -68,6 +71,7 @@ export class ServerLifecycle {
 	private readonly now: () => number;
 	private readonly options: LifecycleOptions;
 	private timer?: ReturnType<typeof setInterval>;
+	private indexTimer?: ReturnType<typeof setTimeout>;
 	private ticking = false;
 	private started = false;
 	/** When a startup connect last finished (succeeded or failed): shutdown waits while they keep coming. */
@@ -101,6 +105,19 @@ export class ServerLifecycle {
 		const tickMs = this.options.tickMs ?? 30_000;
 		this.timer = setInterval(() => void this.tick(), tickMs);
 		this.timer.unref?.(); // never keeps Pi (or the CLI) alive
+		this.catalogChanged();
+	}
+
+	/**
+	 * The search index follows the catalog in the background, once the changes settle (a session
+	 * start fills it server by server), so a search does not pay for building it. Sessions only: a
+	 * one-shot CLI run builds it when it searches.
+	 */
+	private catalogChanged(): void {
+		if (!this.started || this.stopped) return;
+		clearTimeout(this.indexTimer);
+		this.indexTimer = setTimeout(() => void import("./tool-search.ts").then((search) => this.stopped || search.prepareSearch(this.catalog)), INDEX_SETTLE_MS);
+		this.indexTimer.unref?.();
 	}
 
 	/**
@@ -117,6 +134,7 @@ export class ServerLifecycle {
 				admitted.push(entry);
 			} else {
 				this.catalog.delete(name);
+				this.catalogChanged();
 				await this.manager.close(name);
 			}
 		}
@@ -166,6 +184,7 @@ export class ServerLifecycle {
 	private catalogSet(entry: ServerEntry, metadata: ServerMetadata): void {
 		const tools = metadata.tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden");
 		this.catalog.set(entry.name, { ...metadata, tools }, entry.exposeResources);
+		this.catalogChanged();
 	}
 
 	/** Every server the config names: the usable ones, then those that need configuration. */
@@ -332,6 +351,7 @@ export class ServerLifecycle {
 	 */
 	async shutdown(): Promise<void> {
 		if (this.timer) clearInterval(this.timer);
+		clearTimeout(this.indexTimer);
 		this.ticking = true; // no idle sweep or health check from here on
 		await this.fillsFinished();
 		this.stopped = true; // what is still queued does not start

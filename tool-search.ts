@@ -6,7 +6,7 @@
 // numbers" is about a sum, so the verb alone does not win), and words that start many tool names
 // (get, list, add: actions every server has) weigh less than the thing the query is about.
 // `regex` matches a pattern against names and descriptions instead.
-// One index per catalog version: built on the first search after the tools change.
+// One index per catalog, updated in place when its tools change (in the background: prepareSearch).
 import MiniSearch from "minisearch";
 import { RE2JS } from "re2js";
 import { stemmer } from "stemmer";
@@ -154,48 +154,133 @@ interface IndexedTool {
 	readonly params: string;
 }
 
-/** A MiniSearch index over one list of tools. */
-export class ToolSearchIndex {
-	private readonly index: MiniSearch<IndexedTool>;
-	/** Each tool's terms, to see which query words it answers. */
-	private readonly termsOf: ReadonlySet<string>[];
-	/** Each tool's terms in its name and parameters: where a tool says what it does (not "make sure" in a description). */
-	private readonly actionTermsOf: ReadonlySet<string>[];
-	/** Each tool's name as `word_word`, to spot a query that is exactly a tool name. */
-	private readonly nameKeys: string[];
-	/** Stemmed words that start many tool names: the catalog's actions (get, list, create...). */
-	private readonly actions: ReadonlySet<string>;
+/** What the index keeps of one tool besides its MiniSearch document. */
+interface Entry {
+	tool: CatalogTool;
+	/** Every term of the tool, to see which query words it answers. */
+	readonly terms: ReadonlySet<string>;
+	/** Its terms in its name and parameters: where a tool says what it does (not "make sure" in a description). */
+	readonly actionTerms: ReadonlySet<string>;
+	/** Its name as `word_word` (the key of byNameKey). */
+	readonly nameKey: string;
+	/** Its name's stemmed words, to find the catalog's actions. */
+	readonly nameWords: readonly string[];
+	/** The document MiniSearch holds: removing a tool needs it, so that word statistics stay exact. */
+	readonly document: IndexedTool;
+}
 
-	constructor(private readonly tools: readonly CatalogTool[]) {
-		// Each field is analyzed once, here; MiniSearch gets the stemmed words space-separated.
-		this.index = new MiniSearch<IndexedTool>({
-			fields: ["name", "server", "description", "params"],
-			storeFields: [],
-			tokenize: (text) => text.split(" "),
-			processTerm: (term) => term || null,
+/** Tools indexed per step of an update: a background build yields to Pi between steps. */
+const STEP = 400;
+
+/**
+ * A MiniSearch index over one list of tools. It is updated in place: a tool whose name, text and
+ * parameters did not change keeps its entry, so a server reconnecting re-indexes only that server.
+ */
+export class ToolSearchIndex {
+	private readonly index = new MiniSearch<IndexedTool>({
+		// Each field is analyzed once, in `indexing`; MiniSearch gets the stemmed words space-separated.
+		fields: ["name", "server", "description", "params"],
+		storeFields: [],
+		tokenize: (text) => text.split(" "),
+		processTerm: (term) => term || null,
+	});
+	private readonly entries = new Map<number, Entry>();
+	/** Entry id by the tool's qualified name (unique in a catalog). */
+	private readonly ids = new Map<string, number>();
+	private nextId = 0;
+	/** Entry ids by the tool's name as `word_word`, to spot a query that is exactly a tool name. */
+	private readonly byNameKey = new Map<string, number[]>();
+	/** Per server, the first word of each of its tool names (after the server's shared prefix). */
+	private readonly headsOf = new Map<string, string[]>();
+	/** Stemmed words that start many tool names: the catalog's actions (get, list, create...). */
+	private actions: ReadonlySet<string> = new Set();
+
+	constructor(tools: readonly CatalogTool[] = []) {
+		this.update(tools);
+	}
+
+	/** Brings the index to this list of tools at once. */
+	update(tools: readonly CatalogTool[]): void {
+		for (const _ of this.updating(tools));
+	}
+
+	/**
+	 * The same update in steps of a few hundred tools; the index answers correctly only once the
+	 * generator is done. Tools that left or changed are removed, new or changed ones analyzed and added.
+	 */
+	*updating(tools: readonly CatalogTool[]): Generator<void, void, void> {
+		const wanted = new Map<string, CatalogTool>();
+		for (const tool of tools) wanted.set(tool.qualifiedName, tool);
+		const touched = new Set<string>();
+		for (const [key, id] of this.ids) {
+			const entry = this.entries.get(id) as Entry;
+			const tool = wanted.get(key);
+			if (tool && sameText(entry.tool, tool)) {
+				entry.tool = tool; // the catalog hands out fresh objects
+				wanted.delete(key);
+				continue;
+			}
+			this.index.remove(entry.document);
+			const same = (this.byNameKey.get(entry.nameKey) ?? []).filter((other) => other !== id);
+			if (same.length > 0) this.byNameKey.set(entry.nameKey, same);
+			else this.byNameKey.delete(entry.nameKey);
+			this.entries.delete(id);
+			this.ids.delete(key);
+			touched.add(entry.tool.server);
+		}
+		const added = [...wanted.values()];
+		for (let at = 0; at < added.length; at += STEP) {
+			this.index.addAll(added.slice(at, at + STEP).map((tool) => this.indexing(tool)));
+			if (at + STEP < added.length) yield;
+		}
+		for (const tool of added) touched.add(tool.server);
+		if (touched.size > 0) this.actions = this.nameHeads(touched);
+	}
+
+	/** Analyzes one tool: its entry is kept, its document returned for MiniSearch. */
+	private indexing(tool: CatalogTool): IndexedTool {
+		const id = this.nextId++;
+		const fields = {
+			name: analyze(`${tool.name} ${tool.title ?? ""}`),
+			server: analyze(tool.server),
+			description: analyze(summary(tool.description)),
+			params: analyze(paramText(tool.inputSchema)),
+		};
+		const nameKey = tokenize(tool.name).join("_");
+		const document = { id, name: fields.name.join(" "), server: fields.server.join(" "), description: fields.description.join(" "), params: fields.params.join(" ") };
+		this.entries.set(id, {
+			tool,
+			document,
+			terms: new Set([...fields.name, ...fields.server, ...fields.description, ...fields.params]),
+			actionTerms: new Set([...fields.name, ...fields.params]),
+			nameKey,
+			nameWords: tokenize(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem),
 		});
-		const termsOf: Set<string>[] = [];
-		const actionTermsOf: Set<string>[] = [];
-		const documents = tools.map((tool, id) => {
-			const fields = {
-				name: analyze(`${tool.name} ${tool.title ?? ""}`),
-				server: analyze(tool.server),
-				description: analyze(summary(tool.description)),
-				params: analyze(paramText(tool.inputSchema)),
-			};
-			termsOf.push(new Set([...fields.name, ...fields.server, ...fields.description, ...fields.params]));
-			actionTermsOf.push(new Set([...fields.name, ...fields.params]));
-			return { id, name: fields.name.join(" "), server: fields.server.join(" "), description: fields.description.join(" "), params: fields.params.join(" ") };
-		});
-		this.index.addAll(documents);
-		this.termsOf = termsOf;
-		this.actionTermsOf = actionTermsOf;
-		this.nameKeys = tools.map((tool) => tokenize(tool.name).join("_"));
-		this.actions = nameHeads(tools);
+		this.ids.set(tool.qualifiedName, id);
+		this.byNameKey.set(nameKey, [...(this.byNameKey.get(nameKey) ?? []), id]);
+		return document;
+	}
+
+	/**
+	 * The words that start at least 1% of all tool names (and 3): the catalog's actions. A name's
+	 * first word is taken after the prefix most of its server's names share (`linear_`, `browser_`).
+	 * Only the servers whose tools changed are looked at again.
+	 */
+	private nameHeads(servers: ReadonlySet<string>): Set<string> {
+		const namesOf = new Map<string, (readonly string[])[]>([...servers].map((server) => [server, []]));
+		for (const { tool, nameWords } of this.entries.values()) namesOf.get(tool.server)?.push(nameWords);
+		for (const [server, names] of namesOf) {
+			if (names.length === 0) this.headsOf.delete(server);
+			else this.headsOf.set(server, serverHeads(names));
+		}
+		const counts = new Map<string, number>();
+		for (const heads of this.headsOf.values()) for (const head of heads) counts.set(head, (counts.get(head) ?? 0) + 1);
+		const least = Math.max(3, this.entries.size / 100);
+		return new Set([...counts].filter(([, n]) => n >= least).map(([word]) => word));
 	}
 
 	search(query: string, options: SearchOptions = {}): SearchHit[] {
-		if (options.regex) return regexSearch(this.tools, query, options);
+		if (options.regex) return regexSearch([...this.entries.values()].map((e) => e.tool), query, options);
 		// What a query can mean fits in a few dozen words; a megabyte of them must not cost seconds.
 		const words = tokenize(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts } = expandQuery(words.join(" "));
@@ -205,7 +290,7 @@ export class ToolSearchIndex {
 		if (actionWords.length > 0 && actionWords.length < concepts.length) {
 			for (const concept of actionWords) for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
 		}
-		const wholeName = words.join("_");
+		const exact = new Set(this.byNameKey.get(words.join("_")) ?? []);
 		const results = this.index.search([...weights.keys()].join(" "), {
 			// The terms are already tokenized and stemmed.
 			tokenize: (text) => text.split(" "),
@@ -217,28 +302,37 @@ export class ToolSearchIndex {
 			fuzzy: (term) => (term.length >= 5 && weights.get(term) === 1 ? 1 : false),
 			prefix: (term) => term.length >= 4 && weights.get(term) === 1,
 			weights: { fuzzy: 0.3, prefix: 0.4 },
-			// The exact tool name typed as the query always comes first.
-			boostDocument: (id) => (this.nameKeys[id as number] === wholeName ? 3 : 1),
-			filter: options.server ? (result) => this.tools[result.id as number].server === options.server : undefined,
+			// The exact tool name typed as the query always comes first. (Called per term and tool: kept trivial.)
+			boostDocument: exact.size > 0 ? (id) => (exact.has(id as number) ? 3 : 1) : undefined,
+			filter: options.server ? (result) => this.entry(result.id).tool.server === options.server : undefined,
 		});
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
 		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list).
 		const conceptTerms = concepts.map((c) => ({ terms: [...c], action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM) }));
 		const hits: SearchHit[] = results.map((r) => {
-			const id = r.id as number;
+			const entry = this.entry(r.id);
 			let covered = 0;
 			for (const { terms, action } of conceptTerms) {
 				// An action counts where the tool names what it does; anything else anywhere (a typo's match included).
-				const has = action ? this.actionTermsOf[id] : this.termsOf[id];
+				const has = action ? entry.actionTerms : entry.terms;
 				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t)))) covered++;
 			}
 			const coverage = conceptTerms.length > 0 ? covered / conceptTerms.length : 1;
-			return { tool: this.tools[id], score: r.score * coverage, coverage };
+			return { tool: entry.tool, score: r.score * coverage, coverage };
 		});
 		hits.sort((a, b) => b.score - a.score);
 		return options.limit ? hits.slice(0, options.limit) : hits;
 	}
+
+	private entry(id: unknown): Entry {
+		return this.entries.get(id as number) as Entry;
+	}
+}
+
+/** Whether two listings of a tool are found by the same text (strings compare by reference first: cheap when unchanged). */
+function sameText(a: CatalogTool, b: CatalogTool): boolean {
+	return a.server === b.server && a.name === b.name && a.title === b.title && a.description === b.description && paramText(a.inputSchema) === paramText(b.inputSchema);
 }
 
 /** The query's own word of a concept: expandQuery puts it first, before its equivalents. */
@@ -247,34 +341,24 @@ function ownWord(concept: ReadonlySet<string>): string {
 	return own;
 }
 
-/**
- * The words that start at least 1% of all tool names (and 3): the catalog's actions. A name's
- * first word is taken after the prefix most of its server's names share (`linear_`, `browser_`).
- */
-function nameHeads(tools: readonly CatalogTool[]): Set<string> {
-	const words = tools.map((tool) => tokenize(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem));
-	const firstWords = new Map<string, Map<string, number>>();
-	const sizes = new Map<string, number>();
-	tools.forEach((tool, i) => {
-		const counts = firstWords.get(tool.server) ?? new Map<string, number>();
-		if (words[i].length > 1) counts.set(words[i][0], (counts.get(words[i][0]) ?? 0) + 1);
-		firstWords.set(tool.server, counts);
-		sizes.set(tool.server, (sizes.get(tool.server) ?? 0) + 1);
-	});
-	const prefixOf = new Map<string, string>();
-	for (const [server, counts] of firstWords) {
-		const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
-		if (n >= 2 && n > (sizes.get(server) ?? 0) / 2) prefixOf.set(server, top);
-	}
-	const of = tools.map((tool, i) => (words[i].length > 1 && words[i][0] === prefixOf.get(tool.server) ? words[i][1] : words[i][0]));
+/** The first word of each of a server's tool names, after the prefix most of them share. */
+function serverHeads(names: readonly (readonly string[])[]): string[] {
 	const counts = new Map<string, number>();
-	for (const head of of) if (head) counts.set(head, (counts.get(head) ?? 0) + 1);
-	const least = Math.max(3, tools.length / 100);
-	return new Set([...counts].filter(([, n]) => n >= least).map(([word]) => word));
+	for (const words of names) if (words.length > 1) counts.set(words[0], (counts.get(words[0]) ?? 0) + 1);
+	const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
+	const prefix = n >= 2 && n > names.length / 2 ? top : undefined;
+	return names.map((words) => (words.length > 1 && words[0] === prefix ? words[1] : words[0])).filter((head) => head !== undefined && head !== "");
 }
 
-/** Parameter names and the values an enum allows (jira's action: create, transition, ...). */
+const paramTexts = new WeakMap<object, string>();
+/** Parameter names and the values an enum allows (jira's action: create, transition, ...). Kept per schema: updates compare it. */
 function paramText(schema: Record<string, unknown>): string {
+	let text = paramTexts.get(schema);
+	if (text === undefined) paramTexts.set(schema, (text = paramWords(schema)));
+	return text;
+}
+
+function paramWords(schema: Record<string, unknown>): string {
 	const properties = (schema.properties ?? {}) as Record<string, { enum?: unknown[]; items?: { enum?: unknown[] } }>;
 	const parts: string[] = [];
 	for (const [name, property] of Object.entries(properties)) {
@@ -295,16 +379,51 @@ function summary(description: string): string {
 }
 const DESCRIPTION_CHARS = 300;
 
-const indexes = new WeakMap<ToolCatalog, { version: number; index: ToolSearchIndex }>();
+/** A catalog's index, the catalog version it reflects, and an update under way in the background. */
+interface CatalogIndex {
+	readonly index: ToolSearchIndex;
+	version: number;
+	pending?: Generator<void, void, void>;
+}
 
-/** The catalog's index, rebuilt only when its tools changed since the last search. */
+const indexes = new WeakMap<ToolCatalog, CatalogIndex>();
+
+function indexOf(catalog: ToolCatalog): CatalogIndex {
+	let state = indexes.get(catalog);
+	if (!state) indexes.set(catalog, (state = { index: new ToolSearchIndex(), version: -1 }));
+	return state;
+}
+
+/** The catalog's index, brought up to date first: a background update is finished, a change since is applied. */
 export function searchCatalog(catalog: ToolCatalog, query: string, options: SearchOptions = {}): SearchHit[] {
-	let cached = indexes.get(catalog);
-	if (!cached || cached.version !== catalog.version) {
-		cached = { version: catalog.version, index: new ToolSearchIndex(catalog.all()) };
-		indexes.set(catalog, cached);
+	const state = indexOf(catalog);
+	if (state.pending) for (const _ of state.pending);
+	state.pending = undefined;
+	if (state.version !== catalog.version) {
+		state.index.update(catalog.all());
+		state.version = catalog.version;
 	}
-	return cached.index.search(query, options);
+	return state.index.search(query, options);
+}
+
+/**
+ * Updates the catalog's index in the background, a few hundred tools per turn of the event loop,
+ * so the first search after a session start or a server's change finds it built. A search that
+ * comes first finishes the update itself.
+ */
+export function prepareSearch(catalog: ToolCatalog): void {
+	const state = indexOf(catalog);
+	if (state.pending || state.version === catalog.version) return;
+	const version = catalog.version;
+	const steps = state.index.updating(catalog.all());
+	state.pending = steps;
+	const step = () => {
+		if (state.pending !== steps) return; // a search finished it
+		if (!steps.next().done) return void setImmediate(step);
+		state.pending = undefined;
+		state.version = version;
+	};
+	setImmediate(step);
 }
 
 /** Longer patterns are refused: no tool name needs one, and compiling is not free. */

@@ -2,7 +2,7 @@
 // tuning set (search-queries.ts) and the held-out test set (search-test-queries.ts: all catalogs
 // at once, plus small setups of a few servers), and the gap between them; the token cost of the
 // model's whole MCP surface, the median tokens of a search result, and search latency and index
-// build at 10,000 tools.
+// build at 10,000 tools, side by side with the engine of issue 14's start.
 import { defineServer } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
 import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-surface.ts";
@@ -10,7 +10,8 @@ import { runProxy } from "../proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { contentText } from "../tool-results.ts";
-import { searchCatalog } from "../tool-search.ts";
+import { searchCatalog, ToolSearchIndex } from "../tool-search.ts";
+import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
 import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";
 import { type Query, QUERIES } from "./search-queries.ts";
@@ -77,6 +78,41 @@ function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
 	return lifecycle;
 }
 
+/** Build, update after one server's change, and latency of one engine over `copies` copies of the catalogs. */
+function scale(catalogs: readonly Catalog[], copies: number, search: SearchFn): string {
+	const big = catalogOf(catalogs, copies);
+	let t = performance.now();
+	search(big, "warm up");
+	const build = performance.now() - t;
+	const times: number[] = [];
+	for (let round = 0; round < 3; round++) {
+		for (const [query] of QUERIES) {
+			t = performance.now();
+			search(big, query, { limit: 5 });
+			times.push(performance.now() - t);
+		}
+	}
+	// A server reconnects with one tool's description changed: the next search pays for the update.
+	const github = catalogs.find((c) => c.server === "github") as Catalog;
+	big.set("github", { tools: github.tools.map((tool, i) => ({ ...tool, server: "github", description: i === 0 ? `${tool.description} (v2)` : tool.description })), resources: [] }, false);
+	t = performance.now();
+	search(big, "create an issue", { limit: 5 });
+	const update = performance.now() - t;
+	return `build ${build.toFixed(0)} ms, one server changed ${update.toFixed(0)} ms, search p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms`;
+}
+
+/** The longest single step of a background build: how long Pi's event loop is held at once. */
+function backgroundPause(big: ToolCatalog): number {
+	const steps = new ToolSearchIndex().updating(big.all());
+	let longest = 0;
+	for (;;) {
+		const t = performance.now();
+		const done = steps.next().done;
+		longest = Math.max(longest, performance.now() - t);
+		if (done) return longest;
+	}
+}
+
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 export async function main(): Promise<void> {
@@ -98,21 +134,12 @@ export async function main(): Promise<void> {
 	console.log(`search result: median ${percentile(resultTokens, 0.5)} tokens, p90 ${percentile(resultTokens, 0.9)} (5 hits, parameters for the top 3)`);
 
 	const copies = Math.ceil(10_000 / catalog.all().length);
-	const big = catalogOf(catalogs, copies);
-	const buildStart = performance.now();
-	searchCatalog(big, "warm up");
-	const build = performance.now() - buildStart;
-	const times: number[] = [];
-	for (let round = 0; round < 3; round++) {
-		for (const [query] of QUERIES) {
-			const t = performance.now();
-			searchCatalog(big, query, { limit: 5 });
-			times.push(performance.now() - t);
-		}
-	}
-	console.log(
-		`latency at ${big.all().length} tools: p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms (index built once in ${build.toFixed(0)} ms; goal p50 < 5 ms)`,
-	);
+	const baseline = await loadBaselineEngine();
+	console.log(`index at ${copies * catalog.all().length} tools, side by side in this run:`);
+	if (baseline) console.log(`  engine of issue 14's start (${scale(catalogs, copies, baseline)})`);
+	else console.log("  (no git history: the engine of issue 14's start is not measured)");
+	console.log(`  current engine           (${scale(catalogs, copies, searchCatalog)})`);
+	console.log(`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms (goals: build < 300 ms, p50 < 5 ms, p99 < 20 ms)`);
 	if (process.argv.includes("--misses")) for (const m of quality.misses) console.log(`  miss: ${m.query} -> ${m.got.join(", ")}`);
 }
 

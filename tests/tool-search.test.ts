@@ -6,7 +6,7 @@ import { type Catalog, CATALOG_DIR, loadCatalogs } from "../bench/catalogs.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { baseForm, synonymsOf } from "../search-thesaurus.ts";
-import { analyze, expandQuery, searchCatalog, stem, tokenize } from "../tool-search.ts";
+import { analyze, expandQuery, prepareSearch, searchCatalog, stem, tokenize } from "../tool-search.ts";
 import { configOf, lifecycleOf, ROOT } from "./helpers.ts";
 
 describe("tokenizing and stemming", () => {
@@ -90,6 +90,42 @@ describe("ranking over the real catalogs", () => {
 		expect(searchCatalog(small, "beta").length).toBe(0);
 		small.set("a", { tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] }, false);
 		expect(searchCatalog(small, "beta").map((h) => h.tool.name)).toEqual(["beta"]);
+	});
+
+	it("an index updated in place ranks exactly as one built afresh, after servers change, leave and come back", () => {
+		const catalogs = loadCatalogs();
+		const live = new ToolCatalog("server", catalogs.map((c) => c.server));
+		for (const c of catalogs) live.set(c.server, { tools: c.tools, resources: [] }, false);
+		searchCatalog(live, "warm up");
+		const github = catalogs.find((c) => c.server === "github") as Catalog;
+		live.delete("gitlab");
+		live.set("github", { tools: github.tools.slice(0, 10), resources: [] }, false);
+		const queries = ["create a merge request", "list pull requests", "open an issue", "take a screenshot", "add numbers"];
+		const fresh = new ToolCatalog("server", catalogs.map((c) => c.server));
+		for (const c of catalogs) if (c.server !== "gitlab") fresh.set(c.server, { tools: c.server === "github" ? github.tools.slice(0, 10) : c.tools, resources: [] }, false);
+		const names = (cat: ToolCatalog, q: string) => searchCatalog(cat, q, { limit: 5 }).map((h) => h.tool.qualifiedName);
+		for (const q of queries) expect(names(live, q)).toEqual(names(fresh, q));
+		expect(searchCatalog(live, "gitlab", { limit: 20 }).some((h) => h.tool.server === "gitlab")).toBe(false);
+	});
+
+	it("prepares the index in the background; a search that comes first finishes it and ranks the same", async () => {
+		const catalogs = loadCatalogs();
+		const build = () => {
+			const c = new ToolCatalog("server", catalogs.map((x) => x.server));
+			for (const x of catalogs) c.set(x.server, { tools: x.tools, resources: [] }, false);
+			return c;
+		};
+		const early = build();
+		prepareSearch(early);
+		const cold = build();
+		expect(names(early)).toEqual(names(cold)); // searched before the background steps ran
+		const waited = build();
+		prepareSearch(waited);
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		expect(names(waited)).toEqual(names(cold));
+		function names(c: ToolCatalog) {
+			return searchCatalog(c, "read a file from the repo", { limit: 5 }).map((h) => h.tool.qualifiedName);
+		}
 	});
 });
 
