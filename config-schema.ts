@@ -29,6 +29,7 @@ export const RawServerSchema = Type.Object({
 	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
 	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	debug: Type.Optional(Type.Boolean()),
+	share: Type.Optional(Type.Boolean()),
 	exposeResources: Type.Optional(Type.Boolean()),
 	directTools: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String())])),
 	auth: Type.Optional(Type.Union([Type.Literal("oauth"), Type.Literal("bearer")])),
@@ -56,6 +57,7 @@ export const SettingsSchema = Type.Object({
 	maxMessageMB: Type.Optional(Type.Number({ minimum: 1 })),
 	maxArgumentMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	trustProjectServers: Type.Optional(Type.Boolean()),
+	shareServers: Type.Optional(Type.Boolean()),
 	roots: Type.Optional(Type.Array(Type.String())),
 	outputGuard: Type.Optional(
 		Type.Union([Type.Literal(false), OutputGuardSchema]),

@@ -219,6 +219,7 @@ export function normalizeServer(
 		idleTimeout: raw.idleTimeout,
 		timeout: raw.timeout,
 		debug: raw.debug ?? false,
+		share: raw.share,
 		exposeResources: raw.exposeResources ?? true,
 		directTools: raw.directTools,
 		description: raw.description?.trim() || undefined,

@@ -85,6 +85,11 @@ export class McpRuntime {
 			},
 			redactor: this.redactor,
 			requests: this.client.requests(),
+			broker: {
+				agentDir: this.agentDir,
+				shares: (entry) => entry.share ?? settings.shareServers,
+				lingerMs: (entry) => (entry.idleTimeout ?? settings.idleTimeout) * 60_000,
+			},
 		});
 		this.lifecycle = new ServerLifecycle({
 			config: this.config,

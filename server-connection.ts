@@ -14,7 +14,10 @@ import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "
 import type { Redactor } from "./redaction.ts";
 import { templateVariables } from "./resource-tools.ts";
 import { safeSchema } from "./safe-schema.ts";
+import type { BrokerOptions } from "./broker-client.ts";
+import type { SharedLaunch } from "./broker-wire.ts";
 import { StdioTransport } from "./stdio-transport.ts";
+import { TailBuffer } from "./tail-buffer.ts";
 import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Root } from "@modelcontextprotocol/sdk/types.js";
 import type {
 	HttpServerEntry,
@@ -46,8 +49,10 @@ export interface ServerConnection {
 	readonly entry: ServerEntry;
 	readonly client: Client;
 	readonly transportKind: TransportKind;
-	/** Pid of the stdio child, if any. */
+	/** Pid of the stdio child, if any (none for a server the broker runs). */
 	readonly pid?: number;
+	/** Served by the per-user broker, shared with other sessions. */
+	readonly shared?: boolean;
 	tools: ToolMetadata[];
 	resources: ResourceMetadata[];
 	templates: ResourceTemplateMetadata[];
@@ -86,6 +91,8 @@ export interface OpenOptions {
 	readonly onCredential?: (oauthToken: string) => void;
 	/** Answers to what a server may ask the client; what is given here is what the client declares it can do. */
 	readonly requests?: ClientRequests;
+	/** Which stdio servers run in the per-user broker, shared with other sessions. */
+	readonly broker?: BrokerOptions;
 }
 
 /**
@@ -125,6 +132,8 @@ export interface Opened {
 	readonly killSync: () => void;
 	/** The OAuth access token this connection sent, to know whether a refusal is about it. */
 	readonly oauthToken?: string;
+	/** Served by the per-user broker (the server process is shared with other sessions). */
+	readonly shared?: boolean;
 }
 
 /** Thrown when connecting did not finish within connectTimeoutMs. */
@@ -188,6 +197,11 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 	const inherited = definedOnly(options.env);
 	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
 	if (signal.aborted) throw signal.reason;
+	if (options.broker?.shares(entry)) {
+		const launched = { command: launch.command, args: launch.args, env: { ...inherited, ...env }, cwd: entry.cwd };
+		const shared = await openShared(sdk, entry, launched, env, { ...options, broker: options.broker }, signal);
+		if (shared) return shared;
+	}
 	const transport = new StdioTransport({
 		command: launch.command,
 		args: launch.args,
@@ -224,6 +238,36 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 		close,
 		killSync,
 	};
+}
+
+/** The server through the per-user broker; undefined when the broker cannot serve it (then it runs here). */
+async function openShared(
+	sdk: McpSdk,
+	entry: StdioServerEntry,
+	launch: SharedLaunch,
+	entryEnv: Record<string, string>,
+	options: OpenOptions & { broker: BrokerOptions },
+	signal: AbortSignal,
+): Promise<Opened | undefined> {
+	const { openBrokerTransport, sharedKey } = await import("./broker-client.ts");
+	const request = {
+		key: sharedKey(entry, launch, entryEnv),
+		name: entry.name,
+		launch,
+		maxMessageBytes: options.maxMessageBytes,
+		connectTimeoutMs: options.connectTimeoutMs,
+		lingerMs: options.broker.lingerMs(entry),
+	};
+	const transport = await openBrokerTransport(options.broker, request, sdk.deserializeMessage, signal);
+	if (!transport) return undefined;
+	const client = newClient(sdk, entry.name, options.requests);
+	const close = async () => {
+		client.onclose = undefined;
+		await client.close().catch(() => undefined);
+		await transport.close();
+	};
+	await connectClient(client, transport, options, signal, close);
+	return { client, kind: "stdio", shared: true, stderrTail: () => "", transportFailure: () => transport.failure, close, killSync: () => transport.destroy() };
 }
 
 /** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`), within one deadline. */
@@ -400,24 +444,4 @@ function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<
 
 function defaultDebugLog(server: string, text: string): void {
 	process.stderr.write(text.replace(/^(?=.)/gm, `[mcp:${server}] `));
-}
-
-/** Keeps only the last `limit` bytes written, so a chatty server cannot grow memory. */
-export class TailBuffer {
-	private chunks: Buffer[] = [];
-	private size = 0;
-	constructor(private readonly limit: number) {}
-	push(chunk: Buffer): void {
-		this.chunks.push(chunk);
-		this.size += chunk.length;
-		while (this.size > this.limit && this.chunks.length > 1) this.size -= (this.chunks.shift() as Buffer).length;
-		if (this.size > this.limit) {
-			const only = this.chunks[0];
-			this.chunks = [only.subarray(only.length - this.limit)];
-			this.size = this.limit;
-		}
-	}
-	text(): string {
-		return Buffer.concat(this.chunks).toString("utf8");
-	}
 }

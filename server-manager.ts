@@ -8,6 +8,7 @@ import { describeError, isAuthError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { Redactor } from "./redaction.ts";
 import { untilAborted } from "./async-bounds.ts";
+import type { BrokerOptions } from "./broker-client.ts";
 import type { Challenge, ClientRequests, Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
 import type { ServerEntry } from "./types.ts";
 
@@ -73,6 +74,8 @@ export interface ServerManagerOptions {
 	readonly renewCredentials?: (entry: ServerEntry, refusedToken: string | undefined, challenge: Challenge | undefined) => Promise<boolean>;
 	/** Answers to server-to-client requests (elicitation, ...): what is given is what the client declares. */
 	readonly requests?: ClientRequests;
+	/** Which stdio servers run in the per-user broker, shared with other sessions. */
+	readonly broker?: BrokerOptions;
 }
 
 export type StateListener = (server: string, event: ServerEvent) => void;
@@ -327,6 +330,7 @@ export class McpServerManager {
 			debugLog: this.options.debugLog,
 			live: this.live,
 			requests: this.options.requests,
+			broker: this.options.broker,
 			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
 			onCredential: (token) => (sent = token),
 		};
@@ -346,6 +350,7 @@ export class McpServerManager {
 			client: opened.client,
 			transportKind: opened.kind,
 			pid: opened.pid,
+			shared: opened.shared,
 			tools: [],
 			resources: [],
 			templates: [],

@@ -1,7 +1,6 @@
 // The stdio transport: the SDK's Transport contract and its own message (de)serialization, with
 // what its StdioClientTransport lacks for real-world servers:
-// - reading is linear in the data (the SDK concatenates and re-scans its whole buffer on every
-//   chunk: 200 MB without a newline cost 152 s of CPU), with a clear error above a size limit;
+// - reading is linear in the data, with a clear error above a size limit (line-reader.ts);
 // - the server leads its own process group, and close ends the whole tree: stdin end, then
 //   SIGTERM, then SIGKILL, with waits that keep Node alive until it is done;
 // - a failure to start says what could not be started.
@@ -10,6 +9,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { delay } from "./async-bounds.ts";
+import { LineReader } from "./line-reader.ts";
 import { killAllSync, listTree, signal, terminateAll } from "./process-tree.ts";
 
 export interface StdioTransportOptions {
@@ -38,13 +38,27 @@ export class StdioTransport implements Transport {
 	private exited?: Promise<void>;
 	/** All of the child's output read (its pipes closed): what it said last is not lost. */
 	private drained?: Promise<void>;
-	private chunks: Buffer[] = [];
-	private pendingBytes = 0;
+	private readonly reader: LineReader;
 	private closing?: Promise<void>;
-	/** Lines that were not JSON-RPC (a chatty library printing to stdout): skipped, counted. */
-	garbageLines = 0;
 
-	constructor(private readonly options: StdioTransportOptions) {}
+	constructor(private readonly options: StdioTransportOptions) {
+		this.reader = new LineReader({
+			maxMessageBytes: options.maxMessageBytes,
+			parse: options.parse,
+			onMessage: (message) => this.onmessage?.(message),
+			onOverflow: () => {
+				const mb = Math.round(options.maxMessageBytes / 1024 / 1024);
+				this.failure = `the server sent more than ${mb} MB without a line end (a message over the limit, or output that is not MCP); the connection was closed. Raise settings.maxMessageMB if its answers are really that big.`;
+				this.onerror?.(new Error(this.failure));
+				void this.close();
+			},
+		});
+	}
+
+	/** Lines that were not JSON-RPC (a chatty library printing to stdout): skipped, counted. */
+	get garbageLines(): number {
+		return this.reader.garbageLines;
+	}
 
 	get pid(): number | undefined {
 		return this.child?.pid;
@@ -64,7 +78,7 @@ export class StdioTransport implements Transport {
 		this.child = child;
 		this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
 		this.drained = new Promise((resolve) => child.once("close", () => resolve()));
-		child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
+		child.stdout?.on("data", (chunk: Buffer) => this.reader.read(chunk));
 		child.stderr?.on("data", (chunk: Buffer) => this.options.onStderr?.(chunk));
 		child.stdin?.on("error", (error) => this.onerror?.(error));
 		child.once("exit", () => {
@@ -100,44 +114,6 @@ export class StdioTransport implements Transport {
 		const leaderAlive = child.exitCode === null && child.signalCode === null;
 		killAllSync([...listTree(pid), ...(leaderAlive ? [pid] : [])]);
 		if (POSIX && leaderAlive) signal(-pid, "SIGKILL");
-	}
-
-	/** Lines are found by scanning each chunk once; a line's pieces are joined once. */
-	private read(chunk: Buffer): void {
-		let start = 0;
-		for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
-			const piece = chunk.subarray(start, newline);
-			const line = this.pendingBytes > 0 ? Buffer.concat([...this.chunks, piece]) : piece;
-			this.chunks = [];
-			this.pendingBytes = 0;
-			start = newline + 1;
-			this.deliver(line);
-		}
-		if (start >= chunk.length) return;
-		const rest = chunk.subarray(start);
-		this.pendingBytes += rest.length;
-		this.chunks.push(rest);
-		if (this.pendingBytes > this.options.maxMessageBytes) {
-			const mb = Math.round(this.options.maxMessageBytes / 1024 / 1024);
-			this.failure = `the server sent more than ${mb} MB without a line end (a message over the limit, or output that is not MCP); the connection was closed. Raise settings.maxMessageMB if its answers are really that big.`;
-			this.chunks = [];
-			this.pendingBytes = 0;
-			this.onerror?.(new Error(this.failure));
-			void this.close();
-		}
-	}
-
-	private deliver(raw: Buffer): void {
-		const line = raw.toString("utf8").replace(/\r$/, "");
-		if (line.trim() === "") return;
-		let message: JSONRPCMessage;
-		try {
-			message = this.options.parse(line);
-		} catch {
-			this.garbageLines++;
-			return;
-		}
-		this.onmessage?.(message);
 	}
 
 	/** stdin end, a short wait, then the whole tree (group and descendants) gets SIGTERM, then SIGKILL. */

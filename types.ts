@@ -32,6 +32,8 @@ interface ServerEntryBase {
 	/** Request timeout in seconds (as Pi 1.5 reads mcp.json); undefined = settings.requestTimeoutMs. */
 	readonly timeout?: number;
 	readonly debug: boolean;
+	/** Run a stdio server in the per-user broker, shared with other sessions; undefined = settings.shareServers. */
+	readonly share?: boolean;
 	readonly exposeResources: boolean;
 	readonly directTools?: boolean | readonly string[];
 	/** What the server offers, in a few words (config `description`): named in the `mcp` tool's description. */
@@ -103,6 +105,8 @@ export interface McpSettings {
 	readonly outputGuard: false | { readonly maxBytes?: number; readonly maxLines?: number };
 	/** Start project servers without asking (only honored in the user's own config file). */
 	readonly trustProjectServers: boolean;
+	/** Run stdio servers in the per-user broker, one process shared by every session (a server's `share` overrides). */
+	readonly shareServers: boolean;
 	/**
 	 * Folders offered to servers as roots besides the working folder (absolute, `~/`, or relative
 	 * to the working folder). Only honored in the user's own config file.
@@ -120,6 +124,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	maxArgumentMB: 4,
 	outputGuard: {},
 	trustProjectServers: false,
+	shareServers: false,
 	roots: [],
 };
 

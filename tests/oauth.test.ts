@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { McpRuntime } from "../mcp-runtime.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-results.ts";
@@ -106,7 +106,9 @@ describe("OAuth sign-in", () => {
 		expect(files).toHaveLength(1);
 		expect(statSync(join(agentDir, "mcp-oauth")).mode & 0o777).toBe(0o700);
 		expect(statSync(join(agentDir, "mcp-oauth", files[0])).mode & 0o777).toBe(0o600);
-		const everywhere = [before, after, await ask(runtime, {}), runtime.lifecycle.failure("prot")?.message ?? "", readFileSync(join(agentDir, "mcp-cache.json"), "utf8")].join("\n");
+		// The cache is written in the background after the connect: waited for, not assumed.
+		const cache = await vi.waitFor(() => readFileSync(join(agentDir, "mcp-cache.json"), "utf8"), { timeout: 10_000 });
+		const everywhere = [before, after, await ask(runtime, {}), runtime.lifecycle.failure("prot")?.message ?? "", cache].join("\n");
 		for (const token of storedTokens(agentDir)) expect(everywhere).not.toContain(token);
 	});
 

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive, listDescendants } from "../process-tree.ts";
-import { TailBuffer } from "../server-connection.ts";
+import { TailBuffer } from "../tail-buffer.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { configOf, entryOf, EVERYTHING, ROOT } from "./helpers.ts";
 

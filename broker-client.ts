@@ -1,0 +1,133 @@
+// A session's side of the broker (broker.ts): reach it (starting it, detached, on first need),
+// ask it for a shared server, and hand the socket to the SDK Client as its transport. Anything
+// that keeps the broker from serving (it cannot start, it runs another version, its socket is
+// stale) returns nothing, and the session runs the server itself as before.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { delay } from "./async-bounds.ts";
+import {
+	ADAPTER_VERSION,
+	BROKER_PROTOCOL,
+	type BrokerStatus,
+	brokerDir,
+	connectSocket,
+	OPEN_METHOD,
+	type OpenParams,
+	privateDir,
+	type SharedLaunch,
+	SocketTransport,
+	STATUS_METHOD,
+	socketPath,
+} from "./broker-wire.ts";
+import { configHash, stableStringify } from "./metadata-cache.ts";
+import type { StdioServerEntry } from "./types.ts";
+
+/** Which servers a session shares through the broker, and for how long the broker keeps each. */
+export interface BrokerOptions {
+	readonly agentDir: string;
+	/** The server's `share`, else `settings.shareServers`. */
+	readonly shares: (entry: StdioServerEntry) => boolean;
+	/** How long the server may stay up after the last session leaves (its idle timeout). */
+	readonly lingerMs: (entry: StdioServerEntry) => number;
+}
+
+/** How long a session waits for a broker it started to listen. */
+const START_WAIT_MS = 5000;
+const REPLY_WAIT_MS = 5000;
+
+/**
+ * Who shares a server: the same config identity as the metadata cache, the same resolved command
+ * and env values (another token is another server), and for a project's server the same project.
+ */
+export function sharedKey(entry: StdioServerEntry, launch: SharedLaunch, entryEnv: Readonly<Record<string, string>>): string {
+	const project = entry.source.scope === "project" ? entry.source.path : undefined;
+	const identity = { config: configHash(entry), command: launch.command, args: launch.args, cwd: launch.cwd, env: entryEnv, project };
+	return createHash("sha256").update(stableStringify(identity)).digest("hex");
+}
+
+/** A transport to the shared server, or undefined when the broker cannot serve it (the session runs it itself). */
+export async function openBrokerTransport(
+	options: BrokerOptions,
+	request: Omit<OpenParams, "protocol" | "version">,
+	parse: (line: string) => JSONRPCMessage,
+	signal: AbortSignal,
+): Promise<SocketTransport | undefined> {
+	const socket = await reach(options.agentDir, signal);
+	if (!socket) return undefined;
+	const transport = new SocketTransport(socket, request.maxMessageBytes, parse, "the shared MCP broker");
+	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION };
+	const reply = await ask(transport, OPEN_METHOD, params, signal);
+	if (!reply || "error" in reply) {
+		await transport.close();
+		return undefined;
+	}
+	return transport;
+}
+
+/** What the broker runs, for `/mcp` and the CLI's status; undefined when no broker runs. Never starts one. */
+export async function brokerStatus(agentDir: string, timeoutMs = 1000): Promise<BrokerStatus | undefined> {
+	const path = socketPath(agentDir);
+	if (process.platform !== "win32" && !existsSync(path)) return undefined;
+	const socket = await connectSocket(path, timeoutMs).catch(() => undefined);
+	if (!socket) return undefined;
+	const transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line) as JSONRPCMessage, "the shared MCP broker");
+	const reply = await ask(transport, STATUS_METHOD, {}, AbortSignal.timeout(timeoutMs));
+	await transport.close();
+	return reply && "result" in reply ? (reply.result as BrokerStatus) : undefined;
+}
+
+/** One request to the broker itself; undefined when it does not answer in time. */
+async function ask(transport: SocketTransport, method: string, params: object, signal: AbortSignal): Promise<{ result: unknown } | { error: unknown } | undefined> {
+	const id = `pi-broker-${method}`;
+	const reply = new Promise<{ result: unknown } | { error: unknown } | undefined>((resolve) => {
+		transport.onmessage = (message) => {
+			const m = message as { id?: unknown; result?: unknown; error?: unknown };
+			if (m.id === id) resolve("error" in m && m.error !== undefined ? { error: m.error } : { result: m.result });
+		};
+		transport.onclose = () => resolve(undefined);
+		signal.addEventListener("abort", () => resolve(undefined), { once: true });
+		setTimeout(() => resolve(undefined), REPLY_WAIT_MS).unref();
+	});
+	await transport.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage).catch(() => undefined);
+	const answer = await reply;
+	transport.onmessage = undefined;
+	transport.onclose = undefined;
+	return answer;
+}
+
+const starting = new Map<string, Promise<void>>();
+
+/** Connects to the broker, starting it when none answers; undefined when none could be reached in time. */
+async function reach(agentDir: string, signal: AbortSignal): Promise<import("node:net").Socket | undefined> {
+	const path = socketPath(agentDir);
+	const attempt = () => connectSocket(path, 1000).catch(() => undefined);
+	const first = await attempt();
+	if (first || signal.aborted) return first;
+	// One start per agent dir at a time in this process; other processes are sorted out by the broker's lock.
+	let start = starting.get(agentDir);
+	if (!start) {
+		start = startBroker(agentDir);
+		starting.set(agentDir, start);
+		void start.finally(() => starting.delete(agentDir));
+	}
+	await start;
+	for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline && !signal.aborted; ) {
+		const socket = await attempt();
+		if (socket) return socket;
+		await delay(50);
+	}
+	return undefined;
+}
+
+/** Starts the broker detached: it outlives this session and serves the next ones. */
+async function startBroker(agentDir: string): Promise<void> {
+	const bin = join(import.meta.dirname, "bin", "pi-mcp-adapter.mjs");
+	// Its own folder as working directory: the session's may be a checkout that gets deleted.
+	const cwd = privateDir(brokerDir(agentDir));
+	const child = spawn(process.execPath, [bin, "__broker", agentDir], { cwd, detached: true, stdio: "ignore", windowsHide: true });
+	child.on("error", () => undefined);
+	child.unref();
+}

@@ -1,0 +1,176 @@
+// What the broker (broker.ts) and the sessions using it (broker-client.ts) share: where the socket
+// is (a 0700 folder of the user's own under <agentDir>, a named pipe on Windows), the version
+// both must speak, and a Transport over the socket. The wire is MCP's own newline-delimited
+// JSON-RPC; the broker adds two methods of its own, `pi-broker/open` (the first message of a
+// session: which server it wants) and `pi-broker/status`.
+import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { LineReader } from "./line-reader.ts";
+
+/** Bumped when the broker's methods or relaying change: a session and a broker of another protocol do not talk. */
+export const BROKER_PROTOCOL = 1;
+/** The adapter's version: a broker of another version is not used (sessions run their servers themselves). */
+export const ADAPTER_VERSION: string = (JSON.parse(readFileSync(join(import.meta.dirname, "package.json"), "utf8")) as { version: string }).version;
+
+export const OPEN_METHOD = "pi-broker/open";
+export const STATUS_METHOD = "pi-broker/status";
+/** JSON-RPC error code of a broker that will not serve this session (another version). */
+export const WRONG_VERSION = -32050;
+
+/** How a shared server is started: resolved by the session (npx, `!command` values), run by the broker. */
+export interface SharedLaunch {
+	readonly command: string;
+	readonly args: readonly string[];
+	readonly env: Readonly<Record<string, string>>;
+	readonly cwd?: string;
+}
+
+/** `pi-broker/open` params: the server a session wants, under the identity that decides who shares it. */
+export interface OpenParams {
+	readonly protocol: number;
+	readonly version: string;
+	/** Config identity (the metadata cache's hash, the resolved launch, the project for a project server). */
+	readonly key: string;
+	readonly name: string;
+	readonly launch: SharedLaunch;
+	readonly maxMessageBytes: number;
+	readonly connectTimeoutMs: number;
+	/** How long the server stays up after its last session leaves. */
+	readonly lingerMs: number;
+}
+
+export interface OpenResult {
+	/** Sessions using this server, this one included. */
+	readonly sessions: number;
+}
+
+export interface SharedServerStatus {
+	readonly name: string;
+	readonly pid?: number;
+	readonly since: number;
+	readonly sessions: number;
+	readonly inFlight: number;
+}
+
+export interface BrokerStatus {
+	readonly pid: number;
+	readonly version: string;
+	readonly since: number;
+	readonly sessions: number;
+	readonly servers: readonly SharedServerStatus[];
+}
+
+/** The broker's folder: under the agent dir, private to the user. */
+export function brokerDir(agentDir: string): string {
+	return join(agentDir, "mcp-broker");
+}
+
+/** Unix sockets take ~100 bytes of path at most: a deep agent dir gets a private folder in the temp dir. */
+const MAX_SOCKET_PATH = 100;
+
+export function socketPath(agentDir: string): string {
+	const id = createHash("sha256").update(agentDir).digest("hex").slice(0, 16);
+	if (process.platform === "win32") return `\\\\.\\pipe\\pi-mcp-broker-${id}`;
+	const path = join(brokerDir(agentDir), "broker.sock");
+	if (path.length <= MAX_SOCKET_PATH) return path;
+	return join(tmpdir(), `pi-mcp-broker-${process.getuid?.() ?? 0}-${id}`, "broker.sock");
+}
+
+/**
+ * Creates the folder 0700, or checks that an existing one is the user's own and private: the
+ * socket in it runs commands, so no other user may reach it (the folder's mode is the check
+ * that works everywhere; Node cannot read a Unix socket peer's uid).
+ */
+export function privateDir(dir: string): string {
+	mkdirSync(dir, { recursive: true, mode: 0o700 });
+	const stat = statSync(dir);
+	const uid = process.getuid?.();
+	if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to another user: the MCP broker will not use it`);
+	if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+	return dir;
+}
+
+/** Connects to the broker's socket, or fails (no broker, a stale socket) within `timeoutMs`. */
+export function connectSocket(path: string, timeoutMs: number): Promise<Socket> {
+	return new Promise((resolve, reject) => {
+		const socket = createConnection(path);
+		const timer = setTimeout(() => {
+			socket.destroy();
+			reject(new Error("the MCP broker did not accept the connection in time"));
+		}, timeoutMs);
+		socket.once("connect", () => {
+			clearTimeout(timer);
+			resolve(socket);
+		});
+		socket.once("error", (error) => {
+			clearTimeout(timer);
+			socket.destroy();
+			reject(error);
+		});
+	});
+}
+
+/** The SDK's Transport over a socket, newline-delimited like stdio, reading with a size limit. */
+export class SocketTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+	/** Why the connection ended, when it ended without being closed from this side. */
+	failure?: string;
+	private closed = false;
+
+	constructor(
+		private readonly socket: Socket,
+		maxMessageBytes: number,
+		parse: (line: string) => JSONRPCMessage,
+		/** What the other side is, for the reason given when it goes away. */
+		peer: string,
+	) {
+		const reader = new LineReader({
+			maxMessageBytes,
+			parse,
+			onMessage: (message) => this.onmessage?.(message),
+			onOverflow: () => {
+				this.failure = `${peer} sent a message over ${Math.round(maxMessageBytes / 1024 / 1024)} MB; the connection was closed`;
+				socket.destroy();
+			},
+		});
+		socket.on("data", (chunk: Buffer) => reader.read(chunk));
+		socket.on("error", (error) => this.onerror?.(error));
+		socket.once("close", () => {
+			if (!this.closed) this.failure ??= `${peer} ended the connection`;
+			this.closed = true;
+			this.onclose?.();
+		});
+	}
+
+	/** The socket is connected before the transport exists. */
+	async start(): Promise<void> {}
+
+	send(message: JSONRPCMessage): Promise<void> {
+		if (this.closed || this.socket.destroyed) return Promise.reject(new Error("Not connected"));
+		return new Promise((resolve, reject) => this.socket.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())));
+	}
+
+	close(): Promise<void> {
+		if (this.closed) return Promise.resolve();
+		this.closed = true;
+		return new Promise((resolve) => {
+			this.socket.once("close", () => resolve());
+			this.socket.end();
+			// A peer that does not close its side in time is cut off.
+			setTimeout(() => this.socket.destroy(), 500).unref();
+		});
+	}
+
+	/** At process exit, when no await is possible. */
+	destroy(): void {
+		this.closed = true;
+		this.socket.destroy();
+	}
+}
