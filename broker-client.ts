@@ -34,6 +34,10 @@ export interface BrokerOptions {
 	readonly lingerMs: (entry: StdioServerEntry) => number;
 }
 
+/** Said of a call in flight when the broker goes away: it cannot know whether the server ran it. */
+const BROKER_GONE =
+	"the shared MCP broker stopped (killed, or it crashed): a call in flight may or may not have run on the server and was not retried; the next call starts the server again";
+
 /** How long a session waits for a broker it started to listen. */
 const START_WAIT_MS = 5000;
 const REPLY_WAIT_MS = 5000;
@@ -57,7 +61,7 @@ export async function openBrokerTransport(
 ): Promise<SocketTransport | undefined> {
 	const socket = await reach(options.agentDir, signal);
 	if (!socket) return undefined;
-	const transport = new SocketTransport(socket, request.maxMessageBytes, parse, "the shared MCP broker");
+	const transport = new SocketTransport(socket, request.maxMessageBytes, parse, "the shared MCP broker", BROKER_GONE);
 	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION };
 	const reply = await ask(transport, OPEN_METHOD, params, signal);
 	if (!reply || "error" in reply) {

@@ -130,6 +130,8 @@ export class SocketTransport implements Transport {
 		parse: (line: string) => JSONRPCMessage,
 		/** What the other side is, for the reason given when it goes away. */
 		peer: string,
+		/** Why the connection ended when the other side ended it. */
+		ended = `${peer} ended the connection`,
 	) {
 		const reader = new LineReader({
 			maxMessageBytes,
@@ -143,7 +145,7 @@ export class SocketTransport implements Transport {
 		socket.on("data", (chunk: Buffer) => reader.read(chunk));
 		socket.on("error", (error) => this.onerror?.(error));
 		socket.once("close", () => {
-			if (!this.closed) this.failure ??= `${peer} ended the connection`;
+			if (!this.closed) this.failure ??= ended;
 			this.closed = true;
 			this.onclose?.();
 		});

@@ -5,6 +5,7 @@ import { McpRuntime } from "./mcp-runtime.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
 import { runProxy } from "./proxy-tool.ts";
 import { describeError } from "./errors.ts";
+import { brokerReport } from "./server-status.ts";
 import { contentText } from "./tool-results.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
@@ -174,7 +175,12 @@ export async function main(argv: readonly string[]): Promise<number> {
 			process.stderr.write(`${input}\n\n${USAGE}\n`);
 			return 2;
 		}
-		return (await run(runtime, input)) ? 0 : 1;
+		const succeeded = await run(runtime, input);
+		if (parsed.command === "status") {
+			const shared = await brokerReport(runtime.agentDir);
+			if (shared) process.stdout.write(`${shared}\n`);
+		}
+		return succeeded ? 0 : 1;
 	} finally {
 		process.off("SIGINT", onSignal);
 		process.off("SIGTERM", onSignal);

@@ -17,7 +17,7 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 		case "denied":
 			return `denied by the user for this project (/mcp approve ${name} allows it)`;
 		case "connected":
-			return `connected, ${count}`;
+			return `connected${lifecycle.manager.get(name)?.shared ? " (shared)" : ""}, ${count}`;
 		case "starting":
 			return known ? `starting, ${count} known` : "starting";
 		case "idle":
@@ -39,4 +39,18 @@ export function countLabel(lifecycle: ServerLifecycle, server: string): string {
 	if (resources > 0) parts.push(plural(resources, "resource"));
 	if (templates > 0) parts.push(plural(templates, "resource template"));
 	return parts.join(", ");
+}
+
+/**
+ * What the per-user broker runs, for `/mcp` and the CLI's status: which servers, since when, for
+ * how many sessions. Empty when no broker runs (asking never starts one).
+ */
+export async function brokerReport(agentDir: string): Promise<string> {
+	const { brokerStatus } = await import("./broker-client.ts");
+	const status = await brokerStatus(agentDir);
+	if (!status) return "";
+	const time = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
+	const servers = status.servers.map((s) => `  ${s.name}: ${plural(s.sessions, "session")}, up since ${time(s.since)}${s.pid ? `, pid ${s.pid}` : ""}`);
+	const head = `Shared MCP broker (pid ${status.pid}, since ${time(status.since)}): ${servers.length === 0 ? "no server running" : plural(servers.length, "server")}`;
+	return [head, ...servers].join("\n");
 }

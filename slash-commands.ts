@@ -8,7 +8,7 @@ import type { McpRuntime } from "./mcp-runtime.ts";
 import { authHelp, grantType, usesOAuth } from "./oauth-handler.ts";
 import type { Decision } from "./project-approval.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
-import { countLabel, stateText } from "./server-status.ts";
+import { brokerReport, countLabel, stateText } from "./server-status.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
 
 const SUBCOMMANDS = [
@@ -154,7 +154,7 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
 			if (server && !runtime.lifecycle.knows(server)) return say(ctx, runtime, runtime.lifecycle.unknownServer(server), "error");
-			if (sub === "status") return say(ctx, runtime, statusReport(runtime, deps.direct()));
+			if (sub === "status") return say(ctx, runtime, [statusReport(runtime, deps.direct()), await brokerReport(runtime.agentDir)].filter(Boolean).join("\n"));
 			if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
 			if (sub === "reconnect") return say(ctx, runtime, await reconnect(runtime.lifecycle, server));
 			if (sub === "approve" || sub === "deny") {

@@ -1,0 +1,137 @@
+// Servers shared between sessions, in the real `pi` (both lines) against the real server-everything:
+// eight `pi -p` runs at once start one server process, a ninth starts none; an elicitation reaches
+// the session whose call caused it (rpc); a broker killed mid-call gives that call a clear error,
+// never a second run, and the next call works; and no process is left once the idle times pass.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { EVERYTHING } from "./helpers.ts";
+import { lastToolMessage } from "./mock-openai.ts";
+import { createPiHome, type PiHome, runPi, startPiRpc } from "./pi-cli-harness.ts";
+import { PI_HOSTS } from "./pi-hosts.ts";
+import { converse, steps, toolResults } from "./pi-conversation.ts";
+
+/** server-everything, writing its pid to `log` each time it starts (exec keeps the pid). */
+function pidLogged(log: string): { command: string; args: string[] } {
+	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' '${EVERYTHING}' stdio`] };
+}
+
+const startedPids = (log: string): number[] => {
+	try {
+		return readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(Number);
+	} catch {
+		return [];
+	}
+};
+
+const brokerPid = (home: PiHome): number | undefined => {
+	try {
+		return (JSON.parse(readFileSync(join(home.agentDir, "mcp-broker", "broker.json"), "utf8")) as { pid: number }).pid;
+	} catch {
+		return undefined;
+	}
+};
+
+const alive = (pid: number) => {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+};
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+	for (const deadline = Date.now() + timeoutMs; !check(); ) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+}
+
+/** A home whose everything server is shared and lingers 3 s after its last session; the broker idles out after 1 s. */
+async function sharedHome(options: Parameters<typeof createPiHome>[0]): Promise<{ home: PiHome; log: string }> {
+	const home = await createPiHome(options);
+	const log = join(home.root, "starts.log");
+	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers: { everything: { ...pidLogged(log), idleTimeout: 0.05 } } }));
+	return { home, log };
+}
+const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
+
+describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
+	it("8 concurrent pi -p sessions start one server and each gets its own answer; a 9th starts none; nothing is left after", async () => {
+		const { home, log } = await sharedHome({ steps });
+		try {
+			const call = (i: number) => runPi(home, `call {"tool":"everything_get-sum","args":{"a":${i},"b":1000}}`, { host, env, timeoutMs: 120_000 });
+			const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i)));
+			runs.forEach((run, i) => {
+				expect(run.code, run.stderr).toBe(0);
+				expect(run.stdout).toContain(`The sum of ${i} and 1000 is ${i + 1000}`);
+			});
+			expect(startedPids(log)).toHaveLength(1);
+			const ninth = await call(8);
+			expect(ninth.code, ninth.stderr).toBe(0);
+			expect(ninth.stdout).toContain("The sum of 8 and 1000 is 1008");
+			expect(startedPids(log)).toHaveLength(1);
+			const broker = brokerPid(home) as number;
+			expect(broker).toBeGreaterThan(0);
+			// The server lingers 3 s after its last session, then the broker exits after 1 s idle.
+			await until(() => !alive(startedPids(log)[0]) && !alive(broker), 20_000, "the shared server and the broker to exit");
+		} finally {
+			await home.dispose();
+		}
+	}, 180_000);
+
+	it("an elicitation from a shared server reaches the session whose call caused it (rpc)", async () => {
+		const { home, log } = await sharedHome({ steps });
+		const a = await startPiRpc({ home, host, env });
+		const b = await startPiRpc({ home, host, env });
+		try {
+			// Both sessions use the server; then a's call asks a question.
+			for (const pi of [a, b]) expect(toolResults((await converse(pi, 'call {"tool":"everything_get-sum","args":{"a":1,"b":2}}', () => ({ cancelled: true }))).events)).toContain("The sum of 1 and 2 is 3");
+			const bFrom = b.events.length;
+			const asked = await converse(a, 'call {"tool":"everything_trigger-elicitation-request"}', () => ({ cancelled: true }));
+			expect(asked.dialogs.length).toBeGreaterThan(0);
+			expect(toolResults(asked.events)).toMatch(/cancel/i);
+			expect(b.events.slice(bFrom).filter((e) => e.type === "extension_ui_request" && ["select", "input", "confirm"].includes(String(e.method)))).toEqual([]);
+			expect(startedPids(log)).toHaveLength(1);
+		} finally {
+			await a.close();
+			await b.close();
+			const pids = [...startedPids(log), brokerPid(home) ?? 0].filter((p) => p > 0);
+			await until(() => pids.every((p) => !alive(p)), 20_000, "the shared server and the broker to exit");
+			await home.dispose();
+		}
+	}, 120_000);
+
+	it("the broker killed mid-call: that call says so and is not run again, the next call works, nothing is left", async () => {
+		let first = "";
+		const { home, log } = await sharedHome({
+			steps: [
+				() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_trigger-long-running-operation", args: { duration: 8, steps: 4 } } } }),
+				(req) => {
+					first = lastToolMessage(req);
+					return { toolCall: { name: "mcp", arguments: { tool: "everything_get-sum", args: { a: 20, b: 22 } } } };
+				},
+				(req) => ({ text: `second: ${lastToolMessage(req)}` }),
+			],
+		});
+		try {
+			const running = runPi(home, "run the long operation, then add", { host, env, timeoutMs: 90_000 });
+			// The long operation is under way in the broker's server: then the broker dies.
+			await until(() => brokerPid(home) !== undefined && startedPids(log).length === 1 && home.model.requests.length >= 1, 30_000, "the call to start");
+			await new Promise((resolve) => setTimeout(resolve, 2000));
+			const broker = brokerPid(home) as number;
+			process.kill(broker, "SIGKILL");
+			const run = await running;
+			expect(run.code, run.stderr).toBe(0);
+			expect(first).toContain("may or may not have run on the server and was not retried");
+			expect(first).not.toMatch(/Long running operation completed/i);
+			expect(run.stdout).toContain("second: The sum of 20 and 22 is 42");
+			// One start for the killed broker's server, one for the next call: the long operation never ran twice.
+			expect(startedPids(log)).toHaveLength(2);
+			await until(() => startedPids(log).every((p) => !alive(p)) && !alive(brokerPid(home) ?? broker), 20_000, "every server and broker to exit");
+		} finally {
+			await home.dispose();
+		}
+	}, 120_000);
+});
