@@ -5,24 +5,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EVERYTHING } from "./helpers.ts";
+import { isAlive as alive } from "../process-tree.ts";
+import { countedServer, startedPids, waitUntil } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "./pi-cli-harness.ts";
 import { PI_HOSTS } from "./pi-hosts.ts";
 import { converse, steps, toolResults } from "./pi-conversation.ts";
-
-/** server-everything, writing its pid to `log` each time it starts (exec keeps the pid). */
-function pidLogged(log: string): { command: string; args: string[] } {
-	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' '${EVERYTHING}' stdio`] };
-}
-
-const startedPids = (log: string): number[] => {
-	try {
-		return readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(Number);
-	} catch {
-		return [];
-	}
-};
 
 const brokerPid = (home: PiHome): number | undefined => {
 	try {
@@ -32,27 +20,11 @@ const brokerPid = (home: PiHome): number | undefined => {
 	}
 };
 
-const alive = (pid: number) => {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-};
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-	for (const deadline = Date.now() + timeoutMs; !check(); ) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-}
-
 /** A home whose everything server is shared and lingers 3 s after its last session; the broker idles out after 1 s. */
 async function sharedHome(options: Parameters<typeof createPiHome>[0]): Promise<{ home: PiHome; log: string }> {
 	const home = await createPiHome(options);
 	const log = join(home.root, "starts.log");
-	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers: { everything: { ...pidLogged(log), idleTimeout: 0.05 } } }));
+	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers: { everything: { ...countedServer(log), idleTimeout: 0.05 } } }));
 	return { home, log };
 }
 const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
@@ -75,7 +47,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			const broker = brokerPid(home) as number;
 			expect(broker).toBeGreaterThan(0);
 			// The server lingers 3 s after its last session, then the broker exits after 1 s idle.
-			await until(() => !alive(startedPids(log)[0]) && !alive(broker), 20_000, "the shared server and the broker to exit");
+			await waitUntil(() => !alive(startedPids(log)[0]) && !alive(broker), "the shared server and the broker to exit", 20_000);
 		} finally {
 			await home.dispose();
 		}
@@ -98,7 +70,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			await a.close();
 			await b.close();
 			const pids = [...startedPids(log), brokerPid(home) ?? 0].filter((p) => p > 0);
-			await until(() => pids.every((p) => !alive(p)), 20_000, "the shared server and the broker to exit");
+			await waitUntil(() => pids.every((p) => !alive(p)), "the shared server and the broker to exit", 20_000);
 			await home.dispose();
 		}
 	}, 120_000);
@@ -118,7 +90,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		try {
 			const running = runPi(home, "run the long operation, then add", { host, env, timeoutMs: 90_000 });
 			// The long operation is under way in the broker's server: then the broker dies.
-			await until(() => brokerPid(home) !== undefined && startedPids(log).length === 1 && home.model.requests.length >= 1, 30_000, "the call to start");
+			await waitUntil(() => brokerPid(home) !== undefined && startedPids(log).length === 1 && home.model.requests.length >= 1, "the call to start", 30_000);
 			await new Promise((resolve) => setTimeout(resolve, 2000));
 			const broker = brokerPid(home) as number;
 			process.kill(broker, "SIGKILL");
@@ -129,7 +101,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(run.stdout).toContain("second: The sum of 20 and 22 is 42");
 			// One start for the killed broker's server, one for the next call: the long operation never ran twice.
 			expect(startedPids(log)).toHaveLength(2);
-			await until(() => startedPids(log).every((p) => !alive(p)) && !alive(brokerPid(home) ?? broker), 20_000, "every server and broker to exit");
+			await waitUntil(() => startedPids(log).every((p) => !alive(p)) && !alive(brokerPid(home) ?? broker), "every server and broker to exit", 20_000);
 		} finally {
 			await home.dispose();
 		}

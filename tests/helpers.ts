@@ -97,18 +97,31 @@ export function everythingStdio(): Record<string, unknown> {
 	return { command: process.execPath, args: [EVERYTHING, "stdio"] };
 }
 
-/** A stdio server (server-everything) that adds a line to `log` each time it is started. */
+/** A stdio server (server-everything) that adds its pid to `log` each time it is started (exec keeps the pid). */
 export function countedServer(log: string): { command: string; args: string[] } {
-	return { command: "sh", args: ["-c", `echo started >> '${log}'; exec '${process.execPath}' '${EVERYTHING}' stdio`] };
+	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' '${EVERYTHING}' stdio`] };
+}
+
+/** The pids of a countedServer's starts, in order. */
+export function startedPids(log: string): number[] {
+	try {
+		return readFileSync(log, "utf8").split("\n").filter(Boolean).map(Number);
+	} catch {
+		return [];
+	}
+}
+
+/** Polls `check` until it holds, or fails saying what did not happen. */
+export async function waitUntil(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+	for (const deadline = Date.now() + timeoutMs; !check(); ) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
 }
 
 /** How many times a countedServer was started. */
 export function startsIn(log: string): number {
-	try {
-		return readFileSync(log, "utf8").split("\n").filter(Boolean).length;
-	} catch {
-		return 0;
-	}
+	return startedPids(log).length;
 }
 
 /** A stdio server (server-everything) that leaves a marker file the moment it is started. */

@@ -1,0 +1,137 @@
+// The broker between two sessions in this process (each its own server manager, as two Pi
+// sessions would have) and the real server-everything in a real broker process: a cancel reaches
+// only its own call, progress goes to the session that asked, a crash is told to every session
+// using the server, a broker of another version is not used, and a project's server is shared only
+// within that project.
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BrokerOptions } from "../broker-client.ts";
+import { sharedKey } from "../broker-client.ts";
+import { socketPath } from "../broker-wire.ts";
+import { isAlive } from "../process-tree.ts";
+import { McpServerManager } from "../server-manager.ts";
+import { brokerReport } from "../server-status.ts";
+import type { StdioServerEntry } from "../types.ts";
+import { configOf, countedServer, entryOf, startedPids, tempDir, waitUntil } from "./helpers.ts";
+
+// The broker started by these tests inherits this: it exits 1 s after its last server.
+process.env.PI_MCP_BROKER_IDLE_MS = "1000";
+
+describe("two sessions sharing server-everything through the broker", () => {
+	const dir = tempDir("pi-mcp-broker-");
+	const agentDir = join(dir.path, "agent");
+	const log = join(dir.path, "starts.log");
+	const entry = entryOf(configOf({ everything: { ...countedServer(log), idleTimeout: 0.05 } }), "everything") as StdioServerEntry;
+	const broker: BrokerOptions = { agentDir, shares: () => true, lingerMs: () => 3000 };
+	const session = () => new McpServerManager({ broker });
+	let a: McpServerManager;
+	let b: McpServerManager;
+	beforeAll(async () => {
+		a = session();
+		b = session();
+		await Promise.all([a.connect(entry), b.connect(entry)]);
+	}, 30_000);
+	afterAll(async () => {
+		await a.closeAll();
+		await b.closeAll();
+		const pid = brokerPid(agentDir);
+		await waitUntil(() => startedPids(log).every((p) => !isAlive(p)) && !(pid && isAlive(pid)), "the server and the broker to exit");
+		dir.remove();
+	}, 30_000);
+
+	it("both are served by one process, shown by the status", async () => {
+		expect(startedPids(log)).toHaveLength(1);
+		expect(a.get("everything")?.shared).toBe(true);
+		expect(a.get("everything")?.tools.length).toBe(b.get("everything")?.tools.length);
+		const report = await brokerReport(agentDir);
+		expect(report).toMatch(/^Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+$/);
+	});
+
+	it("cancelling one session's call leaves the other's running to its result", async () => {
+		const controller = new AbortController();
+		const long = { duration: 2, steps: 4 };
+		const cancelled = a.callTool("everything", "trigger-long-running-operation", long, { signal: controller.signal });
+		const other = b.callTool("everything", "trigger-long-running-operation", long);
+		setTimeout(() => controller.abort(new Error("the user pressed Esc")), 300);
+		await expect(cancelled).rejects.toThrow(/Esc/);
+		const result = await other;
+		expect(JSON.stringify(result.content)).toMatch(/Long running operation completed/i);
+		expect(a.get("everything")).toBeDefined(); // the cancel closed nothing
+	}, 20_000);
+
+	it("progress goes to the session whose call it is, though both sessions use the same request ids", async () => {
+		const seenA: number[] = [];
+		const seenB: number[] = [];
+		await Promise.all([
+			a.callTool("everything", "trigger-long-running-operation", { duration: 1, steps: 2 }, { onProgress: (p) => seenA.push(p.total ?? 0) }),
+			b.callTool("everything", "trigger-long-running-operation", { duration: 1, steps: 5 }, { onProgress: (p) => seenB.push(p.total ?? 0) }),
+		]);
+		expect(seenA.length).toBeGreaterThan(0);
+		expect(seenB.length).toBeGreaterThan(0);
+		expect(new Set(seenA)).toEqual(new Set([2]));
+		expect(new Set(seenB)).toEqual(new Set([5]));
+	}, 20_000);
+
+	it("a server crash is told to every session using it; the next connect starts it again", async () => {
+		const [pid] = startedPids(log);
+		const call = a.callTool("everything", "trigger-long-running-operation", { duration: 5, steps: 5 });
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		process.kill(pid, "SIGKILL");
+		await expect(call).rejects.toThrow(/exited with 2 session\(s\) using it \(it runs in the shared MCP broker\)/);
+		await waitUntil(() => !a.get("everything") && !b.get("everything"), "both sessions to see the connection end");
+		await Promise.all([a.connect(entry), b.connect(entry)]);
+		expect(startedPids(log)).toHaveLength(2);
+		const sum = await b.callTool("everything", "get-sum", { a: 2, b: 3 });
+		expect(JSON.stringify(sum.content)).toContain("The sum of 2 and 3 is 5");
+	}, 30_000);
+});
+
+describe("when the broker cannot serve", () => {
+	let fake: Server | undefined;
+	const dir = tempDir("pi-mcp-broker-");
+	afterEach(() => fake?.close());
+	afterAll(() => dir.remove());
+
+	it("a broker of another version is not used: the session runs the server itself", async () => {
+		const agentDir = join(dir.path, "agent");
+		const path = socketPath(agentDir);
+		const { privateDir } = await import("../broker-wire.ts");
+		privateDir(join(path, ".."));
+		// An "older" broker: it answers every open with the version error.
+		fake = createServer((socket) =>
+			socket.on("data", (chunk) => {
+				const id = JSON.parse(chunk.toString().split("\n")[0]).id;
+				socket.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32050, message: "this broker runs pi-mcp-adapter 0.0.1 (protocol 0)" } })}\n`);
+			}),
+		);
+		await new Promise<void>((resolve) => fake?.listen(path, resolve));
+		const log = join(dir.path, "own.log");
+		const entry = entryOf(configOf({ everything: countedServer(log) }), "everything") as StdioServerEntry;
+		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 } });
+		try {
+			const connection = await manager.connect(entry);
+			expect(connection.shared).toBeUndefined();
+			expect(connection.pid).toBe(startedPids(log)[0]);
+			const sum = await manager.callTool("everything", "get-sum", { a: 1, b: 1 });
+			expect(JSON.stringify(sum.content)).toContain("The sum of 1 and 1 is 2");
+		} finally {
+			await manager.closeAll();
+		}
+	}, 30_000);
+
+	it("a project's server is shared only within its project; another env value is another server", () => {
+		const launch = { command: "node", args: ["server.js"], env: {} };
+		const project = (path: string, env: Record<string, string> = {}) =>
+			({ ...entryOf(configOf({ s: { command: "node", args: ["server.js"], env } }), "s"), source: { kind: "pi-project", scope: "project", path } }) as StdioServerEntry;
+		expect(sharedKey(project("/a/.mcp.json"), launch, {})).toBe(sharedKey(project("/a/.mcp.json"), launch, {}));
+		expect(sharedKey(project("/a/.mcp.json"), launch, {})).not.toBe(sharedKey(project("/b/.mcp.json"), launch, {}));
+		expect(sharedKey(project("/a/.mcp.json"), launch, { TOKEN: "one" })).not.toBe(sharedKey(project("/a/.mcp.json"), launch, { TOKEN: "two" }));
+	});
+});
+
+function brokerPid(agentDir: string): number | undefined {
+	const file = join(agentDir, "mcp-broker", "broker.json");
+	return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { pid: number }).pid : undefined;
+}
