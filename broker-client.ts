@@ -4,7 +4,7 @@
 // stale) returns nothing, and the session runs the server itself as before.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { delay } from "./async-bounds.ts";
@@ -20,6 +20,7 @@ import {
 	type SharedLaunch,
 	SocketTransport,
 	STATUS_METHOD,
+	STARTING_MARKER,
 	socketPath,
 } from "./broker-wire.ts";
 import { configHash, stableStringify } from "./metadata-cache.ts";
@@ -126,11 +127,26 @@ async function reach(agentDir: string, signal: AbortSignal): Promise<import("nod
 	return undefined;
 }
 
-/** Starts the broker detached: it outlives this session and serves the next ones. */
+/** A start younger than this is left to finish; an older marker is from a start that died. */
+const START_MARKER_MS = 10_000;
+
+/**
+ * Starts the broker detached: it outlives this session and serves the next ones. Eight sessions
+ * starting at once spawn one: the first to create the `starting` marker does, the others wait for
+ * its socket (the broker's own lock settles any race that is left).
+ */
 async function startBroker(agentDir: string): Promise<void> {
 	const bin = join(import.meta.dirname, "bin", "pi-mcp-adapter.mjs");
 	// Its own folder as working directory: the session's may be a checkout that gets deleted.
 	const cwd = privateDir(brokerDir(agentDir));
+	const marker = join(cwd, STARTING_MARKER);
+	try {
+		closeSync(openSync(marker, "wx", 0o600));
+	} catch {
+		const age = Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+		if (age < START_MARKER_MS) return;
+		writeFileSync(marker, "", { mode: 0o600 });
+	}
 	const child = spawn(process.execPath, [bin, "__broker", agentDir], { cwd, detached: true, stdio: "ignore", windowsHide: true });
 	child.on("error", () => undefined);
 	child.unref();

@@ -65,6 +65,9 @@ export interface BrokerStatus {
 	readonly servers: readonly SharedServerStatus[];
 }
 
+/** Made by the session that starts the broker, removed by the broker once it listens. */
+export const STARTING_MARKER = "starting";
+
 /** The broker's folder: under the agent dir, private to the user. */
 export function brokerDir(agentDir: string): string {
 	return join(agentDir, "mcp-broker");

@@ -22,6 +22,7 @@ import {
 	type OpenParams,
 	privateDir,
 	SocketTransport,
+	STARTING_MARKER,
 	STATUS_METHOD,
 	socketPath,
 	WRONG_VERSION,
@@ -293,6 +294,7 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 			listener.listen(path, () => resolve());
 		});
 	} finally {
+		rmSync(join(dir, STARTING_MARKER), { force: true });
 		await release();
 	}
 	writeFileSync(join(dir, "broker.json"), `${JSON.stringify({ pid: process.pid, version: ADAPTER_VERSION, protocol: BROKER_PROTOCOL, since })}\n`, { mode: 0o600 });

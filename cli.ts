@@ -147,8 +147,6 @@ async function decide(runtime: McpRuntime, command: "approve" | "deny", server: 
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-	// The shared-server broker, started detached by a session (broker-client.ts): not a user command.
-	if (argv[0] === "__broker" && argv[1]) return (await import("./broker.ts")).runBroker(argv[1]);
 	const parsed = parseArgv(argv);
 	if (parsed.command === "help" || !parsed.command) {
 		process.stdout.write(`${USAGE}\n`);

@@ -13,6 +13,17 @@ import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
+let searchModule: Promise<typeof import("./tool-search.ts")> | undefined;
+/**
+ * The search engine (MiniSearch, stemmer, WordNet) loads on the first search or index update, not
+ * with Pi; one import shared by all callers (Pi's loader can hand a concurrent importer a module
+ * that is not finished).
+ */
+export function loadSearch(): Promise<typeof import("./tool-search.ts")> {
+	searchModule ??= import("./tool-search.ts");
+	return searchModule;
+}
+
 /** Quiet time after the last catalog change before the search index is updated in the background. */
 const INDEX_SETTLE_MS = 300;
 
@@ -116,7 +127,7 @@ export class ServerLifecycle {
 	private catalogChanged(): void {
 		if (!this.started || this.stopped) return;
 		clearTimeout(this.indexTimer);
-		this.indexTimer = setTimeout(() => void import("./tool-search.ts").then((search) => this.stopped || search.prepareSearch(this.catalog)), INDEX_SETTLE_MS);
+		this.indexTimer = setTimeout(() => void loadSearch().then((search) => this.stopped || search.prepareSearch(this.catalog)), INDEX_SETTLE_MS);
 		this.indexTimer.unref?.();
 	}
 

@@ -29,9 +29,13 @@ export async function resolveTool(
 	if (found.kind !== "found") {
 		// The owner, when the name says which server it is, may take as long as listing it; any other server only briefly.
 		const owner = server ?? ownerOf(lifecycle, name);
-		await lifecycle.ensureMetadata(owner ? [owner] : undefined, owner ? waits.list : waits.brief, signal);
+		const starting = await lifecycle.ensureMetadata(owner ? [owner] : undefined, owner ? waits.list : waits.brief, signal);
 		if (signal?.aborted) return { error: "Cancelled while the server was starting." };
 		found = lifecycle.catalog.resolve(name, server);
+		// Its server is still starting (a slow first start): say so, rather than that the tool does not exist.
+		if (found.kind === "missing" && owner && starting.includes(owner)) {
+			return { error: `Server "${owner}" is still starting; call ${quote(name)} again in a moment.` };
+		}
 	}
 	if (found.kind === "found") return found.tool;
 	if (found.kind === "ambiguous") {

@@ -3,7 +3,7 @@
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
 import { describeError, quote } from "./errors.ts";
 import { formatProblem } from "./config.ts";
-import type { ServerLifecycle } from "./lifecycle.ts";
+import { loadSearch, type ServerLifecycle } from "./lifecycle.ts";
 import { describeTool, toolLine } from "./tool-format.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
 import { countLabel, stateText } from "./server-status.ts";
@@ -119,8 +119,7 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 		return failure("search", lifecycle.unknownServer(input.server));
 	}
 	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined, waits.brief);
-	// The search engine (MiniSearch, stemmer, lexicon) loads on the first search, not with Pi.
-	const { searchCatalog } = await import("./tool-search.ts");
+	const { searchCatalog } = await loadSearch();
 	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
 	if (hits.length === 0) {
 		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint(lifecycle)}.${failedNote(lifecycle)}`, { query, count: 0 });

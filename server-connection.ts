@@ -14,7 +14,7 @@ import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "
 import type { Redactor } from "./redaction.ts";
 import { templateVariables } from "./resource-tools.ts";
 import { safeSchema } from "./safe-schema.ts";
-import type { BrokerOptions } from "./broker-client.ts";
+import { type BrokerOptions, openBrokerTransport, sharedKey } from "./broker-client.ts";
 import type { SharedLaunch } from "./broker-wire.ts";
 import { StdioTransport } from "./stdio-transport.ts";
 import { TailBuffer } from "./tail-buffer.ts";
@@ -249,7 +249,6 @@ async function openShared(
 	options: OpenOptions & { broker: BrokerOptions },
 	signal: AbortSignal,
 ): Promise<Opened | undefined> {
-	const { openBrokerTransport, sharedKey } = await import("./broker-client.ts");
 	const request = {
 		key: sharedKey(entry, launch, entryEnv),
 		name: entry.name,

@@ -25,6 +25,13 @@ function loadConnections(): Promise<ConnectionModule> {
 	return connectionModule;
 }
 
+let tasksModule: Promise<typeof import("./tool-tasks.ts")> | undefined;
+/** The task API's calls, loaded once for every caller (Pi's loader can hand a concurrent importer an unfinished module). */
+function loadTasks(): Promise<typeof import("./tool-tasks.ts")> {
+	tasksModule ??= import("./tool-tasks.ts");
+	return tasksModule;
+}
+
 /** The largest message accepted from a server unless configured (128 MB). */
 const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
@@ -179,7 +186,7 @@ export class McpServerManager {
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);
 				if (!options.task) return connection.client.request({ method: "tools/call", params }, sdk.CallToolResultSchema, requestOptions);
-				const { callToolAsTask } = await import("./tool-tasks.ts");
+				const { callToolAsTask } = await loadTasks();
 				return callToolAsTask(sdk, connection.client, params, { ...requestOptions, onProgress: options.onProgress });
 			};
 			try {

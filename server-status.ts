@@ -1,4 +1,5 @@
 // One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`).
+import { brokerStatus } from "./broker-client.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -46,7 +47,6 @@ export function countLabel(lifecycle: ServerLifecycle, server: string): string {
  * how many sessions. Empty when no broker runs (asking never starts one).
  */
 export async function brokerReport(agentDir: string): Promise<string> {
-	const { brokerStatus } = await import("./broker-client.ts");
 	const status = await brokerStatus(agentDir);
 	if (!status) return "";
 	const time = (ms: number) => new Date(ms).toTimeString().slice(0, 5);

@@ -7,6 +7,11 @@ import { register } from "node:module";
 import { register as registerTsx } from "tsx/esm/api";
 
 registerTsx();
+// The shared-server broker, started detached by a session (broker-client.ts): loads only what it needs.
+if (process.argv[2] === "__broker" && process.argv[3]) {
+	const { runBroker } = await import("../broker.ts");
+	process.exit(await runBroker(process.argv[3]));
+}
 const hook = `
 export async function resolve(specifier, context, next) {
 	if (specifier === "@sinclair/typebox" || specifier.startsWith("@sinclair/typebox/")) {

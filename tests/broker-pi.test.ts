@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isAlive as alive } from "../process-tree.ts";
-import { countedServer, startedPids, waitUntil } from "./helpers.ts";
+import { countedServer, MEMORY, startedPids, waitUntil } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "./pi-cli-harness.ts";
 import { PI_HOSTS } from "./pi-hosts.ts";
@@ -21,25 +21,32 @@ const brokerPid = (home: PiHome): number | undefined => {
 };
 
 /** A home whose everything server is shared and lingers 3 s after its last session; the broker idles out after 1 s. */
-async function sharedHome(options: Parameters<typeof createPiHome>[0]): Promise<{ home: PiHome; log: string }> {
+async function sharedHome(options: Parameters<typeof createPiHome>[0], withMemory = false): Promise<{ home: PiHome; log: string; memoryLog: string }> {
 	const home = await createPiHome(options);
 	const log = join(home.root, "starts.log");
-	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers: { everything: { ...countedServer(log), idleTimeout: 0.05 } } }));
-	return { home, log };
+	const memoryLog = join(home.root, "memory.log");
+	const memory = { ...countedServer(memoryLog, [MEMORY]), env: { MEMORY_FILE_PATH: join(home.root, "memory.jsonl") }, idleTimeout: 0.05 };
+	const mcpServers = { everything: { ...countedServer(log), idleTimeout: 0.05 }, ...(withMemory ? { memory } : {}) };
+	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers }));
+	return { home, log, memoryLog };
 }
 const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
 
 describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 	it("8 concurrent pi -p sessions start one server and each gets its own answer; a 9th starts none; nothing is left after", async () => {
-		const { home, log } = await sharedHome({ steps });
+		// A second shared server: a first run connects both at once to fill the cache.
+		const { home, log, memoryLog } = await sharedHome({ steps }, true);
 		try {
 			const call = (i: number) => runPi(home, `call {"tool":"everything_get-sum","args":{"a":${i},"b":1000}}`, { host, env, timeoutMs: 120_000 });
 			const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i)));
 			runs.forEach((run, i) => {
 				expect(run.code, run.stderr).toBe(0);
-				expect(run.stdout).toContain(`The sum of ${i} and 1000 is ${i + 1000}`);
+				expect(run.stdout, run.stdout).toContain(`The sum of ${i} and 1000 is ${i + 1000}`);
 			});
 			expect(startedPids(log)).toHaveLength(1);
+			const cached = JSON.parse(readFileSync(join(home.agentDir, "mcp-cache.json"), "utf8")) as { servers: Record<string, unknown> };
+			expect(Object.keys(cached.servers).map((key) => key.split(" ")[0]).sort()).toEqual(["everything", "memory"]);
+			expect(startedPids(memoryLog)).toHaveLength(1);
 			const ninth = await call(8);
 			expect(ninth.code, ninth.stderr).toBe(0);
 			expect(ninth.stdout).toContain("The sum of 8 and 1000 is 1008");
@@ -47,7 +54,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			const broker = brokerPid(home) as number;
 			expect(broker).toBeGreaterThan(0);
 			// The server lingers 3 s after its last session, then the broker exits after 1 s idle.
-			await waitUntil(() => !alive(startedPids(log)[0]) && !alive(broker), "the shared server and the broker to exit", 20_000);
+			await waitUntil(() => [...startedPids(log), ...startedPids(memoryLog), broker].every((pid) => !alive(pid)), "the shared servers and the broker to exit", 20_000);
 		} finally {
 			await home.dispose();
 		}

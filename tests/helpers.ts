@@ -97,9 +97,9 @@ export function everythingStdio(): Record<string, unknown> {
 	return { command: process.execPath, args: [EVERYTHING, "stdio"] };
 }
 
-/** A stdio server (server-everything) that adds its pid to `log` each time it is started (exec keeps the pid). */
-export function countedServer(log: string): { command: string; args: string[] } {
-	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' '${EVERYTHING}' stdio`] };
+/** A stdio server (server-everything, or the node script given) that adds its pid to `log` each time it starts (exec keeps the pid). */
+export function countedServer(log: string, script: readonly string[] = [EVERYTHING, "stdio"]): { command: string; args: string[] } {
+	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' ${script.map((a) => `'${a}'`).join(" ")}`] };
 }
 
 /** The pids of a countedServer's starts, in order. */
