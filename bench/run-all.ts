@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 import { main as searchQuality } from "./search-quality.ts";
+import { main as sharedServers } from "./shared-servers.ts";
 import { main as startup } from "./startup.ts";
 import { main as stdioThroughput } from "./stdio-throughput.ts";
 import { main as tokenCost } from "./token-cost.ts";
@@ -11,3 +12,5 @@ console.log();
 await startup();
 console.log();
 await stdioThroughput();
+console.log();
+await sharedServers();
