@@ -126,6 +126,7 @@ export class SocketTransport implements Transport {
 	/** Why the connection ended, when it ended without being closed from this side. */
 	failure?: string;
 	private closed = false;
+	private readonly reader: LineReader;
 
 	constructor(
 		private readonly socket: Socket,
@@ -141,10 +142,11 @@ export class SocketTransport implements Transport {
 			parse,
 			onMessage: (message) => this.onmessage?.(message),
 			onOverflow: () => {
-				this.failure = `${peer} sent a message over ${Math.round(maxMessageBytes / 1024 / 1024)} MB; the connection was closed`;
+				this.failure = `${peer} sent a message over ${Math.round(this.reader.limit / 1024 / 1024)} MB; the connection was closed`;
 				socket.destroy();
 			},
 		});
+		this.reader = reader;
 		socket.on("data", (chunk: Buffer) => reader.read(chunk));
 		socket.on("error", (error) => this.onerror?.(error));
 		socket.once("close", () => {
@@ -152,6 +154,11 @@ export class SocketTransport implements Transport {
 			this.closed = true;
 			this.onclose?.();
 		});
+	}
+
+	/** Raises the message size limit (the broker learns a session's from its open request). */
+	set maxMessageBytes(bytes: number) {
+		this.reader.limit = bytes;
 	}
 
 	/** The socket is connected before the transport exists. */

@@ -34,7 +34,7 @@ import { TailBuffer } from "./tail-buffer.ts";
 const DEFAULT_IDLE_MS = 30_000;
 /** A server stays at most this long after its last session left. */
 const MAX_LINGER_MS = 10 * 60_000;
-/** Messages from a session before it said which server it wants. */
+/** The largest message from a session before it said which server it wants (then: its own limit). */
 const HELLO_BYTES = 1024 * 1024;
 const INIT_ID = "pi-broker-initialize";
 
@@ -334,6 +334,8 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 			servers.set(params.key, server);
 		}
 		server.attach(session, params.lingerMs);
+		// Its calls may carry arguments up to its own limits, not the hello's.
+		session.transport.maxMessageBytes = Math.max(HELLO_BYTES, params.maxMessageBytes);
 		session.send({ jsonrpc: "2.0", id: message.id as Id, result: { sessions: server.sessions.size } } as Message);
 	}
 

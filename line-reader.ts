@@ -19,7 +19,12 @@ export class LineReader {
 	/** Lines that were not JSON-RPC (a chatty library printing to stdout): skipped, counted. */
 	garbageLines = 0;
 
-	constructor(private readonly options: LineReaderOptions) {}
+	/** The longest line accepted; may be raised once the peer is known (the broker's sessions). */
+	limit: number;
+
+	constructor(private readonly options: LineReaderOptions) {
+		this.limit = options.maxMessageBytes;
+	}
 
 	read(chunk: Buffer): void {
 		let start = 0;
@@ -35,7 +40,7 @@ export class LineReader {
 		const rest = chunk.subarray(start);
 		this.pendingBytes += rest.length;
 		this.chunks.push(rest);
-		if (this.pendingBytes > this.options.maxMessageBytes) {
+		if (this.pendingBytes > this.limit) {
 			this.chunks = [];
 			this.pendingBytes = 0;
 			this.options.onOverflow();

@@ -61,6 +61,12 @@ describe("two sessions sharing server-everything through the broker", () => {
 		expect(a.get("everything")).toBeDefined(); // the cancel closed nothing
 	}, 20_000);
 
+	it("a call with 2 MB of arguments and its 2 MB answer pass through the broker", async () => {
+		const message = "x".repeat(2 * 1024 * 1024);
+		const result = await a.callTool("everything", "echo", { message });
+		expect(JSON.stringify(result.content).length).toBeGreaterThan(message.length);
+	}, 20_000);
+
 	it("progress goes to the session whose call it is, though both sessions use the same request ids", async () => {
 		const seenA: number[] = [];
 		const seenB: number[] = [];
