@@ -247,9 +247,12 @@ class SharedServer {
 		this.transport?.send(message as JSONRPCMessage).catch(() => undefined);
 	}
 
+	/** Why the server is gone: the transport's own reason (a message over the limit) or its stderr's last words. */
 	private exitReason(what: string): string {
+		const failure = this.transport?.failure;
 		const tail = this.stderr.text().trim();
-		return `Server "${this.params.name}" ${what} (it runs in the shared MCP broker)${tail ? `. Its stderr ended with:\n${tail}` : ""}`;
+		const why = failure ? `: ${failure}` : tail ? `. Its stderr ended with:\n${tail}` : "";
+		return `Server "${this.params.name}" ${failure ? "was closed" : what} (it runs in the shared MCP broker)${why}`;
 	}
 
 	/** The server is gone: every request in flight gets an error saying so, every session's connection ends. */

@@ -14,7 +14,7 @@ import { isAlive } from "../process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { brokerReport } from "../server-status.ts";
 import type { StdioServerEntry } from "../types.ts";
-import { configOf, countedServer, entryOf, startedPids, tempDir, waitUntil } from "./helpers.ts";
+import { configOf, countedServer, entryOf, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
 
 // The broker started by these tests inherits this: it exits 1 s after its last server.
 process.env.PI_MCP_BROKER_IDLE_MS = "1000";
@@ -124,6 +124,22 @@ describe("when the broker cannot serve", () => {
 			expect(JSON.stringify(sum.content)).toContain("The sum of 1 and 1 is 2");
 		} finally {
 			await manager.closeAll();
+		}
+	}, 30_000);
+
+	it("a server flooding the broker past the limit: the call says why, in words a user can act on", async () => {
+		const agentDir = join(dir.path, "flood-agent");
+		const fault = { command: process.execPath, args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/fault-stdio.ts"), "flood"], env: { MB: "3" } };
+		const entry = entryOf(configOf({ flood: fault }), "flood") as StdioServerEntry;
+		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 }, maxMessageBytes: 1024 * 1024 });
+		try {
+			await manager.connect(entry);
+			expect(manager.get("flood")?.shared).toBe(true);
+			await expect(manager.callTool("flood", "blast", {})).rejects.toThrow(/more than 1 MB without a line end/);
+		} finally {
+			await manager.closeAll();
+			const pid = brokerPid(agentDir);
+			await waitUntil(() => !(pid && isAlive(pid)), "the broker to exit");
 		}
 	}, 30_000);
 
