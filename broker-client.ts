@@ -103,7 +103,10 @@ async function ask(transport: SocketTransport, method: string, params: object, s
 	return answer;
 }
 
-const starting = new Map<string, Promise<void>>();
+const starting = new Map<string, Promise<boolean>>();
+/** After a broker could not be started, this process runs its servers itself for a while instead of waiting again at every connect. */
+const unavailableUntil = new Map<string, number>();
+const RETRY_START_MS = 60_000;
 
 /** Connects to the broker, starting it when none answers; undefined when none could be reached in time. */
 async function reach(agentDir: string, signal: AbortSignal): Promise<import("node:net").Socket | undefined> {
@@ -111,19 +114,27 @@ async function reach(agentDir: string, signal: AbortSignal): Promise<import("nod
 	const attempt = () => connectSocket(path, 1000).catch(() => undefined);
 	const first = await attempt();
 	if (first || signal.aborted) return first;
+	if (Date.now() < (unavailableUntil.get(agentDir) ?? 0)) return undefined;
 	// One start per agent dir at a time in this process; other processes are sorted out by the broker's lock.
 	let start = starting.get(agentDir);
 	if (!start) {
-		start = startBroker(agentDir);
+		start = startBroker(agentDir).then(
+			() => true,
+			() => false, // no private folder for it (another user's), or no spawn
+		);
 		starting.set(agentDir, start);
 		void start.finally(() => starting.delete(agentDir));
 	}
-	await start;
+	if (!(await start)) {
+		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+		return undefined;
+	}
 	for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline && !signal.aborted; ) {
 		const socket = await attempt();
 		if (socket) return socket;
 		await delay(50);
 	}
+	if (!signal.aborted) unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
 	return undefined;
 }
 

@@ -6,7 +6,7 @@
 // likewise; a server's own requests (elicitation, sampling, roots) go to the session whose call is
 // in flight, notifications (list_changed, logs) to every session. The broker exits once no
 // session has used it for a while and no server runs. Started by broker-client.ts.
-import { rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -272,6 +272,11 @@ class SharedServer {
 		if (this.transport) await this.transport.close();
 		this.ended();
 	}
+
+	/** When the broker must exit at once. */
+	killSync(): void {
+		this.transport?.killSync();
+	}
 }
 
 /** Runs the broker until it has been idle long enough; resolves with its exit code. */
@@ -300,6 +305,14 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		rmSync(join(dir, STARTING_MARKER), { force: true });
 		await release();
 	}
+	// What would end the broker unexpectedly is written down (sessions carry on without it).
+	const fatal = (error: unknown) => {
+		appendFileSync(join(dir, "broker.log"), `${new Date().toISOString()} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`, { mode: 0o600 });
+		for (const server of servers.values()) server.killSync(); // no server outlives its broker
+		process.exit(1);
+	};
+	process.on("uncaughtException", fatal);
+	process.on("unhandledRejection", fatal);
 	writeFileSync(join(dir, "broker.json"), `${JSON.stringify({ pid: process.pid, version: ADAPTER_VERSION, protocol: BROKER_PROTOCOL, since })}\n`, { mode: 0o600 });
 
 	function accept(socket: Socket): void {

@@ -3,7 +3,7 @@
 // only its own call, progress goes to the session that asked, a crash is told to every session
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -122,6 +122,22 @@ describe("when the broker cannot serve", () => {
 			expect(connection.pid).toBe(startedPids(log)[0]);
 			const sum = await manager.callTool("everything", "get-sum", { a: 1, b: 1 });
 			expect(JSON.stringify(sum.content)).toContain("The sum of 1 and 1 is 2");
+		} finally {
+			await manager.closeAll();
+		}
+	}, 30_000);
+
+	it("a broker that cannot start (its folder is taken): the session runs the server itself", async () => {
+		const agentDir = join(dir.path, "blocked-agent");
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "mcp-broker"), "not a folder");
+		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "blocked.log")) }), "everything") as StdioServerEntry;
+		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 } });
+		try {
+			const connection = await manager.connect(entry);
+			expect(connection.shared).toBeUndefined();
+			const sum = await manager.callTool("everything", "get-sum", { a: 3, b: 4 });
+			expect(JSON.stringify(sum.content)).toContain("The sum of 3 and 4 is 7");
 		} finally {
 			await manager.closeAll();
 		}
