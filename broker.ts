@@ -73,6 +73,7 @@ class SharedServer {
 	private lingerMs = 0;
 	private linger?: ReturnType<typeof setTimeout>;
 	private lastCaller?: Session;
+	closing = false;
 	closed = false;
 
 	constructor(
@@ -269,6 +270,7 @@ class SharedServer {
 	}
 
 	async close(): Promise<void> {
+		this.closing = true; // a session opening now gets a fresh server, not this one
 		if (this.transport) await this.transport.close();
 		this.ended();
 	}
@@ -342,7 +344,7 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 			return session.send({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
 		}
 		let server = servers.get(params.key);
-		if (!server || server.closed) {
+		if (!server || server.closing || server.closed) {
 			server = new SharedServer(params.key, params, (ended) => {
 				if (servers.get(ended.key) === ended) servers.delete(ended.key);
 				lastActive = Date.now();

@@ -26,6 +26,8 @@ export function loadSearch(): Promise<typeof import("./tool-search.ts")> {
 
 /** Quiet time after the last catalog change before the search index is updated in the background. */
 const INDEX_SETTLE_MS = 300;
+/** From this many tools the index is built in the background (~40 ms per 1,000 tools), below it on the first search. */
+const BACKGROUND_INDEX_TOOLS = 1000;
 
 export type ServerState =
 	| "connected"
@@ -120,14 +122,18 @@ export class ServerLifecycle {
 	}
 
 	/**
-	 * The search index follows the catalog in the background, once the changes settle (a session
+	 * A big catalog's search index follows it in the background, once the changes settle (a session
 	 * start fills it server by server), so a search does not pay for building it. Sessions only: a
 	 * one-shot CLI run builds it when it searches.
 	 */
 	private catalogChanged(): void {
 		if (!this.started || this.stopped) return;
 		clearTimeout(this.indexTimer);
-		this.indexTimer = setTimeout(() => void loadSearch().then((search) => this.stopped || search.prepareSearch(this.catalog)), INDEX_SETTLE_MS);
+		this.indexTimer = setTimeout(() => {
+			// A small catalog is indexed in milliseconds on the first search: no session pays for it up front.
+			if (this.catalog.all().length < BACKGROUND_INDEX_TOOLS) return;
+			void loadSearch().then((search) => this.stopped || search.prepareSearch(this.catalog));
+		}, INDEX_SETTLE_MS);
 		this.indexTimer.unref?.();
 	}
 
