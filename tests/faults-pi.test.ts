@@ -83,8 +83,10 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 		expect(first).toContain("ok_echo");
 		expect(first).toMatch(/still starting: .*never_initialize/);
 		expect(again).toContain("ok_echo");
-		expect(took[0]).toBeLessThan(3000);
-		expect(took[1]).toBeLessThan(3000);
+		// Liveness, not speed: a search that waited for the dead servers would take their 30 s connect
+		// timeout; the bound leaves room for a loaded CI machine (a 2 s wait plus loading the engine).
+		expect(took[0]).toBeLessThan(10_000);
+		expect(took[1]).toBeLessThan(10_000);
 		expect(flood).toContain("more than 128 MB without a line end");
 		expect(huge).toContain("over 128 MB; it was cut off");
 		expect(reset).toContain("Connection lost before the answer");
