@@ -66,7 +66,9 @@ export async function openBrokerTransport(
 	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION };
 	const reply = await ask(transport, OPEN_METHOD, params, signal);
 	if (!reply || "error" in reply) {
-		await transport.close();
+		// A silent broker (stopped, wedged) or one of another version answers the same next time.
+		if (!signal.aborted) unavailableUntil.set(options.agentDir, Date.now() + RETRY_START_MS);
+		transport.destroy();
 		return undefined;
 	}
 	return transport;
@@ -104,17 +106,20 @@ async function ask(transport: SocketTransport, method: string, params: object, s
 }
 
 const starting = new Map<string, Promise<boolean>>();
-/** After a broker could not be started, this process runs its servers itself for a while instead of waiting again at every connect. */
+/**
+ * After a broker could not be started, or did not serve (silent, another version), this process
+ * runs its servers itself for a while instead of waiting again at every connect.
+ */
 const unavailableUntil = new Map<string, number>();
 const RETRY_START_MS = 60_000;
 
 /** Connects to the broker, starting it when none answers; undefined when none could be reached in time. */
 async function reach(agentDir: string, signal: AbortSignal): Promise<import("node:net").Socket | undefined> {
+	if (Date.now() < (unavailableUntil.get(agentDir) ?? 0)) return undefined;
 	const path = socketPath(agentDir);
 	const attempt = () => connectSocket(path, 1000).catch(() => undefined);
 	const first = await attempt();
 	if (first || signal.aborted) return first;
-	if (Date.now() < (unavailableUntil.get(agentDir) ?? 0)) return undefined;
 	// One start per agent dir at a time in this process; other processes are sorted out by the broker's lock.
 	let start = starting.get(agentDir);
 	if (!start) {

@@ -127,6 +127,28 @@ describe("when the broker cannot serve", () => {
 		}
 	}, 30_000);
 
+	it("a silent broker (accepts, never answers): the session runs the server itself, and does not wait for it again", async () => {
+		const agentDir = join(dir.path, "silent-agent");
+		const path = socketPath(agentDir);
+		const { privateDir } = await import("../broker-wire.ts");
+		privateDir(join(path, ".."));
+		let opened = 0;
+		fake = createServer(() => void opened++);
+		await new Promise<void>((resolve) => fake?.listen(path, resolve));
+		const log = join(dir.path, "silent.log");
+		const entry = entryOf(configOf({ everything: countedServer(log) }), "everything") as StdioServerEntry;
+		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 } });
+		try {
+			expect((await manager.connect(entry)).shared).toBeUndefined();
+			await manager.close("everything");
+			expect((await manager.connect(entry)).shared).toBeUndefined();
+			expect(opened).toBe(1); // the second connect did not try the silent broker again
+			expect(startedPids(log)).toHaveLength(2);
+		} finally {
+			await manager.closeAll();
+		}
+	}, 30_000);
+
 	it("a broker that cannot start (its folder is taken): the session runs the server itself", async () => {
 		const agentDir = join(dir.path, "blocked-agent");
 		mkdirSync(agentDir, { recursive: true });
