@@ -4,7 +4,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { markerServer, ROOT, tempDir } from "./helpers.ts";
+import { isAlive } from "../process-tree.ts";
+import { countedServer, markerServer, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
 
 const BIN = join(ROOT, "bin", "pi-mcp-adapter.mjs");
 
@@ -20,8 +21,10 @@ describe("the shell CLI", () => {
 		mkdirSync(agentDir, { recursive: true });
 	});
 	afterEach(() => dir.remove());
-	const cli = (...args: string[]) => {
-		const run = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir }, encoding: "utf8", timeout: 60_000 });
+	const cli = (...args: (string | Record<string, string>)[]) => {
+		const extraEnv = args.find((a): a is Record<string, string> => typeof a === "object") ?? {};
+		const argv = args.filter((a): a is string => typeof a === "string");
+		const run = spawnSync(process.execPath, [BIN, ...argv], { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, ...extraEnv }, encoding: "utf8", timeout: 60_000 });
 		return { code: run.status, out: run.stdout, err: run.stderr };
 	};
 
@@ -46,4 +49,20 @@ describe("the shell CLI", () => {
 		expect(cli("deny", "proj").code).toBe(0);
 		expect(cli("call", "proj_echo", '{"message":"hi"}').err).toContain("was denied by the user");
 	});
+
+	it("with sharing on, two shell calls use one server in the broker, and `status` shows it", async () => {
+		const log = join(dir.path, "starts.log");
+		// The server waits 12 s in the broker after each call: long enough for the next command, however slow this machine.
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ settings: { shareServers: true }, mcpServers: { everything: { ...countedServer(log), idleTimeout: 0.2 } } }));
+		const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
+		expect(cli(env, "call", "everything_get-sum", '{"a":1,"b":2}').out).toContain("The sum of 1 and 2 is 3");
+		expect(cli(env, "call", "everything_get-sum", '{"a":3,"b":4}').out).toContain("The sum of 3 and 4 is 7");
+		expect(startedPids(log)).toHaveLength(1);
+		const status = cli(env, "status");
+		expect(status.code).toBe(0);
+		expect(status.out).toMatch(/Shared MCP broker \(pid (\d+), since \d\d:\d\d\): 1 server\n {2}everything: 0 sessions, up since \d\d:\d\d, pid \d+/);
+		const broker = Number(/Shared MCP broker \(pid (\d+)/.exec(status.out)?.[1]);
+		await waitUntil(() => ![broker, ...startedPids(log)].some(isAlive), "the shared server and the broker to exit", 30_000);
+	}, 60_000);
 });
+
