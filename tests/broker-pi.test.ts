@@ -3,8 +3,10 @@
 // the session whose call caused it (rpc); a broker killed mid-call gives that call a clear error,
 // never a second run, and the next call works; and no process is left once the idle times pass.
 import { readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { brokerStatus } from "../broker-client.ts";
 import { isAlive as alive } from "../process-tree.ts";
 import { countedServer, MEMORY, startedPids, waitUntil } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
@@ -20,13 +22,13 @@ const brokerPid = (home: PiHome): number | undefined => {
 	}
 };
 
-/** A home whose everything server is shared and lingers 3 s after its last session; the broker idles out after 1 s. */
-async function sharedHome(options: Parameters<typeof createPiHome>[0], withMemory = false): Promise<{ home: PiHome; log: string; memoryLog: string }> {
+/** A home whose everything server (and memory) is shared and lingers `idleTimeout` minutes (3 s) after its last session; the broker idles out after 1 s. */
+async function sharedHome(options: Parameters<typeof createPiHome>[0], withMemory = false, idleTimeout = 0.05): Promise<{ home: PiHome; log: string; memoryLog: string }> {
 	const home = await createPiHome(options);
 	const log = join(home.root, "starts.log");
 	const memoryLog = join(home.root, "memory.log");
-	const memory = { ...countedServer(memoryLog, [MEMORY]), env: { MEMORY_FILE_PATH: join(home.root, "memory.jsonl") }, idleTimeout: 0.05 };
-	const mcpServers = { everything: { ...countedServer(log), idleTimeout: 0.05 }, ...(withMemory ? { memory } : {}) };
+	const memory = { ...countedServer(memoryLog, [MEMORY]), env: { MEMORY_FILE_PATH: join(home.root, "memory.jsonl") }, idleTimeout };
+	const mcpServers = { everything: { ...countedServer(log), idleTimeout }, ...(withMemory ? { memory } : {}) };
 	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers }));
 	return { home, log, memoryLog };
 }
@@ -35,7 +37,8 @@ const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
 describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 	it("8 concurrent pi -p sessions start one server and each gets its own answer; a 9th starts none; nothing is left after", async () => {
 		// A second shared server: a first run connects both at once to fill the cache.
-		const { home, log, memoryLog } = await sharedHome({ steps }, true);
+		// The servers wait 12 s after their last session: the 9th session finds them however slowly it starts.
+		const { home, log, memoryLog } = await sharedHome({ steps }, true, 0.2);
 		try {
 			const call = (i: number) => runPi(home, `call {"tool":"everything_get-sum","args":{"a":${i},"b":1000}}`, { host, env, timeoutMs: 120_000 });
 			const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i)));
@@ -53,8 +56,8 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(startedPids(log)).toHaveLength(1);
 			const broker = brokerPid(home) as number;
 			expect(broker).toBeGreaterThan(0);
-			// The server lingers 3 s after its last session, then the broker exits after 1 s idle.
-			await waitUntil(() => [...startedPids(log), ...startedPids(memoryLog), broker].every((pid) => !alive(pid)), "the shared servers and the broker to exit", 20_000);
+			// The servers linger 12 s after their last session, then the broker exits after 1 s idle.
+			await waitUntil(() => [...startedPids(log), ...startedPids(memoryLog), broker].every((pid) => !alive(pid)), "the shared servers and the broker to exit", 40_000);
 		} finally {
 			await home.dispose();
 		}
@@ -97,8 +100,13 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		try {
 			const running = runPi(home, "run the long operation, then add", { host, env, timeoutMs: 90_000 });
 			// The long operation is under way in the broker's server: then the broker dies.
-			await waitUntil(() => brokerPid(home) !== undefined && startedPids(log).length === 1 && home.model.requests.length >= 1, "the call to start", 30_000);
-			await new Promise((resolve) => setTimeout(resolve, 2000));
+			// The broker itself says when the call is in flight at the server: after the model asked for it,
+			// a request still in flight 300 ms apart is the 8 s operation (a tools/list takes milliseconds).
+			const busy = async () => home.model.requests.length >= 1 && Boolean((await brokerStatus(home.agentDir))?.servers.some((s) => s.inFlight > 0));
+			for (const deadline = Date.now() + 60_000; !((await busy()) && (await delay(300)) === undefined && (await busy())); ) {
+				if (Date.now() > deadline) throw new Error("the long call never reached the shared server");
+				await delay(100);
+			}
 			const broker = brokerPid(home) as number;
 			process.kill(broker, "SIGKILL");
 			const run = await running;
