@@ -11,7 +11,6 @@ import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { delay } from "./async-bounds.ts";
 import {
 	ADAPTER_VERSION,
 	BROKER_PROTOCOL,
@@ -152,12 +151,14 @@ class SharedServer {
 			};
 		});
 		ended.catch(() => undefined);
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const timeout = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`Server "${this.params.name}" did not answer initialize within ${Math.round(connectTimeoutMs / 1000)} s`)), connectTimeoutMs);
+		});
+		timeout.catch(() => undefined);
 		try {
 			await transport.start();
 			await transport.send({ jsonrpc: "2.0", id: INIT_ID, method: "initialize", params } as JSONRPCMessage);
-			const timeout = delay(connectTimeoutMs).then(() => {
-				throw new Error(`Server "${this.params.name}" did not answer initialize within ${Math.round(connectTimeoutMs / 1000)} s`);
-			});
 			const reply = await Promise.race([answered, ended, timeout]);
 			if (reply.error) throw new Error(`Server "${this.params.name}" refused initialize: ${JSON.stringify(reply.error)}`);
 			await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
@@ -165,6 +166,8 @@ class SharedServer {
 		} catch (error) {
 			void this.close();
 			throw error;
+		} finally {
+			clearTimeout(timer);
 		}
 	}
 
