@@ -14,7 +14,7 @@ import { isAlive } from "../process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { brokerReport } from "../server-status.ts";
 import type { StdioServerEntry } from "../types.ts";
-import { configOf, countedServer, entryOf, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
+import { configOf, countedServer, entryOf, marked, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
 
 // The broker started by these tests inherits this: it exits 1 s after its last server.
 process.env.PI_MCP_BROKER_IDLE_MS = "1000";
@@ -180,6 +180,28 @@ describe("when the broker cannot serve", () => {
 			await waitUntil(() => !(pid && isAlive(pid)), "the broker to exit");
 		}
 	}, 30_000);
+
+	it("a shared server that never answers initialize, and one that ignores SIGTERM: clear errors, and nothing is left", async () => {
+		const agentDir = join(dir.path, "stubborn-agent");
+		const marker = `PI_MCP_BROKER_TEST_${process.pid}_${Date.now()}`;
+		const fixture = (mode: string) => ({
+			command: process.execPath,
+			args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/fault-stdio.ts"), mode],
+			env: { FAULT_MARKER: marker },
+		});
+		const config = configOf({ silent: fixture("never-initialize"), stubborn: fixture("ignore-sigterm") });
+		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 500 }, connectTimeoutMs: 2000 });
+		try {
+			await expect(manager.connect(entryOf(config, "silent"))).rejects.toThrow(/did not finish connecting within 2 s|did not answer initialize within 2 s/);
+			const stubborn = await manager.connect(entryOf(config, "stubborn"));
+			expect(stubborn.shared).toBe(true);
+		} finally {
+			await manager.closeAll();
+		}
+		// The stubborn one lingers 0.5 s, then gets SIGTERM, which it ignores, then SIGKILL; the broker then exits.
+		const pid = brokerPid(agentDir);
+		await waitUntil(() => marked(marker).length === 0 && !(pid && isAlive(pid)), "every fixture process and the broker to end", 30_000);
+	}, 60_000);
 
 	it("a project's server is shared only within its project; another env value is another server", () => {
 		const launch = { command: "node", args: ["server.js"], env: {} };
