@@ -24,7 +24,7 @@ export interface SearchOptions {
 export interface SearchHit {
 	readonly tool: CatalogTool;
 	readonly score: number;
-	/** Share of the query's words (or their synonyms) the tool answers: below 0.5 is a weak match. */
+	/** Share of the query's words (or their synonyms) the tool answers, each word weighted by its rarity (IDF): below 0.5 is a weak match. */
 	readonly coverage: number;
 }
 
@@ -185,6 +185,8 @@ export class ToolSearchIndex {
 		processTerm: (term) => term || null,
 	});
 	private readonly entries = new Map<number, Entry>();
+	/** How many tools have each term: a rare query word counts more toward coordination than a common one. */
+	private readonly toolsWith = new Map<string, number>();
 	/** Entry id by the tool's qualified name (unique in a catalog). */
 	private readonly ids = new Map<string, number>();
 	private nextId = 0;
@@ -221,6 +223,7 @@ export class ToolSearchIndex {
 				continue;
 			}
 			this.index.remove(entry.document);
+			for (const term of entry.terms) this.toolsWith.set(term, (this.toolsWith.get(term) ?? 1) - 1);
 			const same = (this.byNameKey.get(entry.nameKey) ?? []).filter((other) => other !== id);
 			if (same.length > 0) this.byNameKey.set(entry.nameKey, same);
 			else this.byNameKey.delete(entry.nameKey);
@@ -248,10 +251,12 @@ export class ToolSearchIndex {
 		};
 		const nameKey = tokenize(tool.name).join("_");
 		const document = { id, name: fields.name.join(" "), server: fields.server.join(" "), description: fields.description.join(" "), params: fields.params.join(" ") };
+		const terms = new Set([...fields.name, ...fields.server, ...fields.description, ...fields.params]);
+		for (const term of terms) this.toolsWith.set(term, (this.toolsWith.get(term) ?? 0) + 1);
 		this.entries.set(id, {
 			tool,
 			document,
-			terms: new Set([...fields.name, ...fields.server, ...fields.description, ...fields.params]),
+			terms,
 			actionTerms: new Set([...fields.name, ...fields.params]),
 			nameKey,
 			nameWords: tokenize(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem),
@@ -309,16 +314,23 @@ export class ToolSearchIndex {
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
 		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list).
-		const conceptTerms = concepts.map((c) => ({ terms: [...c], action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM) }));
+		// Each concept weighs its word's rarity (IDF): answering "dsn" says more than answering "get".
+		const conceptTerms = concepts.map((c) => ({
+			terms: [...c],
+			action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM),
+			weight: Math.log(1 + this.entries.size / (1 + (this.toolsWith.get(ownWord(c)) ?? 0))),
+		}));
 		const hits: SearchHit[] = results.map((r) => {
 			const entry = this.entry(r.id);
 			let covered = 0;
-			for (const { terms, action } of conceptTerms) {
+			let total = 0;
+			for (const { terms, action, weight } of conceptTerms) {
 				// An action counts where the tool names what it does; anything else anywhere (a typo's match included).
 				const has = action ? entry.actionTerms : entry.terms;
-				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t)))) covered++;
+				total += weight;
+				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t)))) covered += weight;
 			}
-			const coverage = conceptTerms.length > 0 ? covered / conceptTerms.length : 1;
+			const coverage = total > 0 ? covered / total : 1;
 			return { tool: entry.tool, score: r.score * coverage, coverage };
 		});
 		hits.sort((a, b) => b.score - a.score);
