@@ -118,6 +118,8 @@ export function connectSocket(path: string, timeoutMs: number): Promise<Socket> 
 	});
 }
 
+const BACKLOG_MARGIN = 16 * 1024 * 1024;
+
 /** The SDK's Transport over a socket, newline-delimited like stdio, reading with a size limit. */
 export class SocketTransport implements Transport {
 	onclose?: () => void;
@@ -166,7 +168,18 @@ export class SocketTransport implements Transport {
 
 	send(message: JSONRPCMessage): Promise<void> {
 		if (this.closed || this.socket.destroyed) return Promise.reject(new Error("Not connected"));
-		return new Promise((resolve, reject) => this.socket.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())));
+		const sent = new Promise<void>((resolve, reject) => this.socket.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())));
+		// A peer that stopped reading (a frozen session) must not grow this process without bound.
+		if (this.socket.writableLength > this.maxBacklogBytes) {
+			this.failure = `the other side stopped reading (${Math.round(this.socket.writableLength / 1024 / 1024)} MB waiting); the connection was closed`;
+			this.socket.destroy();
+		}
+		return sent;
+	}
+
+	/** Unread output allowed to wait for the peer: two of its largest messages, and some. */
+	private get maxBacklogBytes(): number {
+		return 2 * this.reader.limit + BACKLOG_MARGIN;
 	}
 
 	close(): Promise<void> {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BrokerOptions } from "../broker-client.ts";
 import { sharedKey } from "../broker-client.ts";
-import { socketPath } from "../broker-wire.ts";
+import { connectSocket, SocketTransport, socketPath } from "../broker-wire.ts";
 import { isAlive } from "../process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { brokerReport } from "../server-status.ts";
@@ -202,6 +202,30 @@ describe("when the broker cannot serve", () => {
 		const pid = brokerPid(agentDir);
 		await waitUntil(() => marked(marker).length === 0 && !(pid && isAlive(pid)), "every fixture process and the broker to end", 30_000);
 	}, 60_000);
+
+	it("a session that stops reading (frozen) is cut off, not buffered without bound", async () => {
+		const path = join(dir.path, "backlog.sock");
+		let closed = false;
+		let transport: SocketTransport | undefined;
+		fake = createServer((socket) => {
+			transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line), "the session");
+			transport.onclose = () => void (closed = true);
+		});
+		await new Promise<void>((resolve) => fake?.listen(path, resolve));
+		const frozen = await connectSocket(path, 1000);
+		frozen.pause(); // reads nothing from here on
+		await waitUntil(() => transport !== undefined, "the connection");
+		const message = { jsonrpc: "2.0", method: "notifications/message", params: { data: "x".repeat(1024 * 1024) } } as const;
+		let sent = 0;
+		for (; sent < 200 && !closed; sent++) {
+			(transport as SocketTransport).send(message).catch(() => undefined);
+			await new Promise((resolve) => setImmediate(resolve));
+		}
+		await waitUntil(() => closed, "the transport to give up");
+		expect(transport?.failure).toMatch(/the other side stopped reading \(\d+ MB waiting\)/);
+		expect(sent).toBeLessThan(200);
+		frozen.destroy();
+	}, 30_000);
 
 	it("a project's server is shared only within its project; another env value is another server", () => {
 		const launch = { command: "node", args: ["server.js"], env: {} };
