@@ -68,13 +68,17 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		const a = await startPiRpc({ home, host, env });
 		const b = await startPiRpc({ home, host, env });
 		try {
-			// Both sessions use the server; then a's call asks a question.
+			// Both sessions use the server; b's long call is in flight when a's call asks a question.
 			for (const pi of [a, b]) expect(toolResults((await converse(pi, 'call {"tool":"everything_get-sum","args":{"a":1,"b":2}}', () => ({ cancelled: true }))).events)).toContain("The sum of 1 and 2 is 3");
 			const bFrom = b.events.length;
+			const bLong = converse(b, 'call {"tool":"everything_trigger-long-running-operation","args":{"duration":4,"steps":4}}', () => ({ cancelled: true }));
+			await b.waitFor((e) => e.type === "tool_execution_start", bFrom, 30_000);
 			const asked = await converse(a, 'call {"tool":"everything_trigger-elicitation-request"}', () => ({ cancelled: true }));
 			expect(asked.dialogs.length).toBeGreaterThan(0);
 			expect(toolResults(asked.events)).toMatch(/cancel/i);
-			expect(b.events.slice(bFrom).filter((e) => e.type === "extension_ui_request" && ["select", "input", "confirm"].includes(String(e.method)))).toEqual([]);
+			const bDone = await bLong;
+			expect(bDone.dialogs).toEqual([]); // b was asked nothing
+			expect(toolResults(bDone.events)).toMatch(/Long running operation completed/i);
 			expect(startedPids(log)).toHaveLength(1);
 		} finally {
 			await a.close();
