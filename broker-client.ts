@@ -17,6 +17,7 @@ import {
 	OPEN_METHOD,
 	type OpenParams,
 	privateDir,
+	readBrokerFile,
 	type SharedLaunch,
 	SocketTransport,
 	STATUS_METHOD,
@@ -56,14 +57,15 @@ export function sharedKey(entry: StdioServerEntry, launch: SharedLaunch, entryEn
 /** A transport to the shared server, or undefined when the broker cannot serve it (the session runs it itself). */
 export async function openBrokerTransport(
 	options: BrokerOptions,
-	request: Omit<OpenParams, "protocol" | "version">,
+	request: Omit<OpenParams, "protocol" | "version" | "token">,
 	parse: (line: string) => JSONRPCMessage,
 	signal: AbortSignal,
 ): Promise<SocketTransport | undefined> {
 	const socket = await reach(options.agentDir, signal);
 	if (!socket) return undefined;
 	const transport = new SocketTransport(socket, request.maxMessageBytes, parse, "the shared MCP broker", BROKER_GONE);
-	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION };
+	const token = readBrokerFile(options.agentDir)?.token ?? "";
+	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION, token };
 	const reply = await ask(transport, OPEN_METHOD, params, signal);
 	if (!reply || "error" in reply) {
 		// A silent broker (stopped, wedged) or one of another version answers the same next time.
@@ -81,7 +83,7 @@ export async function brokerStatus(agentDir: string, timeoutMs = 1000): Promise<
 	const socket = await connectSocket(path, timeoutMs).catch(() => undefined);
 	if (!socket) return undefined;
 	const transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line) as JSONRPCMessage, "the shared MCP broker");
-	const reply = await ask(transport, STATUS_METHOD, {}, AbortSignal.timeout(timeoutMs));
+	const reply = await ask(transport, STATUS_METHOD, { token: readBrokerFile(agentDir)?.token ?? "" }, AbortSignal.timeout(timeoutMs));
 	await transport.close();
 	return reply && "result" in reply ? (reply.result as BrokerStatus) : undefined;
 }

@@ -34,6 +34,8 @@ export interface SharedLaunch {
 export interface OpenParams {
 	readonly protocol: number;
 	readonly version: string;
+	/** The broker's secret from `broker.json` (0600): proof that the peer can read the user's private files. */
+	readonly token: string;
 	/** Config identity (the metadata cache's hash, the resolved launch, the project for a project server). */
 	readonly key: string;
 	readonly name: string;
@@ -63,6 +65,30 @@ export interface BrokerStatus {
 	readonly since: number;
 	readonly sessions: number;
 	readonly servers: readonly SharedServerStatus[];
+}
+
+/** JSON-RPC error code of a peer that did not show the broker's secret. */
+export const NOT_AUTHORIZED = -32051;
+
+/** What the running broker writes in `<agentDir>/mcp-broker/broker.json` (0600). */
+export interface BrokerFile {
+	readonly pid: number;
+	readonly version: string;
+	readonly protocol: number;
+	readonly since: number;
+	/** A random secret every request must carry: the same-user check that works on every platform. */
+	readonly token: string;
+}
+
+export const BROKER_FILE = "broker.json";
+
+/** The running broker's file, if there is one. */
+export function readBrokerFile(agentDir: string): BrokerFile | undefined {
+	try {
+		return JSON.parse(readFileSync(join(brokerDir(agentDir), BROKER_FILE), "utf8")) as BrokerFile;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Made by the session that starts the broker, removed by the broker once it listens. */

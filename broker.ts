@@ -6,6 +6,7 @@
 // likewise; a server's own requests (elicitation, sampling, roots) go to the session whose call is
 // in flight, notifications (list_changed, logs) to every session. The broker exits once no
 // session has used it for a while and no server runs. Started by broker-client.ts.
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
@@ -13,10 +14,13 @@ import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
 	ADAPTER_VERSION,
+	BROKER_FILE,
 	BROKER_PROTOCOL,
+	type BrokerFile,
 	type BrokerStatus,
 	brokerDir,
 	connectSocket,
+	NOT_AUTHORIZED,
 	OPEN_METHOD,
 	type OpenParams,
 	privateDir,
@@ -295,6 +299,8 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 	const since = Date.now();
 	let lastActive = Date.now();
 	const listener = createServer((socket) => accept(socket));
+	const token = randomBytes(32).toString("hex");
+	const authorized = (shown: unknown) => typeof shown === "string" && shown.length === token.length && timingSafeEqual(Buffer.from(shown), Buffer.from(token));
 
 	// Two sessions starting a broker at once: one listens, the other finds it alive and leaves.
 	const { lock } = await import("proper-lockfile");
@@ -302,6 +308,9 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 	try {
 		if (await alive(path)) return 0;
 		if (process.platform !== "win32") rmSync(path, { force: true });
+		// The secret is on disk (0600) before the socket exists: a session that reads it finds this broker.
+		const file: BrokerFile = { pid: process.pid, version: ADAPTER_VERSION, protocol: BROKER_PROTOCOL, since, token };
+		writeFileSync(join(dir, BROKER_FILE), `${JSON.stringify(file)}\n`, { mode: 0o600 });
 		await new Promise<void>((resolve, reject) => {
 			listener.once("error", reject);
 			listener.listen(path, () => resolve());
@@ -318,7 +327,6 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 	};
 	process.on("uncaughtException", fatal);
 	process.on("unhandledRejection", fatal);
-	writeFileSync(join(dir, "broker.json"), `${JSON.stringify({ pid: process.pid, version: ADAPTER_VERSION, protocol: BROKER_PROTOCOL, since })}\n`, { mode: 0o600 });
 
 	function accept(socket: Socket): void {
 		const transport = new SocketTransport(socket, HELLO_BYTES, deserializeMessage, "the session");
@@ -334,6 +342,10 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 			lastActive = Date.now();
 			const m = message as Message;
 			if (session.server) return session.server.fromSession(session, m);
+			if ((m.method === STATUS_METHOD || m.method === OPEN_METHOD) && m.id !== undefined && !authorized(m.params?.token)) {
+				session.send({ jsonrpc: "2.0", id: m.id, error: { code: NOT_AUTHORIZED, message: "not authorized: show the secret in broker.json" } } as Message);
+				return void transport.close();
+			}
 			if (m.method === STATUS_METHOD && m.id !== undefined) return session.send({ jsonrpc: "2.0", id: m.id, result: status() } as Message);
 			if (m.method === OPEN_METHOD && m.id !== undefined) return open(session, m);
 			void transport.close();

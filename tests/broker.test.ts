@@ -3,13 +3,13 @@
 // only its own call, progress goes to the session that asked, a crash is told to every session
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BrokerOptions } from "../broker-client.ts";
 import { sharedKey } from "../broker-client.ts";
-import { connectSocket, SocketTransport, socketPath } from "../broker-wire.ts";
+import { ADAPTER_VERSION, BROKER_PROTOCOL, connectSocket, SocketTransport, socketPath } from "../broker-wire.ts";
 import { isAlive } from "../process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { brokerReport } from "../server-status.ts";
@@ -47,6 +47,22 @@ describe("two sessions sharing server-everything through the broker", () => {
 		expect(a.get("everything")?.tools.length).toBe(b.get("everything")?.tools.length);
 		const report = await brokerReport(agentDir);
 		expect(report).toMatch(/^Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+$/);
+	});
+
+	it("a peer that cannot show the secret in the user's 0600 broker.json is refused", async () => {
+		expect(statSync(join(agentDir, "mcp-broker", "broker.json")).mode & 0o777).toBe(0o600);
+		expect(statSync(join(agentDir, "mcp-broker")).mode & 0o777).toBe(0o700);
+		const socket = await connectSocket(socketPath(agentDir), 1000);
+		const transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line), "the broker");
+		const replies: unknown[] = [];
+		let closed = false;
+		transport.onmessage = (message) => void replies.push(message);
+		transport.onclose = () => void (closed = true);
+		const open = { protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION, token: "0".repeat(64), key: "k", name: "x", launch: { command: "touch", args: [join(dir.path, "ran")], env: {} }, maxMessageBytes: 1024, connectTimeoutMs: 1000, lingerMs: 0 };
+		await transport.send({ jsonrpc: "2.0", id: 1, method: "pi-broker/open", params: open });
+		await waitUntil(() => closed, "the broker to close the connection");
+		expect(replies).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32051, message: "not authorized: show the secret in broker.json" } }]);
+		expect(existsSync(join(dir.path, "ran"))).toBe(false);
 	});
 
 	it("cancelling one session's call leaves the other's running to its result", async () => {
