@@ -63,7 +63,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		}
 	}, 180_000);
 
-	it("an elicitation from a shared server reaches the session whose call caused it (rpc)", async () => {
+	it("an elicitation from a shared server reaches the session whose call caused it, and /mcp shows the broker (rpc)", async () => {
 		const { home, log } = await sharedHome({ steps });
 		const a = await startPiRpc({ home, host, env });
 		const b = await startPiRpc({ home, host, env });
@@ -80,6 +80,12 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(bDone.dialogs).toEqual([]); // b was asked nothing
 			expect(toolResults(bDone.events)).toMatch(/Long running operation completed/i);
 			expect(startedPids(log)).toHaveLength(1);
+			// /mcp tells the user what runs in the broker, for how many sessions.
+			const from = a.events.length;
+			a.send({ id: "status", type: "prompt", message: "/mcp" });
+			const status = String((await a.waitFor((e) => e.method === "notify" && String(e.message).includes("MCP servers"), from)).message);
+			expect(status).toContain("everything: connected (shared), 17 tools");
+			expect(status).toMatch(/Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+/);
 		} finally {
 			await a.close();
 			await b.close();
