@@ -6,7 +6,8 @@ import { type Catalog, CATALOG_DIR, loadCatalogs } from "../bench/catalogs.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { baseForm, synonymsOf } from "../search-thesaurus.ts";
-import { analyze, expandQuery, prepareSearch, searchCatalog, stem, tokenize } from "../tool-search.ts";
+import { analyze, expandQuery, stem, tokenize } from "../search-query.ts";
+import { prepareSearch, searchCatalog } from "../tool-search.ts";
 import { configOf, lifecycleOf, ROOT } from "./helpers.ts";
 
 describe("tokenizing and stemming", () => {
