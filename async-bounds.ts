@@ -1,5 +1,15 @@
 // Small async helpers that put an end to waiting: at most N at once, at most so long, or until a
-// signal. Shared by the lifecycle, the pool and the connection code.
+// signal; and one promise shared by every caller. Shared by the lifecycle, the pool and the
+// connection code.
+
+/**
+ * The promise `make` returns on the first call, handed to every later caller: a module imported
+ * on demand is imported once (Pi's loader can hand a second concurrent importer an unfinished module).
+ */
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
+	let made: Promise<T> | undefined;
+	return () => (made ??= make());
+}
 
 /** Waits for `promise` (whose failure is ignored), at most `ms` or until `signal` aborts; the timer is cleared either way. */
 export async function within(promise: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<void> {

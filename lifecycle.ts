@@ -2,7 +2,7 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
-import { mapLimit, within } from "./async-bounds.ts";
+import { mapLimit, once, within } from "./async-bounds.ts";
 import { formatProblem } from "./config.ts";
 import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
@@ -13,16 +13,8 @@ import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
-let searchModule: Promise<typeof import("./tool-search.ts")> | undefined;
-/**
- * The search engine (MiniSearch, stemmer, WordNet) loads on the first search or index update, not
- * with Pi; one import shared by all callers (Pi's loader can hand a concurrent importer a module
- * that is not finished).
- */
-export function loadSearch(): Promise<typeof import("./tool-search.ts")> {
-	searchModule ??= import("./tool-search.ts");
-	return searchModule;
-}
+/** The search engine (MiniSearch, stemmer, WordNet) loads on the first search or index update, not with Pi. */
+export const loadSearch = once(() => import("./tool-search.ts"));
 
 /** Quiet time after the last catalog change before the search index is updated in the background. */
 const INDEX_SETTLE_MS = 300;

@@ -5,7 +5,7 @@
 // The pool around connections is server-manager.ts.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { untilAborted } from "./async-bounds.ts";
+import { once, untilAborted } from "./async-bounds.ts";
 import { resolveCommandValues } from "./command-values.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
@@ -31,12 +31,8 @@ import type {
 } from "./types.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
-let sdkLoading: Promise<McpSdk> | undefined;
 /** The SDK is imported on the first connect, keeping it out of Pi's startup (see mcp-sdk.ts). */
-export function loadSdk(): Promise<McpSdk> {
-	sdkLoading ??= import("./mcp-sdk.ts");
-	return sdkLoading;
-}
+export const loadSdk: () => Promise<McpSdk> = once(() => import("./mcp-sdk.ts"));
 
 export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
 export const STDERR_TAIL_BYTES = 8 * 1024;

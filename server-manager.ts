@@ -7,30 +7,20 @@ import { resolveAgentDir } from "./config.ts";
 import { describeError, isAuthError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { Redactor } from "./redaction.ts";
-import { untilAborted } from "./async-bounds.ts";
+import { once, untilAborted } from "./async-bounds.ts";
 import type { BrokerOptions } from "./broker-client.ts";
 import type { Challenge, ClientRequests, Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
 import type { ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./server-connection.ts";
 
-type ConnectionModule = typeof import("./server-connection.ts");
-let connectionModule: Promise<ConnectionModule> | undefined;
 /**
  * Opening connections (our transports, cross-spawn, then the SDK) is loaded on the first connect:
  * a session with a warm cache may never connect, and every Pi start pays for what it imports.
  */
-function loadConnections(): Promise<ConnectionModule> {
-	connectionModule ??= import("./server-connection.ts");
-	return connectionModule;
-}
-
-let tasksModule: Promise<typeof import("./tool-tasks.ts")> | undefined;
-/** The task API's calls, loaded once for every caller (Pi's loader can hand a concurrent importer an unfinished module). */
-function loadTasks(): Promise<typeof import("./tool-tasks.ts")> {
-	tasksModule ??= import("./tool-tasks.ts");
-	return tasksModule;
-}
+const loadConnections = once(() => import("./server-connection.ts"));
+/** The task API's calls, loaded on the first task-only tool. */
+const loadTasks = once(() => import("./tool-tasks.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
 const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
