@@ -4,7 +4,9 @@
 // process involved (Pi, servers, npx, the broker), and each session's time to its first tool result.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readBrokerFile } from "../broker-wire.ts";
 import { listDescendants } from "../process-tree.ts";
+import { rssMb } from "./process-memory.ts";
 import { TEST_NPM_CACHE } from "../tests/helpers.ts";
 import type { ChatRequest, Step } from "../tests/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/pi-cli-harness.ts";
@@ -23,19 +25,7 @@ function npxServer(log: string, name: string, pkg: string, extra: string[] = [])
 /** Peak RSS (MB) of the processes `pids` lists, sampled every 100 ms until stopped. */
 function samplePeakRss(pids: () => number[]): { stop(): number } {
 	let peak = 0;
-	const timer = setInterval(() => {
-		let kb = 0;
-		for (const pid of new Set(pids())) {
-			{
-				try {
-					kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
-				} catch {
-					// gone between listing and reading
-				}
-			}
-		}
-		peak = Math.max(peak, kb / 1024);
-	}, 100);
+	const timer = setInterval(() => (peak = Math.max(peak, rssMb(pids()))), 100);
 	return {
 		stop() {
 			clearInterval(timer);
@@ -83,15 +73,9 @@ async function eightSessions(shared: boolean): Promise<Outcome> {
 		await new Promise((resolve) => setTimeout(resolve, 9000)); // the shared servers' linger (6 s) passes
 		const starts = () => readFileSync(log, "utf8").trim().split("\n").length;
 		const before = starts();
-		const brokerPid = () => {
-			try {
-				return [(JSON.parse(readFileSync(join(home.agentDir, "mcp-broker", "broker.json"), "utf8")) as { pid: number }).pid];
-			} catch {
-				return [];
-			}
-		};
 		// Every Pi (children of this process) with its servers, and the detached broker with its servers.
-		const rss = samplePeakRss(() => [...listDescendants(process.pid), ...brokerPid().flatMap((pid) => [pid, ...listDescendants(pid)])]);
+		const broker = () => readBrokerFile(home.agentDir)?.pid;
+		const rss = samplePeakRss(() => [...listDescendants(process.pid), ...[broker()].flatMap((pid) => (pid ? [pid, ...listDescendants(pid)] : []))]);
 		const t0 = performance.now();
 		const runs = await Promise.all(
 			Array.from({ length: SESSIONS }, (_, i) => {

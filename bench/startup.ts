@@ -11,6 +11,7 @@ import { McpServerManager } from "../server-manager.ts";
 import type { StdioServerEntry } from "../types.ts";
 import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/helpers.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/pi-cli-harness.ts";
+import { treeRssMb } from "./process-memory.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 
@@ -24,18 +25,6 @@ async function timeRun(home: PiHome, withExtension: boolean): Promise<number> {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function treeRssMb(pid: number): number {
-	let kb = 0;
-	for (const p of [pid, ...listDescendants(pid)]) {
-		try {
-			kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
-		} catch {
-			// exited
-		}
-	}
-	return kb / 1024;
-}
 
 async function npxMemory(): Promise<void> {
 	const work = tempDir();
