@@ -7,20 +7,13 @@ import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { brokerStatus } from "../broker-client.ts";
+import { readBrokerFile } from "../broker-wire.ts";
 import { isAlive as alive } from "../process-tree.ts";
 import { countedServer, MEMORY, startedPids, waitUntil } from "./helpers.ts";
 import { lastToolMessage } from "./mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "./pi-cli-harness.ts";
 import { PI_HOSTS } from "./pi-hosts.ts";
 import { converse, steps, toolResults } from "./pi-conversation.ts";
-
-const brokerPid = (home: PiHome): number | undefined => {
-	try {
-		return (JSON.parse(readFileSync(join(home.agentDir, "mcp-broker", "broker.json"), "utf8")) as { pid: number }).pid;
-	} catch {
-		return undefined;
-	}
-};
 
 /** A home whose everything server (and memory) is shared and lingers `idleTimeout` minutes (3 s) after its last session; the broker idles out after 1 s. */
 async function sharedHome(options: Parameters<typeof createPiHome>[0], withMemory = false, idleTimeout = 0.05): Promise<{ home: PiHome; log: string; memoryLog: string }> {
@@ -54,7 +47,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(ninth.code, ninth.stderr).toBe(0);
 			expect(ninth.stdout).toContain("The sum of 8 and 1000 is 1008");
 			expect(startedPids(log)).toHaveLength(1);
-			const broker = brokerPid(home) as number;
+			const broker = readBrokerFile(home.agentDir)?.pid as number;
 			expect(broker).toBeGreaterThan(0);
 			// The servers linger 12 s after their last session, then the broker exits after 1 s idle.
 			await waitUntil(() => [...startedPids(log), ...startedPids(memoryLog), broker].every((pid) => !alive(pid)), "the shared servers and the broker to exit", 40_000);
@@ -89,7 +82,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		} finally {
 			await a.close();
 			await b.close();
-			const pids = [...startedPids(log), brokerPid(home) ?? 0].filter((p) => p > 0);
+			const pids = [...startedPids(log), readBrokerFile(home.agentDir)?.pid ?? 0].filter((p) => p > 0);
 			await waitUntil(() => pids.every((p) => !alive(p)), "the shared server and the broker to exit", 20_000);
 			await home.dispose();
 		}
@@ -117,7 +110,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 				if (Date.now() > deadline) throw new Error("the long call never reached the shared server");
 				await delay(100);
 			}
-			const broker = brokerPid(home) as number;
+			const broker = readBrokerFile(home.agentDir)?.pid as number;
 			process.kill(broker, "SIGKILL");
 			const run = await running;
 			expect(run.code, run.stderr).toBe(0);
@@ -126,7 +119,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(run.stdout).toContain("second: The sum of 20 and 22 is 42");
 			// One start for the killed broker's server, one for the next call: the long operation never ran twice.
 			expect(startedPids(log)).toHaveLength(2);
-			await waitUntil(() => startedPids(log).every((p) => !alive(p)) && !alive(brokerPid(home) ?? broker), "every server and broker to exit", 20_000);
+			await waitUntil(() => startedPids(log).every((p) => !alive(p)) && !alive(readBrokerFile(home.agentDir)?.pid ?? broker), "every server and broker to exit", 20_000);
 		} finally {
 			await home.dispose();
 		}

@@ -3,29 +3,32 @@
 // only its own call, progress goes to the session that asked, a crash is told to every session
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { BrokerOptions } from "../broker-client.ts";
 import { sharedKey } from "../broker-client.ts";
-import { ADAPTER_VERSION, BROKER_PROTOCOL, connectSocket, SocketTransport, socketPath } from "../broker-wire.ts";
+import { ADAPTER_VERSION, BROKER_PROTOCOL, connectSocket, privateDir, readBrokerFile, SocketTransport, socketPath } from "../broker-wire.ts";
 import { isAlive } from "../process-tree.ts";
-import { McpServerManager } from "../server-manager.ts";
+import { McpServerManager, type ServerManagerOptions as ManagerOptions } from "../server-manager.ts";
 import { brokerReport } from "../server-status.ts";
 import type { StdioServerEntry } from "../types.ts";
-import { configOf, countedServer, entryOf, marked, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
+import { configOf, countedServer, entryOf, faultStdio, marked, startedPids, tempDir, waitUntil } from "./helpers.ts";
 
 // The broker started by these tests inherits this: it exits 1 s after its last server.
 process.env.PI_MCP_BROKER_IDLE_MS = "1000";
+
+/** A session (its own manager) that shares every stdio server through the broker of `agentDir`. */
+function sharing(agentDir: string, options: ManagerOptions = {}, lingerMs = 1000): McpServerManager {
+	return new McpServerManager({ ...options, broker: { agentDir, shares: () => true, lingerMs: () => lingerMs } });
+}
 
 describe("two sessions sharing server-everything through the broker", () => {
 	const dir = tempDir("pi-mcp-broker-");
 	const agentDir = join(dir.path, "agent");
 	const log = join(dir.path, "starts.log");
 	const entry = entryOf(configOf({ everything: { ...countedServer(log), idleTimeout: 0.05 } }), "everything") as StdioServerEntry;
-	const broker: BrokerOptions = { agentDir, shares: () => true, lingerMs: () => 3000 };
-	const session = () => new McpServerManager({ broker });
+	const session = () => sharing(agentDir, {}, 3000);
 	let a: McpServerManager;
 	let b: McpServerManager;
 	beforeAll(async () => {
@@ -36,7 +39,7 @@ describe("two sessions sharing server-everything through the broker", () => {
 	afterAll(async () => {
 		await a.closeAll();
 		await b.closeAll();
-		const pid = brokerPid(agentDir);
+		const pid = readBrokerFile(agentDir)?.pid;
 		await waitUntil(() => startedPids(log).every((p) => !isAlive(p)) && !(pid && isAlive(pid)), "the server and the broker to exit");
 		dir.remove();
 	}, 30_000);
@@ -115,23 +118,26 @@ describe("when the broker cannot serve", () => {
 	const dir = tempDir("pi-mcp-broker-");
 	afterEach(() => fake?.close());
 	afterAll(() => dir.remove());
+	/** A stand-in broker on the agent dir's socket, answering as `onConnection` does. */
+	const listenAsBroker = async (agentDir: string, onConnection: (socket: Socket) => void) => {
+		const path = socketPath(agentDir);
+		privateDir(join(path, ".."));
+		fake = createServer(onConnection);
+		await new Promise<void>((resolve) => fake?.listen(path, resolve));
+	};
 
 	it("a broker of another version is not used: the session runs the server itself", async () => {
 		const agentDir = join(dir.path, "agent");
-		const path = socketPath(agentDir);
-		const { privateDir } = await import("../broker-wire.ts");
-		privateDir(join(path, ".."));
 		// An "older" broker: it answers every open with the version error.
-		fake = createServer((socket) =>
+		await listenAsBroker(agentDir, (socket) =>
 			socket.on("data", (chunk) => {
 				const id = JSON.parse(chunk.toString().split("\n")[0]).id;
 				socket.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32050, message: "this broker runs pi-mcp-adapter 0.0.1 (protocol 0)" } })}\n`);
 			}),
 		);
-		await new Promise<void>((resolve) => fake?.listen(path, resolve));
 		const log = join(dir.path, "own.log");
 		const entry = entryOf(configOf({ everything: countedServer(log) }), "everything") as StdioServerEntry;
-		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 } });
+		const manager = sharing(agentDir);
 		try {
 			const connection = await manager.connect(entry);
 			expect(connection.shared).toBeUndefined();
@@ -145,15 +151,11 @@ describe("when the broker cannot serve", () => {
 
 	it("a silent broker (accepts, never answers): the session runs the server itself, and does not wait for it again", async () => {
 		const agentDir = join(dir.path, "silent-agent");
-		const path = socketPath(agentDir);
-		const { privateDir } = await import("../broker-wire.ts");
-		privateDir(join(path, ".."));
 		let opened = 0;
-		fake = createServer(() => void opened++);
-		await new Promise<void>((resolve) => fake?.listen(path, resolve));
+		await listenAsBroker(agentDir, () => void opened++);
 		const log = join(dir.path, "silent.log");
 		const entry = entryOf(configOf({ everything: countedServer(log) }), "everything") as StdioServerEntry;
-		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 } });
+		const manager = sharing(agentDir);
 		try {
 			expect((await manager.connect(entry)).shared).toBeUndefined();
 			await manager.close("everything");
@@ -170,7 +172,7 @@ describe("when the broker cannot serve", () => {
 		mkdirSync(agentDir, { recursive: true });
 		writeFileSync(join(agentDir, "mcp-broker"), "not a folder");
 		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "blocked.log")) }), "everything") as StdioServerEntry;
-		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 } });
+		const manager = sharing(agentDir);
 		try {
 			const connection = await manager.connect(entry);
 			expect(connection.shared).toBeUndefined();
@@ -183,16 +185,15 @@ describe("when the broker cannot serve", () => {
 
 	it("a server flooding the broker past the limit: the call says why, in words a user can act on", async () => {
 		const agentDir = join(dir.path, "flood-agent");
-		const fault = { command: process.execPath, args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/fault-stdio.ts"), "flood"], env: { MB: "3" } };
-		const entry = entryOf(configOf({ flood: fault }), "flood") as StdioServerEntry;
-		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 1000 }, maxMessageBytes: 1024 * 1024 });
+		const entry = entryOf(configOf({ flood: faultStdio("flood", { MB: "3" }) }), "flood") as StdioServerEntry;
+		const manager = sharing(agentDir, { maxMessageBytes: 1024 * 1024 });
 		try {
 			await manager.connect(entry);
 			expect(manager.get("flood")?.shared).toBe(true);
 			await expect(manager.callTool("flood", "blast", {})).rejects.toThrow(/more than 1 MB without a line end/);
 		} finally {
 			await manager.closeAll();
-			const pid = brokerPid(agentDir);
+			const pid = readBrokerFile(agentDir)?.pid;
 			await waitUntil(() => !(pid && isAlive(pid)), "the broker to exit");
 		}
 	}, 30_000);
@@ -200,13 +201,8 @@ describe("when the broker cannot serve", () => {
 	it("a shared server that never answers initialize, and one that ignores SIGTERM: clear errors, and nothing is left", async () => {
 		const agentDir = join(dir.path, "stubborn-agent");
 		const marker = `PI_MCP_BROKER_TEST_${process.pid}_${Date.now()}`;
-		const fixture = (mode: string) => ({
-			command: process.execPath,
-			args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/fault-stdio.ts"), mode],
-			env: { FAULT_MARKER: marker },
-		});
-		const config = configOf({ silent: fixture("never-initialize"), stubborn: fixture("ignore-sigterm") });
-		const manager = new McpServerManager({ broker: { agentDir, shares: () => true, lingerMs: () => 500 }, connectTimeoutMs: 2000 });
+		const config = configOf({ silent: faultStdio("never-initialize", { FAULT_MARKER: marker }), stubborn: faultStdio("ignore-sigterm", { FAULT_MARKER: marker }) });
+		const manager = sharing(agentDir, { connectTimeoutMs: 2000 }, 500);
 		try {
 			await expect(manager.connect(entryOf(config, "silent"))).rejects.toThrow(/did not finish connecting within 2 s|did not answer initialize within 2 s/);
 			const stubborn = await manager.connect(entryOf(config, "stubborn"));
@@ -215,7 +211,7 @@ describe("when the broker cannot serve", () => {
 			await manager.closeAll();
 		}
 		// The stubborn one lingers 0.5 s, then gets SIGTERM, which it ignores, then SIGKILL; the broker then exits.
-		const pid = brokerPid(agentDir);
+		const pid = readBrokerFile(agentDir)?.pid;
 		await waitUntil(() => marked(marker).length === 0 && !(pid && isAlive(pid)), "every fixture process and the broker to end", 30_000);
 	}, 60_000);
 
@@ -252,8 +248,3 @@ describe("when the broker cannot serve", () => {
 		expect(sharedKey(project("/a/.mcp.json"), launch, { TOKEN: "one" })).not.toBe(sharedKey(project("/a/.mcp.json"), launch, { TOKEN: "two" }));
 	});
 });
-
-function brokerPid(agentDir: string): number | undefined {
-	const file = join(agentDir, "mcp-broker", "broker.json");
-	return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { pid: number }).pid : undefined;
-}

@@ -7,12 +7,11 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EVERYTHING, freePort, marked, ROOT, stopChild, waitForPort } from "./helpers.ts";
+import { EVERYTHING, faultStdio, freePort, marked, ROOT, stopChild, TSX, waitForPort } from "./helpers.ts";
 import { type ChatRequest, lastToolMessage } from "./mock-openai.ts";
 import { createPiHome, type PiHome, piCommand, runPi } from "./pi-cli-harness.ts";
 import { PI_HOSTS } from "./pi-hosts.ts";
 
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const STDIO_FAULTS = ["never-initialize", "ignore-sigterm", "flood", "deep-schema"];
 const HTTP_FAULTS = ["silent", "half-open", "reset-stream", "huge-body"];
 
@@ -24,7 +23,7 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 	beforeEach(async () => {
 		const servers: Record<string, unknown> = { ok: { command: process.execPath, args: [EVERYTHING, "stdio"], env: { FAULT_MARKER: marker } } };
 		for (const mode of STDIO_FAULTS) {
-			servers[mode.replace(/-/g, "_")] = { command: process.execPath, args: [TSX, join(ROOT, "tests/fixtures/fault-stdio.ts"), mode], env: { FAULT_MARKER: marker } };
+			servers[mode.replace(/-/g, "_")] = faultStdio(mode, { FAULT_MARKER: marker });
 		}
 		for (const mode of HTTP_FAULTS) {
 			const port = await freePort();

@@ -11,9 +11,8 @@ import { listDescendants } from "../process-tree.ts";
 import type { ProxyInput } from "../proxy-surface.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-results.ts";
-import { configOf, everythingStdio, freePort, lifecycleOf, marked, ROOT, stopChild } from "./helpers.ts";
+import { configOf, everythingStdio, faultStdio, freePort, lifecycleOf, marked, ROOT, stopChild, TSX } from "./helpers.ts";
 
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const fixture = (name: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
 	command: process.execPath,
 	args: [TSX, join(ROOT, "tests/fixtures", name)],
@@ -141,7 +140,7 @@ describe("misbehaving servers", () => {
 	});
 
 	it("Esc while a server that never answers is starting: the call returns at once", async () => {
-		const lc = open({ mute: fixture("fault-stdio.ts", {}, { args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/fault-stdio.ts"), "never-initialize"] }) });
+		const lc = open({ mute: faultStdio("never-initialize") });
 		const controller = new AbortController();
 		setTimeout(() => controller.abort(), 500);
 		const started = performance.now();

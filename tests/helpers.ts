@@ -97,6 +97,14 @@ export function everythingStdio(): Record<string, unknown> {
 	return { command: process.execPath, args: [EVERYTHING, "stdio"] };
 }
 
+/** Runs a TypeScript fixture with this package's tsx. */
+export const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+
+/** The fault fixture (tests/fixtures/fault-stdio.ts) as a stdio server entry, in one of its modes. */
+export function faultStdio(mode: string, env: Record<string, string> = {}): { command: string; args: string[]; env: Record<string, string> } {
+	return { command: process.execPath, args: [TSX, join(ROOT, "tests/fixtures/fault-stdio.ts"), mode], env };
+}
+
 /** A stdio server (server-everything, or the node script given) that adds its pid to `log` each time it starts (exec keeps the pid). */
 export function countedServer(log: string, script: readonly string[] = [EVERYTHING, "stdio"]): { command: string; args: string[] } {
 	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' ${script.map((a) => `'${a}'`).join(" ")}`] };

@@ -8,7 +8,7 @@ import { defineServer } from "../config.ts";
 import { CACHE_FILE, CACHE_MAX_AGE_MS, cacheKey, configHash, MetadataCache } from "../metadata-cache.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import type { StdioServerEntry, ToolMetadata } from "../types.ts";
-import { ROOT, tempDir } from "./helpers.ts";
+import { ROOT, tempDir, TSX } from "./helpers.ts";
 
 const entry = (over: Record<string, unknown> = {}): StdioServerEntry =>
 	defineServer("gh", { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "secret-token-value" }, ...over }) as StdioServerEntry;
@@ -102,7 +102,7 @@ describe("MetadataCache", () => {
 		const startAt = String(Date.now() + 2000); // both processes are up by then: their writes overlap
 		const run = (prefix: string) =>
 			new Promise<number | null>((resolve) => {
-				const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/cache-writer.ts"), dir.path, prefix, "25", startAt], {
+				const child = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/cache-writer.ts"), dir.path, prefix, "25", startAt], {
 					stdio: "inherit",
 				});
 				child.on("close", resolve);
