@@ -28,6 +28,10 @@ export interface OAuthSettings {
 	readonly clientName?: string;
 	readonly clientRegistration?: "auto" | "dcr" | "cimd";
 	readonly clientMetadataUrl?: string;
+	/** A registered redirect URI other than http://127.0.0.1:<port>/callback (loopback HTTP only). */
+	readonly callbackUrl?: string;
+	/** The right authorization server's metadata, for servers that advertise a wrong one or none. */
+	readonly authServerMetadataUrl?: string;
 }
 
 export function oauthSettings(entry: HttpServerEntry): OAuthSettings {
@@ -42,7 +46,61 @@ export function oauthSettings(entry: HttpServerEntry): OAuthSettings {
 		clientName: text("clientName"),
 		clientRegistration: registration === "dcr" || registration === "cimd" ? registration : "auto",
 		clientMetadataUrl: text("clientMetadataUrl"),
+		callbackUrl: text("callbackUrl"),
+		authServerMetadataUrl: text("authServerMetadataUrl"),
 	};
+}
+
+/** Where the authorization redirect comes back: a loopback address, a port (0 = any free one), a path. */
+interface CallbackTarget {
+	readonly host: "localhost" | "127.0.0.1" | "[::1]";
+	readonly port: number;
+	readonly path: string;
+	/** The redirect URI exactly as written, with the port added when it had none (RFC 8252 7.3). */
+	url(port: number): string;
+}
+
+/** The callback the settings ask for, or an error saying what is wrong with `callbackUrl` and how to fix it. */
+export function callbackTarget(settings: OAuthSettings): CallbackTarget {
+	if (!settings.callbackUrl) {
+		const port = settings.callbackPort ?? 0;
+		return { host: "127.0.0.1", port, path: "/callback", url: (actual) => `http://127.0.0.1:${actual}/callback` };
+	}
+	let parsed: URL;
+	try {
+		parsed = new URL(settings.callbackUrl);
+	} catch {
+		throw new Error("oauth.callbackUrl is not a URL: write it like http://127.0.0.1:8765/callback");
+	}
+	const host = parsed.hostname;
+	if (parsed.protocol !== "http:" || (host !== "localhost" && host !== "127.0.0.1" && host !== "[::1]")) {
+		throw new Error("oauth.callbackUrl must use http on localhost, 127.0.0.1 or [::1] (the sign-in listens on this machine only)");
+	}
+	const written = settings.callbackUrl;
+	const port = parsed.port ? Number(parsed.port) : (settings.callbackPort ?? 0);
+	return {
+		host,
+		port,
+		path: parsed.pathname,
+		url: (actual) => {
+			if (parsed.port) return written;
+			const withPort = new URL(written);
+			withPort.port = String(actual);
+			return withPort.toString();
+		},
+	};
+}
+
+/** A Client ID Metadata Document fits only Pi's redirect URIs: /callback on localhost or 127.0.0.1. */
+function documentFits(target: CallbackTarget): boolean {
+	return target.path === "/callback" && target.host !== "[::1]";
+}
+
+/** Pi 1.5's rule: `cimd` cannot be combined with a client of one's own or a redirect the document does not list. */
+function checkRegistration(settings: OAuthSettings, target: CallbackTarget): void {
+	if (settings.clientRegistration !== "cimd") return;
+	if (settings.clientId || settings.clientName) throw new Error('oauth.clientRegistration "cimd" cannot be combined with clientId or clientName: remove one of them');
+	if (!documentFits(target)) throw new Error('oauth.clientRegistration "cimd" needs a callbackUrl on localhost or 127.0.0.1 with the path /callback');
 }
 
 export interface SignInOptions {
@@ -73,13 +131,16 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
 	const challenge = await probe(entry.url, fetchFn, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
-	const callback = await listen(settings.callbackPort);
+	const target = callbackTarget(settings);
+	checkRegistration(settings, target);
+	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
+	const callback = await listen(target);
 	const stop = new AbortController();
 	const onAbort = () => stop.abort(options.signal?.reason);
 	options.signal?.addEventListener("abort", onAbort, { once: true });
 	const timer = setTimeout(() => stop.abort(new Error("sign-in was not finished in time")), options.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
 	try {
-		const provider = new SignInProvider(store, settings, callback.url, (url) => {
+		const provider = new SignInProvider(store, settings, callback.url, documentFits(target), (url) => {
 			options.show(url);
 			(options.openBrowser ?? openSystemBrowser)(url);
 		});
@@ -97,6 +158,48 @@ export async function signIn(options: SignInOptions): Promise<void> {
 		stop.abort();
 		callback.close();
 	}
+}
+
+/**
+ * Uses the authorization server whose metadata document the config names, instead of the one the
+ * MCP server advertises (some advertise a wrong one or none): the document is fetched, checked
+ * with the SDK's schema and against the issuer its URL implies (RFC 8414 section 3), and stored as
+ * the discovery the SDK's auth() then starts from.
+ */
+async function pinAuthorizationServer(store: SignInStore, metadataUrl: string, fetchFn: FetchLike): Promise<void> {
+	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await import("@modelcontextprotocol/sdk/shared/auth.js");
+	const expected = issuerOf(metadataUrl);
+	let body: unknown;
+	try {
+		const response = await fetchFn(metadataUrl, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(15_000) });
+		if (!response.ok) throw new Error(`HTTP ${response.status}`);
+		body = await response.json();
+	} catch (error) {
+		throw new Error(`oauth.authServerMetadataUrl could not be read (${describeError(error)}): check the URL`);
+	}
+	const parsed = OAuthMetadataSchema.safeParse(body);
+	const metadata = parsed.success ? parsed.data : OpenIdProviderDiscoveryMetadataSchema.safeParse(body).data;
+	if (!metadata) throw new Error("oauth.authServerMetadataUrl does not point to authorization server metadata (no issuer, authorization_endpoint or token_endpoint)");
+	if (metadata.issuer.replace(/\/$/, "") !== expected) {
+		throw new Error(`the metadata at oauth.authServerMetadataUrl names issuer ${metadata.issuer}, but its URL implies ${expected} (refused: RFC 8414)`);
+	}
+	await store.update((s) => ({ ...s, discovery: { authorizationServerUrl: metadata.issuer, authorizationServerMetadata: metadata } }));
+}
+
+/** The issuer a metadata URL implies: the well-known segment removed (RFC 8414 inserts it after the host; OpenID appends it). */
+export function issuerOf(metadataUrl: string): string {
+	let url: URL;
+	try {
+		url = new URL(metadataUrl);
+	} catch {
+		throw new Error("oauth.authServerMetadataUrl is not a URL");
+	}
+	const path = url.pathname;
+	for (const known of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
+		if (path.startsWith(known)) return `${url.origin}${path.slice(known.length)}`.replace(/\/$/, "");
+		if (path.endsWith(known)) return `${url.origin}${path.slice(0, -known.length)}`.replace(/\/$/, "");
+	}
+	throw new Error("oauth.authServerMetadataUrl must end in /.well-known/oauth-authorization-server or /.well-known/openid-configuration");
 }
 
 /** Sign out: the stored client, tokens and discovery of this server go. */
@@ -137,6 +240,7 @@ class SignInProvider implements OAuthClientProvider {
 		private readonly store: SignInStore,
 		private readonly settings: OAuthSettings,
 		private readonly callbackUrl: string,
+		private readonly documentFits: boolean,
 		private readonly present: (url: string) => void,
 	) {
 		this.current = store.read();
@@ -148,7 +252,7 @@ class SignInProvider implements OAuthClientProvider {
 
 	/** A Client ID Metadata Document is used where the server supports it, unless the config says otherwise. */
 	get clientMetadataUrl(): string | undefined {
-		if (this.settings.clientId || this.settings.clientRegistration === "dcr" || this.settings.clientName) return undefined;
+		if (this.settings.clientId || this.settings.clientRegistration === "dcr" || this.settings.clientName || !this.documentFits) return undefined;
 		return this.settings.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
 	}
 
@@ -173,6 +277,9 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+		if (this.settings.clientRegistration === "cimd" && client.client_id !== this.clientMetadataUrl) {
+			throw new Error('the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"');
+		}
 		this.current = await this.store.update((s) => ({ ...s, client }));
 	}
 
@@ -203,6 +310,9 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
+		if (this.settings.clientRegistration === "cimd" && discovery.authorizationServerMetadata?.client_id_metadata_document_supported !== true) {
+			throw new Error('the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"');
+		}
 		this.current = await this.store.update((s) => ({ ...s, discovery }));
 	}
 
@@ -243,39 +353,58 @@ interface Callback {
 	close(): void;
 }
 
-/** A one-shot HTTP listener on 127.0.0.1 for the authorization redirect. */
-async function listen(port = 0): Promise<Callback> {
+/**
+ * A one-shot HTTP listener on the loopback address of the redirect URI. "localhost" listens on
+ * 127.0.0.1 and, where the machine has IPv6, on ::1 with the same port: a browser may try either.
+ */
+async function listen(target: CallbackTarget): Promise<Callback> {
 	let deliver: ((url: string) => void) | undefined;
 	const arrived = new Promise<string>((resolve) => (deliver = resolve));
-	const server: Server = createServer((req, res) => {
-		const url = new URL(req.url ?? "/", "http://127.0.0.1");
-		if (url.pathname !== "/callback") {
-			res.writeHead(404).end();
-			return;
+	const servers: Server[] = [];
+	const open = async (host: string, port: number): Promise<number> => {
+		const server: Server = createServer((req, res) => {
+			const url = new URL(req.url ?? "/", "http://callback");
+			if (url.pathname !== target.path) {
+				res.writeHead(404).end();
+				return;
+			}
+			res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+			res.end("<!doctype html><title>Signed in</title><p>Pi received the sign-in. You can close this tab.</p>");
+			deliver?.(new URL(req.url ?? "/", redirect).toString());
+		});
+		servers.push(server);
+		await new Promise<void>((resolve, reject) => {
+			server.once("error", (error: NodeJS.ErrnoException) =>
+				reject(error.code === "EADDRINUSE" ? new Error(`the callback port ${port} is in use (oauth.callbackPort or oauth.callbackUrl)`) : error),
+			);
+			server.listen({ port, host, ipv6Only: host === "::1" }, resolve);
+		});
+		return (server.address() as { port: number }).port;
+	};
+	const close = () => {
+		for (const server of servers) {
+			server.closeAllConnections();
+			server.close();
 		}
-		res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-		res.end("<!doctype html><title>Signed in</title><p>Pi received the sign-in. You can close this tab.</p>");
-		deliver?.(`http://127.0.0.1:${(server.address() as { port: number }).port}${req.url}`);
-	});
-	await new Promise<void>((resolve, reject) => {
-		server.once("error", (error: NodeJS.ErrnoException) =>
-			reject(error.code === "EADDRINUSE" ? new Error(`the callback port ${port} is in use (oauth.callbackPort)`) : error),
-		);
-		server.listen(port, "127.0.0.1", resolve);
-	});
-	const actual = (server.address() as { port: number }).port;
+	};
+	let redirect = "";
+	try {
+		const port = await open(target.host === "[::1]" ? "::1" : "127.0.0.1", target.port);
+		if (target.host === "localhost") await open("::1", port).catch(() => undefined); // no IPv6 here: 127.0.0.1 serves
+		redirect = target.url(port);
+	} catch (error) {
+		close();
+		throw error;
+	}
 	return {
-		url: `http://127.0.0.1:${actual}/callback`,
+		url: redirect,
 		next: (signal) =>
 			new Promise((resolve, reject) => {
 				if (signal.aborted) return reject(signal.reason);
 				signal.addEventListener("abort", () => reject(signal.reason), { once: true });
 				void arrived.then(resolve);
 			}),
-		close: () => {
-			server.closeAllConnections();
-			server.close();
-		},
+		close,
 	};
 }
 

@@ -17,7 +17,10 @@ const SUBCOMMANDS = [
 	{ value: "reconnect", description: "reconnect one server, or all that ran or failed" },
 	{ value: "approve", description: "let this project's servers run (one, or all awaiting)" },
 	{ value: "deny", description: "keep this project's servers from running (one, or all)" },
+	{ value: "login", description: "sign in to a server (OAuth; as /mcp-auth <server>)" },
+	{ value: "logout", description: "sign out of a server: its tokens are deleted" },
 ] as const;
+const USAGE = "/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | login <server> | logout <server>";
 
 export interface CommandDeps {
 	/** The current session's runtime; undefined between sessions. */
@@ -138,13 +141,13 @@ export function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefine
 export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 	const serverNames = () => deps.runtime()?.lifecycle.serverNames() ?? [];
 	pi.registerCommand("mcp", {
-		description: "MCP servers: status | tools [server] | reconnect [server] | approve [server] | deny [server]",
+		description: `MCP servers: ${USAGE.replace("/mcp ", "")}`,
 		getArgumentCompletions: (prefix) => {
 			const [sub, ...rest] = prefix.split(/\s+/);
 			if (rest.length === 0) {
 				return SUBCOMMANDS.filter((s) => s.value.startsWith(sub)).map((s) => ({ value: s.value, label: s.value, description: s.description }));
 			}
-			if (!["tools", "reconnect", "approve", "deny"].includes(sub)) return null;
+			if (!["tools", "reconnect", "approve", "deny", "login", "logout"].includes(sub)) return null;
 			return serverNames()
 				.filter((n) => n.startsWith(rest[0] ?? ""))
 				.map((n) => ({ value: `${sub} ${n}`, label: n }));
@@ -161,7 +164,12 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 				say(ctx, runtime, await decide(runtime, server, sub === "approve" ? "approved" : "denied"));
 				return deps.decided?.(runtime);
 			}
-			say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp status | tools [server] | reconnect [server] | approve [server] | deny [server]`, "error");
+			// Pi 1.5's own /mcp signs in and out this way; its users keep the habit.
+			if (sub === "login" || sub === "logout") {
+				if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+				return authCommand(ctx, runtime, server, sub);
+			}
+			say(ctx, runtime, `Unknown subcommand "${sub}". Use: ${USAGE}`, "error");
 		},
 	});
 	pi.registerCommand("mcp-auth", {
@@ -176,21 +184,26 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			const [name, sub = "login"] = args.trim().split(/\s+/).filter(Boolean);
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			if (!name) return say(ctx, runtime, `Usage: /mcp-auth <server> [login | logout | status]. Servers: ${serverNames().join(", ") || "none"}`, "warning");
-			if (runtime.lifecycle.state(name) === "needs-config") return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
-			const entry = runtime.config.servers.get(name);
-			const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
-			if (sub === "status" || !entry || !usesOAuth(entry) || grantType(entry) === "client_credentials") return say(ctx, runtime, help());
-			if (sub === "logout") {
-				const had = await runtime.signOut(name);
-				return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);
-			}
-			if (sub !== "login") return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
-			try {
-				await runtime.signIn(name, signInIo(ctx, runtime, name));
-				say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name)}.`);
-			} catch (error) {
-				say(ctx, runtime, describeError(error), "error");
-			}
+			await authCommand(ctx, runtime, name, sub);
 		},
 	});
+}
+
+/** Sign in, sign out, or say how a server authenticates: /mcp-auth <server> [sub] and /mcp login|logout <server>. */
+async function authCommand(ctx: ExtensionCommandContext, runtime: McpRuntime, name: string, sub: string): Promise<void> {
+	if (runtime.lifecycle.state(name) === "needs-config") return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
+	const entry = runtime.config.servers.get(name);
+	const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
+	if (sub === "status" || !entry || !usesOAuth(entry) || grantType(entry) === "client_credentials") return say(ctx, runtime, help());
+	if (sub === "logout") {
+		const had = await runtime.signOut(name);
+		return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);
+	}
+	if (sub !== "login") return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
+	try {
+		await runtime.signIn(name, signInIo(ctx, runtime, name));
+		say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name)}.`);
+	} catch (error) {
+		say(ctx, runtime, describeError(error), "error");
+	}
 }

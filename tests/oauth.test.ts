@@ -23,10 +23,10 @@ interface OAuthServer {
 	stop(): Promise<void>;
 }
 
-async function startOAuthServer(tokenTtlSeconds = 3600): Promise<OAuthServer> {
+async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, string> = {}): Promise<OAuthServer> {
 	const port = await freePort();
 	const child: ChildProcess = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)], {
-		env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds) },
+		env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
 		stdio: "ignore",
 	});
 	await waitForPort(port);
@@ -76,9 +76,9 @@ describe("OAuth sign-in", () => {
 			child.on("close", (code) => resolve({ code, out }));
 		});
 
-	const setUp = async (ttl?: number) => {
-		server = await startOAuthServer(ttl);
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url } } }));
+	const setUp = async (ttl?: number, oauth?: Record<string, unknown>, env?: Record<string, string>) => {
+		server = await startOAuthServer(ttl, env);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url, ...(oauth ? { oauth } : {}) } } }));
 	};
 	beforeEach(() => {
 		dir = tempDir();
@@ -154,6 +154,73 @@ describe("OAuth sign-in", () => {
 	});
 });
 
+describe("Pi 1.5's oauth settings", () => {
+	let server: OAuthServer | undefined;
+	let dir: ReturnType<typeof tempDir>;
+	let agentDir: string;
+	let runtime: McpRuntime | undefined;
+	const configure = async (oauth: Record<string, unknown>, env?: Record<string, string>) => {
+		server = await startOAuthServer(3600, env);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url, oauth } } }));
+		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		return runtime;
+	};
+	const call = async () => contentText((await runProxy((runtime as McpRuntime).lifecycle, { tool: "prot_whoami" })).content);
+	beforeEach(() => {
+		dir = tempDir();
+		agentDir = join(dir.path, "agent");
+		mkdirSync(agentDir);
+	});
+	afterEach(async () => {
+		await runtime?.shutdown();
+		await server?.stop();
+		dir.remove();
+	});
+
+	it("callbackUrl without a port: the redirect URI is sent as written with a free port added, on localhost, with a registered client", async () => {
+		const rt = await configure({ callbackUrl: "http://localhost/oauth/done" });
+		let shown = "";
+		await rt.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		const redirect = new URL(shown).searchParams.get("redirect_uri") ?? "";
+		expect(redirect).toMatch(/^http:\/\/localhost:\d+\/oauth\/done$/);
+		// Pi's document lists only /callback: a client was registered for this URI instead.
+		expect(new URL(shown).searchParams.get("client_id")).not.toContain("pi.dev");
+		expect(await call()).toBe("hello, client signed in");
+	});
+
+	it("a callbackUrl off this machine, or cimd with a clientId, is refused before anything is sent", async () => {
+		const rt = await configure({ callbackUrl: "https://example.com/callback" });
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/callbackUrl must use http on localhost, 127\.0\.0\.1 or \[::1\]/);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: (server as OAuthServer).url, oauth: { clientRegistration: "cimd", clientId: "mine" } } } }));
+		const again = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		try {
+			await expect(again.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/"cimd" cannot be combined with clientId or clientName/);
+		} finally {
+			await again.shutdown();
+		}
+		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 0 });
+	});
+
+	it("cimd against a server that does not accept documents fails and says how to fix it", async () => {
+		const rt = await configure({ clientRegistration: "cimd" });
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/does not accept Client ID Metadata Documents .*use "dcr" or "auto"/);
+	});
+
+	it("a server advertising a wrong authorization server: sign-in fails, and works with authServerMetadataUrl", async () => {
+		const rt = await configure({}, { WRONG_AS: "1" });
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/Sign-in to "prot" failed/);
+		await rt.shutdown();
+		const origin = new URL((server as OAuthServer).url).origin;
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: (server as OAuthServer).url, oauth: { authServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server` } } } }));
+		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		let shown = "";
+		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		expect(shown.startsWith(`${origin}/authorize?`)).toBe(true);
+		expect(await call()).toBe("hello, client signed in");
+		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 1 });
+	});
+});
+
 describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
 	let server: OAuthServer;
 	let home: PiHome;
@@ -162,7 +229,7 @@ describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
 		await server?.stop();
 	});
 
-	it("the model is told to ask; /mcp-auth shows the URL, finishes through the callback; the next call works", async () => {
+	it("the model is told to ask; /mcp-auth shows the URL, finishes through the callback; the next call works; /mcp logout and /mcp login as in Pi 1.5", async () => {
 		server = await startOAuthServer();
 		home = await createPiHome({ mcpConfig: { mcpServers: { prot: { url: server.url } } } });
 		const call = () => ({ toolCall: { name: "mcp", arguments: { tool: "prot_whoami" } } });
@@ -190,8 +257,19 @@ describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
 			const tokens = storedTokens(home.agentDir);
 			expect(tokens.length).toBe(2);
 			for (const token of tokens) expect(seen).not.toContain(token);
+
+			// Pi 1.5's own spelling works too: /mcp logout, /mcp login.
+			from = pi.events.length;
+			pi.send({ id: "4", type: "prompt", message: "/mcp logout prot" });
+			await pi.waitFor((e) => notify(e) && String(e.message) === 'Signed out of "prot": its tokens are deleted.', from);
+			expect(storedTokens(home.agentDir)).toEqual([]);
+			pi.send({ id: "5", type: "prompt", message: "/mcp login prot" });
+			const again = await pi.waitFor((e) => notify(e) && String(e.message).includes("/authorize?"), from);
+			browser(/(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(String(again.message))?.[1] as string);
+			await pi.waitFor((e) => notify(e) && String(e.message).startsWith('Signed in to "prot"'), from, 30_000);
+			expect(storedTokens(home.agentDir)).toHaveLength(2);
 		} finally {
 			await pi.close();
 		}
-	}, 60_000);
+	}, 90_000);
 });
