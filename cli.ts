@@ -175,6 +175,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		const succeeded = await run(runtime, input);
 		if (parsed.command === "status") {
+			for (const [name, file] of runtime.config.disabled ?? []) process.stdout.write(`${name}: turned off ("enabled": false in ${file})\n`);
 			const shared = await brokerReport(runtime.agentDir);
 			if (shared) process.stdout.write(`${shared}\n`);
 		}

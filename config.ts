@@ -73,6 +73,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	const problems: ConfigProblem[] = [];
 	const servers = new Map<string, ServerEntry>();
 	const unconfigured = new Map<string, UnconfiguredServer>();
+	const disabled = new Map<string, string>();
 	const imports = new Set<string>();
 	const ownNames = new Set<string>();
 	let settings: McpSettings = DEFAULT_SETTINGS;
@@ -105,12 +106,17 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			if (base && file.scope === "project" && base.source.scope === "user" && isOverride(raw)) {
 				const adjusted = applyOverride(base, raw);
 				if (adjusted) servers.set(name, adjusted);
-				else servers.delete(name);
+				else {
+					servers.delete(name);
+					disabled.set(name, file.path);
+				}
 				continue;
 			}
 			const result = normalizeServer(name, raw, source, ictx, problems);
 			servers.delete(name);
 			unconfigured.delete(name);
+			disabled.delete(name);
+			if (result.kind === "disabled") disabled.set(name, file.path);
 			if (result.kind === "entry") servers.set(name, result.entry);
 			if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 		}
@@ -121,6 +127,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		if (servers.has(name) || ownNames.has(name)) continue;
 		const source: ConfigSource = { kind: "extension", scope: "user", path: extensionPath };
 		const result = normalizeServer(name, config, source, ictx, problems);
+		if (result.kind === "disabled") disabled.set(name, extensionPath);
 		if (result.kind === "entry") servers.set(name, result.entry);
 		if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 	}
@@ -142,14 +149,15 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			for (const [name, raw] of Object.entries(found.servers)) fromHost.set(name, { raw, path: found.path, scope: found.scope });
 		}
 		for (const [name, { raw, path, scope }] of fromHost) {
-			if (servers.has(name) || ownNames.has(name) || unconfigured.has(name)) continue; // imports only add servers defined nowhere else
+			if (servers.has(name) || ownNames.has(name) || unconfigured.has(name) || disabled.has(name)) continue; // imports only add servers defined nowhere else
 			const source: ConfigSource = { kind: "import", scope, host, path };
 			const result = normalizeServer(name, raw, source, ictx, problems, "warning");
+			if (result.kind === "disabled" && !disabled.has(name)) disabled.set(name, path);
 			if (result.kind === "entry") servers.set(name, result.entry);
 			if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 		}
 	}
-	return { servers, unconfigured, settings, problems };
+	return { servers, unconfigured, disabled, settings, problems };
 }
 
 const USER_ONLY_SETTINGS = ["trustProjectServers", "roots"] as const;

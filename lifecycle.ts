@@ -400,6 +400,8 @@ export class ServerLifecycle {
 
 	/** "Unknown server" with the configured names and, when the config is broken, what is wrong with it. */
 	unknownServer(name: string): string {
+		const off = this.config.disabled?.get(name);
+		if (off) return `Server "${name}" is turned off ("enabled": false in ${off}). Ask the user if it should be turned on; servers that can be used: ${this.serverNames().join(", ") || "none"}.`;
 		const errors = this.config.problems.filter((p) => p.severity === "error");
 		const hint = errors.length > 0 ? ` The MCP config has problems, which may be why: ${errors.slice(0, 3).map(formatProblem).join(" | ")}` : "";
 		return unknownServerMessage(name, this.serverNames()) + hint;

@@ -52,7 +52,8 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	const { lifecycle, config } = runtime;
 	const names = lifecycle.serverNames();
 	const lines: string[] = [];
-	if (names.length === 0) lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
+	const off = [...(config.disabled ?? [])];
+	if (names.length === 0 && off.length === 0) lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
 	else lines.push(`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`);
 	for (const name of names) {
 		const entry = config.servers.get(name);
@@ -63,6 +64,8 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 			lines.push(`    prompts: ${prompts.map((p) => `/${promptCommandName(name, p.name)}${p.arguments.length > 0 ? ` ${promptUsage(p)}` : ""}`).join(", ")}`);
 		}
 	}
+	// Pi 1.5 lists turned-off servers too: the user sees what is configured, not only what runs.
+	for (const [name, file] of off) lines.push(`  ${name}: turned off ("enabled": false in ${file})`);
 	if (direct) {
 		if (direct.tools.length > 0) lines.push(`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`);
 		if (direct.uncached.length > 0) {

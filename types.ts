@@ -147,6 +147,8 @@ export interface McpConfig {
 	readonly servers: ReadonlyMap<string, ServerEntry>;
 	/** Named in the config but not usable: listed everywhere as `needs configuration: <why>`. */
 	readonly unconfigured: ReadonlyMap<string, UnconfiguredServer>;
+	/** Turned off (`"enabled": false`), by name, with the file that says so: listed in /mcp, never run. */
+	readonly disabled?: ReadonlyMap<string, string>;
 	readonly settings: McpSettings;
 	readonly problems: readonly ConfigProblem[];
 }

@@ -1,4 +1,5 @@
 // /mcp and /mcp-auth in the real `pi --mode rpc`, and the status line they keep current.
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { everythingStdio } from "./helpers.ts";
 import { createPiHome, type PiHome, type PiRpc, type RpcEvent, runPi, startPiRpc } from "./pi-cli-harness.ts";
@@ -20,7 +21,9 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		const mcpServers = { everything: everythingStdio(), broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" } };
 		// A server whose token variable is not set: not usable, but never "unknown".
 		const needy = { command: "x", env: { TOKEN: "${PI_TEST_UNSET_TOKEN}" } };
-		home = await createPiHome({ mcpConfig: { mcpServers: { ...mcpServers, needy } } });
+		// Turned off (Pi 1.5's `enabled: false`): listed, never run.
+		const off = { command: "x", enabled: false };
+		home = await createPiHome({ mcpConfig: { mcpServers: { ...mcpServers, needy, off } } });
 		await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] }); // a first run fills the cache
 		pi = await startPiRpc({ home, host });
 		const ask = async (message: string) => {
@@ -34,6 +37,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		expect(report).toContain("MCP servers (0/3 connected):");
 		expect(report).toContain("everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy)");
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
+		expect(report).toContain(`off: turned off ("enabled": false in ${join(home.agentDir, "mcp.json")})`);
 
 		expect(await ask("/mcp tools everything")).toMatch(/^everything \(17 tools, 7 resources, 2 resource templates\):\n {2}everything_echo/);
 

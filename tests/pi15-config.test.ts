@@ -43,6 +43,7 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 			host: PI_15,
 			steps: [
 				() => ({ toolCall: { name: "mcp", arguments: {} } }),
+				() => ({ toolCall: { name: "mcp", arguments: { server: "off" } } }),
 				(req) => {
 					startedAt = Date.now();
 					return { toolCall: { name: "mcp", arguments: { tool: "slow_hang", args: { status: lastToolMessage(req) } } } };
@@ -57,6 +58,8 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		const status = lastToolMessage(home.model.requests[1]);
 		expect(status).toContain("- everything:");
 		expect(status).not.toContain("off");
+		// Asked for by name, the turned-off server is not "unknown": the model learns where it was turned off.
+		expect(lastToolMessage(home.model.requests[2])).toContain(`Server "off" is turned off ("enabled": false in ${file})`);
 		expect(existsSync(offMarker)).toBe(false);
 		// timeout: 2 means two seconds (not 2 ms, not the 60 s default).
 		const [, ms] = /^(\d+) ms: /.exec(first.stdout.trim()) ?? [];
