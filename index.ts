@@ -124,6 +124,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			syncDirectTools(active);
 			prompts.sync(active);
 		},
+		// Config problems were reported at start; /mcp lists them again on demand.
+		reload: (ctx) => void activate(ctx, registeredServers()),
 	});
 
 	pi.on("session_start", (_event, ctx) => {

@@ -2,6 +2,7 @@
 // sees of the servers. Commands answer through ctx.ui.notify (TUI, rpc) or stdout without a UI.
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "./config.ts";
+import { editableFiles, turnOff, turnOn } from "./config-edit.ts";
 import { describeError } from "./errors.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
@@ -17,10 +18,12 @@ const SUBCOMMANDS = [
 	{ value: "reconnect", description: "reconnect one server, or all that ran or failed" },
 	{ value: "approve", description: "let this project's servers run (one, or all awaiting)" },
 	{ value: "deny", description: "keep this project's servers from running (one, or all)" },
+	{ value: "disable", description: "turn a server off (saved in ~/.pi/agent/mcp.json, as Pi 1.5's /mcp does)" },
+	{ value: "enable", description: "turn a turned-off server back on" },
 	{ value: "login", description: "sign in to a server (OAuth; as /mcp-auth <server>)" },
 	{ value: "logout", description: "sign out of a server: its tokens are deleted" },
 ] as const;
-const USAGE = "/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | login <server> | logout <server>";
+const USAGE = "/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | enable <server> | disable <server> | login <server> | logout <server>";
 
 export interface CommandDeps {
 	/** The current session's runtime; undefined between sessions. */
@@ -29,6 +32,8 @@ export interface CommandDeps {
 	readonly direct: () => DirectPlan | undefined;
 	/** Told after /mcp approve or deny changed which servers may run. */
 	readonly decided?: (runtime: McpRuntime) => void;
+	/** Starts the session's MCP again from the config files (after /mcp enable or disable saved a change). */
+	readonly reload?: (ctx: ExtensionCommandContext) => void;
 }
 
 /** `MCP 2/5`: connected of configured; a failure or missing auth is flagged. */
@@ -150,8 +155,9 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			if (rest.length === 0) {
 				return SUBCOMMANDS.filter((s) => s.value.startsWith(sub)).map((s) => ({ value: s.value, label: s.value, description: s.description }));
 			}
-			if (!["tools", "reconnect", "approve", "deny", "login", "logout"].includes(sub)) return null;
-			return serverNames()
+			if (!["tools", "reconnect", "approve", "deny", "login", "logout", "enable", "disable"].includes(sub)) return null;
+			const turnedOff = [...(deps.runtime()?.config.disabled?.keys() ?? [])];
+			return (sub === "enable" ? turnedOff : serverNames())
 				.filter((n) => n.startsWith(rest[0] ?? ""))
 				.map((n) => ({ value: `${sub} ${n}`, label: n }));
 		},
@@ -159,6 +165,7 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			const runtime = deps.runtime();
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
+			if (sub === "enable" || sub === "disable") return turnOnOff(ctx, runtime, sub, server, deps);
 			if (server && !runtime.lifecycle.knows(server)) return say(ctx, runtime, runtime.lifecycle.unknownServer(server), "error");
 			if (sub === "status") return say(ctx, runtime, [statusReport(runtime, deps.direct()), await brokerReport(runtime.agentDir)].filter(Boolean).join("\n"));
 			if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
@@ -190,6 +197,20 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			await authCommand(ctx, runtime, name, sub);
 		},
 	});
+}
+
+/** /mcp enable|disable <server>: saved to the config file, then the session's MCP starts again from it. */
+function turnOnOff(ctx: ExtensionCommandContext, runtime: McpRuntime, sub: "enable" | "disable", server: string | undefined, deps: CommandDeps): void {
+	if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>`, "warning");
+	let done: string;
+	try {
+		const files = editableFiles(runtime.agentDir, runtime.cwd);
+		done = sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files);
+	} catch (error) {
+		return say(ctx, runtime, describeError(error), "warning");
+	}
+	deps.reload?.(ctx);
+	say(ctx, runtime, `${done} MCP reloaded its config.`);
 }
 
 /** Sign in, sign out, or say how a server authenticates: /mcp-auth <server> [sub] and /mcp login|logout <server>. */

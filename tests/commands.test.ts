@@ -1,4 +1,5 @@
 // /mcp and /mcp-auth in the real `pi --mode rpc`, and the status line they keep current.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { everythingStdio } from "./helpers.ts";
@@ -52,5 +53,18 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		expect(await ask("/mcp-auth needy")).toContain(`Server "needy" ${needs}`);
 		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured servers: everything, broken, needy');
 		expect(await ask("/mcp frobnicate")).toContain('Unknown subcommand "frobnicate"');
+
+		// As Pi 1.5's /mcp: turned off and on again, saved in the file; the session follows at once.
+		const file = join(home.agentDir, "mcp.json");
+		let mark = pi.events.length;
+		expect(await ask("/mcp disable everything")).toBe(`Turned "everything" off (saved in ${file}). MCP reloaded its config.`);
+		expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.everything.enabled).toBe(false);
+		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/2"), mark);
+		expect(await ask("/mcp")).toContain(`everything: turned off ("enabled": false in ${file})`);
+		mark = pi.events.length;
+		expect(await ask("/mcp enable everything")).toBe(`Turned "everything" on (saved in ${file}). MCP reloaded its config.`);
+		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/3"), mark);
+		expect(await ask("/mcp tools everything")).toMatch(/^everything \(17 tools/);
+		expect(await ask("/mcp disable off")).toBe('"off" is already turned off.');
 	});
 });

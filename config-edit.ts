@@ -1,0 +1,67 @@
+// Turning a server on or off from /mcp, as Pi 1.5's /mcp does: the change is saved to a Pi config
+// file (the user's own ~/.pi/agent/mcp.json, or the project's .pi/mcp.json that already says so),
+// keeping its comments and layout. Other tools' files (Cursor, Claude, VS Code...) are never edited.
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { McpConfig } from "./types.ts";
+
+type JsoncParser = typeof import("jsonc-parser");
+const jsonc = () => createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
+
+/** The files this command may write: Pi's own, never a repository's .mcp.json or another tool's. */
+export interface EditableFiles {
+	readonly user: string;
+	readonly project: string;
+}
+
+export function editableFiles(agentDir: string, cwd: string): EditableFiles {
+	return { user: join(agentDir, "mcp.json"), project: join(cwd, ".pi", "mcp.json") };
+}
+
+/**
+ * Turns a running-or-runnable server off. A server the user's file defines gets `"enabled": false`
+ * there; one from an import or another extension gets an entry `{ "enabled": false }` in the
+ * user's file, which hides it. Returns what was done, or throws saying what to do instead.
+ */
+export function turnOff(config: McpConfig, name: string, files: EditableFiles): string {
+	const entry = config.servers.get(name);
+	if (!entry) throw new Error(config.disabled?.has(name) ? `"${name}" is already turned off.` : `Unknown server "${name}".`);
+	if (entry.source.scope === "project") throw new Error(`"${name}" comes from this project's config: /mcp deny ${name} keeps it from running.`);
+	const file = entry.source.path === files.user || entry.source.path === files.project ? entry.source.path : files.user;
+	edit(file, (text) => set(text, [name, "enabled"], false));
+	return `Turned "${name}" off (saved in ${file}).`;
+}
+
+/** Turns a server back on: removes what turned it off, in the Pi file that says so. */
+export function turnOn(config: McpConfig, name: string, files: EditableFiles): string {
+	const file = config.disabled?.get(name);
+	if (!file) throw new Error(config.servers.has(name) ? `"${name}" is already on.` : `Unknown server "${name}".`);
+	if (file !== files.user && file !== files.project) throw new Error(`"${name}" is turned off in ${file}, which belongs to another tool: turn it on there.`);
+	edit(file, (text) => {
+		const raw = (jsonc().parse(text) as { mcpServers?: Record<string, Record<string, unknown>> } | undefined)?.mcpServers?.[name] ?? {};
+		// An entry that only hid a server of that name goes; `{}` alone would be an incomplete server.
+		if (Object.keys(raw).every((k) => k === "enabled" || k === "disabled")) return set(text, [name], undefined);
+		return set(set(text, [name, "enabled"], undefined), [name, "disabled"], undefined);
+	});
+	return `Turned "${name}" on (saved in ${file}).`;
+}
+
+/** Sets (undefined: removes) a value under mcpServers, keeping the rest of the text as it was. */
+function set(text: string, path: string[], value: unknown): string {
+	const { applyEdits, modify } = jsonc();
+	return applyEdits(text, modify(text, ["mcpServers", ...path], value, { formattingOptions: { insertSpaces: !/^\t/m.test(text), tabSize: 2 } }));
+}
+
+/** Reads, edits and writes the file (atomically, same mode); a missing file starts empty, a broken one is left alone. */
+function edit(file: string, change: (text: string) => string): void {
+	const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+	const errors: import("jsonc-parser").ParseError[] = [];
+	jsonc().parse(text, errors, { allowTrailingComma: true });
+	if (errors.length > 0) throw new Error(`${file} does not parse; fix it first (it was not changed).`);
+	const next = change(text);
+	mkdirSync(dirname(file), { recursive: true });
+	const temp = `${file}.${process.pid}.tmp`;
+	writeFileSync(temp, next.endsWith("\n") ? next : `${next}\n`, { mode: existsSync(file) ? statSync(file).mode & 0o777 : 0o600 });
+	renameSync(temp, file);
+}

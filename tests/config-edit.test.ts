@@ -1,0 +1,83 @@
+// /mcp enable|disable as saved to the files: the user's comments and layout survive, an imported
+// server is hidden from the user's own file (Cursor's file is never touched), a project's server
+// is left to /mcp deny, and turning a server back on restores exactly what the file said before.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../config.ts";
+import { editableFiles, turnOff, turnOn } from "../config-edit.ts";
+import { tempDir } from "./helpers.ts";
+
+let root: ReturnType<typeof tempDir>;
+let home: string;
+let cwd: string;
+let agentDir: string;
+const userFile = () => join(agentDir, "mcp.json");
+const load = () => loadConfig({ cwd, agentDir, home, env: {}, platform: "linux" });
+const files = () => editableFiles(agentDir, cwd);
+
+function write(path: string, text: string): void {
+	mkdirSync(dirname(path), { recursive: true });
+	writeFileSync(path, text, { mode: 0o600 });
+}
+
+beforeEach(() => {
+	root = tempDir();
+	home = join(root.path, "home");
+	cwd = join(root.path, "project");
+	agentDir = join(home, ".pi", "agent");
+	mkdirSync(cwd, { recursive: true });
+});
+afterEach(() => root.remove());
+
+describe("/mcp enable and disable, as saved", () => {
+	it("off and on again in the user's file: comments kept, the server listed as turned off in between, the text restored", () => {
+		const original = `{\n\t// my servers\n\t"mcpServers": {\n\t\t"notes": { "command": "notes-server" }, // keep\n\t\t"other": { "command": "x" }\n\t}\n}\n`;
+		write(userFile(), original);
+		expect(turnOff(load(), "notes", files())).toBe(`Turned "notes" off (saved in ${userFile()}).`);
+		const off = readFileSync(userFile(), "utf8");
+		expect(off).toContain("// my servers");
+		expect(off).toContain("// keep");
+		const config = load();
+		expect(config.servers.has("notes")).toBe(false);
+		expect(config.disabled?.get("notes")).toBe(userFile());
+		expect(config.servers.has("other")).toBe(true);
+		expect(statSync(userFile()).mode & 0o777).toBe(0o600);
+
+		expect(turnOn(load(), "notes", files())).toBe(`Turned "notes" on (saved in ${userFile()}).`);
+		expect(load().servers.get("notes")).toMatchObject({ command: "notes-server" });
+		expect(JSON.parse(readFileSync(userFile(), "utf8").replace(/\/\/.*$/gm, ""))).toEqual({ mcpServers: { notes: { command: "notes-server" }, other: { command: "x" } } });
+	});
+
+	it("an imported server is hidden from the user's own file, never by editing Cursor's; on again removes the hiding entry", () => {
+		const cursor = join(home, ".cursor/mcp.json");
+		const cursorText = JSON.stringify({ mcpServers: { figma: { command: "figma-mcp" } } });
+		write(cursor, cursorText);
+		write(userFile(), JSON.stringify({ imports: ["cursor"] }));
+		turnOff(load(), "figma", files());
+		expect(readFileSync(cursor, "utf8")).toBe(cursorText);
+		expect(load().servers.has("figma")).toBe(false);
+		turnOn(load(), "figma", files());
+		expect(JSON.parse(readFileSync(userFile(), "utf8"))).toEqual({ imports: ["cursor"], mcpServers: {} });
+		expect(load().servers.get("figma")).toMatchObject({ command: "figma-mcp" });
+	});
+
+	it("a project's server, another tool's switch, a broken file: each refused with what to do, nothing written", () => {
+		write(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { repo: { command: "repo-server" } } }));
+		expect(() => turnOff(load(), "repo", files())).toThrow('"repo" comes from this project\'s config: /mcp deny repo keeps it from running.');
+
+		const claude = join(home, ".claude.json");
+		write(claude, JSON.stringify({ mcpServers: { gh: { command: "gh-mcp", disabled: true } } }));
+		write(userFile(), JSON.stringify({ imports: ["claude-code"] }));
+		expect(load().disabled?.get("gh")).toBe(claude);
+		expect(() => turnOn(load(), "gh", files())).toThrow(`"gh" is turned off in ${claude}, which belongs to another tool: turn it on there.`);
+
+		write(userFile(), JSON.stringify({ mcpServers: { a: { command: "a" } } }));
+		const before = load();
+		const broken = `{ "mcpServers": { "a": { "command": "a" } `; // edited by hand meanwhile
+		write(userFile(), broken);
+		expect(() => turnOff(before, "a", files())).toThrow(/does not parse; fix it first/);
+		expect(readFileSync(userFile(), "utf8")).toBe(broken);
+		expect(() => turnOn(load(), "nosuch", files())).toThrow('Unknown server "nosuch".');
+	});
+});
