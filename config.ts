@@ -69,7 +69,7 @@ export function piConfigPaths(cwd: string, agentDir: string, readPiProjectFile =
 
 export function loadConfig(options: LoadConfigOptions): McpConfig {
 	const env = options.env ?? process.env;
-	const ictx: InterpolationContext = { env, cwd: options.cwd };
+	const ictx: InterpolationContext = { env, cwd: options.cwd, home: options.home ?? homedir() };
 	const problems: ConfigProblem[] = [];
 	const servers = new Map<string, ServerEntry>();
 	const unconfigured = new Map<string, UnconfiguredServer>();
@@ -235,14 +235,16 @@ export function normalizeServer(
 	} as const;
 	let entry: ServerEntry;
 	if (raw.command) {
-		const cwd = raw.cwd === undefined ? undefined : expand("cwd", raw.cwd);
+		// As Pi 1.5 does (and a shell would): a leading ~/ in command, args or cwd names the home directory.
+		const tilde = (value: string) => (ictx.home && (value === "~" || value.startsWith("~/")) ? join(ictx.home, value.slice(1)) : value);
+		const cwd = raw.cwd === undefined ? undefined : tilde(expand("cwd", raw.cwd));
 		const env = expandMap("env", raw.env);
 		for (const [key, value] of Object.entries(env)) if (worthMasking(key, value)) secrets.push(value);
 		entry = {
 			...base,
 			transport: "stdio",
-			command: expand("command", raw.command),
-			args: (raw.args ?? []).map((arg, i) => expand(`args[${i}]`, arg)),
+			command: tilde(expand("command", raw.command)),
+			args: (raw.args ?? []).map((arg, i) => tilde(expand(`args[${i}]`, arg))),
 			env,
 			cwd: cwd === undefined ? undefined : isAbsolute(cwd) ? cwd : resolve(ictx.cwd, cwd),
 		};

@@ -8,6 +8,8 @@ import { worthMasking } from "./redaction.ts";
 export interface InterpolationContext {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly cwd: string;
+	/** The home directory a leading `~/` names (Pi 1.5 reads `command`, `args` and `cwd` so). */
+	readonly home?: string;
 }
 
 /** On success, `values` holds the values taken from the environment that messages must hide. */

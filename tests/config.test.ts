@@ -181,6 +181,18 @@ enabled = false
 });
 
 describe("interpolation", () => {
+	it("a leading ~/ in command, args and cwd names the home directory, as in Pi 1.5; elsewhere it stays", () => {
+		write(join(agentDir, "mcp.json"), {
+			mcpServers: { mine: { command: "~/bin/server", args: ["~/notes", "--path=~/x", "~"], cwd: "~/work", env: { DIR: "~/data" } } },
+		});
+		expect(server(load(), "mine")).toMatchObject({
+			command: join(home, "bin/server"),
+			args: [join(home, "notes"), "--path=~/x", home],
+			cwd: join(home, "work"),
+			env: { DIR: "~/data" },
+		});
+	});
+
 	it("expands ${VAR}, ${VAR:-default}, ${env:VAR} and $env:VAR in every field that takes it", () => {
 		write(join(agentDir, "mcp.json"), {
 			mcpServers: {
