@@ -3,7 +3,12 @@
 
 /** The message of any thrown value, without a stack. */
 export function describeError(error: unknown): string {
-	if (error instanceof Error) return error.message || error.name;
+	if (error instanceof Error) {
+		const message = error.message || error.name;
+		// The SDK's HTTP errors keep the status in `code` and often leave it out of the text ("slow down").
+		const code = (error as { code?: unknown }).code;
+		return typeof code === "number" && code >= 400 && code < 600 && !message.includes(String(code)) ? `${message} (HTTP ${code})` : message;
+	}
 	if (typeof error === "string") return error;
 	try {
 		return JSON.stringify(error);

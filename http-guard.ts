@@ -4,11 +4,34 @@
 //   passes, so no socket, stream or EventSource retry outlives it;
 // - a response may not grow without bound: a JSON body, or one SSE event, above the limit fails;
 // - a request whose answer stream (a POST's SSE response) ends without the answer and cannot be
-//   resumed is failed at once, instead of waiting for its timeout.
+//   resumed is failed at once, instead of waiting for its timeout;
+// - a passing fault (a dropped keep-alive socket, 408/429/502/503/504) is retried twice.
 import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { sleep } from "./async-bounds.ts";
 
 type RequestId = string | number;
+
+const RETRIES = 2;
+const BACKOFF_MS = [250, 1000];
+const MAX_RETRY_AFTER_MS = 5000;
+const TRANSIENT_STATUS = new Set([408, 429, 502, 503, 504]);
+
+/** A connection that broke before the answer came (not one that was never made). */
+function droppedConnection(error: unknown): boolean {
+	const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+	return code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET" || code === "UND_ERR_CLOSED";
+}
+
+/** `Retry-After` in seconds or as an HTTP date, in ms; undefined when absent or unreadable. */
+function retryAfterMs(response: Response): number | undefined {
+	const value = response.headers.get("retry-after");
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
 
 export interface HttpGuardOptions {
 	/** The largest JSON response body, or SSE event, accepted. */
@@ -37,7 +60,7 @@ export class HttpGuard {
 	/** The fetch to give the SDK's transport. */
 	readonly fetch: FetchLike = async (url, init) => {
 		const signal = init?.signal ? AbortSignal.any([init.signal, this.controller.signal]) : this.controller.signal;
-		const response = await (this.options.fetch ?? fetch)(url, { ...init, signal });
+		const response = await this.retrying(url, { ...init, signal }, signal);
 		if (response.status === 401 || response.status === 403) this.options.onRefused?.(response);
 		if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
 		const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
@@ -45,6 +68,33 @@ export class HttpGuard {
 		const limited = this.watched(response.body, sse, ids);
 		return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
 	};
+
+	/**
+	 * A request that met a passing fault is sent again, twice at most (as Pi 1.5's MCP does): a
+	 * connection dropped before any answer (a keep-alive socket the server had closed), or a status
+	 * that says "not now" (408, 429, 502, 503, 504), after `Retry-After` (up to 5 s) or a short
+	 * backoff. A refused connection or an unknown host is final: asking again would only delay the
+	 * error. A 500 is final too: the request may have run.
+	 */
+	private async retrying(url: string | URL, init: RequestInit, signal: AbortSignal): Promise<Response> {
+		const send = this.options.fetch ?? fetch;
+		const replayable = init.body === undefined || init.body === null || typeof init.body === "string";
+		for (let attempt = 0; ; attempt++) {
+			const last = attempt >= RETRIES || !replayable;
+			let response: Response;
+			try {
+				response = await send(url, init);
+			} catch (error) {
+				if (last || signal.aborted || !droppedConnection(error)) throw error;
+				await sleep(BACKOFF_MS[attempt], signal);
+				continue;
+			}
+			const wait = TRANSIENT_STATUS.has(response.status) ? retryAfterMs(response) ?? BACKOFF_MS[attempt] : undefined;
+			if (last || wait === undefined || wait > MAX_RETRY_AFTER_MS) return response;
+			await response.body?.cancel().catch(() => undefined);
+			await sleep(wait, signal);
+		}
+	}
 
 	/** Wraps the SDK transport so requests can be failed when their stream dies. */
 	wrap(inner: Transport): Transport {

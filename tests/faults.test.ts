@@ -11,7 +11,7 @@ import { listDescendants } from "../process-tree.ts";
 import type { ProxyInput } from "../proxy-surface.ts";
 import { runProxy } from "../proxy-tool.ts";
 import { contentText } from "../tool-results.ts";
-import { configOf, everythingStdio, faultStdio, freePort, lifecycleOf, marked, ROOT, stopChild, TSX } from "./helpers.ts";
+import { configOf, everythingStdio, faultStdio, freePort, lifecycleOf, marked, ROOT, stopChild, TSX, waitForPort } from "./helpers.ts";
 
 const fixture = (name: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
 	command: process.execPath,
@@ -159,6 +159,21 @@ describe("misbehaving servers", () => {
 		expect(marked(marker)).toEqual([]);
 		for (let i = 0; i < 3; i++) await lc.tick(); // each health check retries the connect
 		expect(marked(marker)).toEqual([]);
+		await otherServerWorks(lc);
+	});
+
+	it("passing HTTP faults are retried twice (503, a dropped connection); a lasting 429 is told after 3 tries", async () => {
+		const port = await freePort();
+		const gateway = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), "flaky", String(port)], { stdio: "ignore" });
+		cleanups.push(() => stopChild(gateway));
+		await waitForPort(port);
+		const lc = open({ flaky: { url: `http://127.0.0.1:${port}/mcp` } });
+		const calls = async () => ((await (await fetch(`http://127.0.0.1:${port}/calls`)).json()) as { calls: number }).calls;
+		expect((await text(lc, { tool: "flaky_work" })).text).toBe("ok after 3 tries");
+		const limited = await text(lc, { tool: "flaky_limited" });
+		expect(limited.isError).toBe(true);
+		expect(limited.text).toContain("429");
+		expect(await calls()).toBe(6);
 		await otherServerWorks(lc);
 	});
 
