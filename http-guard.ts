@@ -16,6 +16,19 @@ const RETRIES = 2;
 const BACKOFF_MS = [250, 1000];
 const MAX_RETRY_AFTER_MS = 5000;
 const TRANSIENT_STATUS = new Set([408, 429, 502, 503, 504]);
+/** Statuses that say the request was not run: the only ones a tool call is sent again after. */
+const NOT_RUN_STATUS = new Set([408, 429, 503]);
+
+/** Whether a POST body calls a tool (a side effect that must not happen twice). */
+function callsTool(body: unknown): boolean {
+	if (typeof body !== "string" || !body.includes('"tools/call"')) return false;
+	try {
+		const parsed = JSON.parse(body) as { method?: unknown } | { method?: unknown }[];
+		return (Array.isArray(parsed) ? parsed : [parsed]).some((m) => m?.method === "tools/call");
+	} catch {
+		return true; // unreadable: assume the worst
+	}
+}
 
 /** A connection that broke before the answer came (not one that was never made). */
 function droppedConnection(error: unknown): boolean {
@@ -73,8 +86,9 @@ export class HttpGuard {
 	 * A request that met a passing fault is sent again, twice at most (as Pi 1.5's MCP does): a
 	 * connection dropped before any answer (a keep-alive socket the server had closed), or a status
 	 * that says "not now" (408, 429, 502, 503, 504), after `Retry-After` (up to 5 s) or a short
-	 * backoff. A refused connection or an unknown host is final: asking again would only delay the
-	 * error. A 500 is final too: the request may have run.
+	 * backoff. A tool call may have side effects: it is sent again only after 408, 429 or 503,
+	 * which say it did not run. A refused connection or an unknown host is final: asking again
+	 * would only delay the error. A 500 is final too: the request may have run.
 	 */
 	private async retrying(url: string | URL, init: RequestInit, signal: AbortSignal): Promise<Response> {
 		const send = this.options.fetch ?? fetch;
@@ -85,11 +99,12 @@ export class HttpGuard {
 			try {
 				response = await send(url, init);
 			} catch (error) {
-				if (last || signal.aborted || !droppedConnection(error)) throw error;
+				if (last || signal.aborted || !droppedConnection(error) || callsTool(init.body)) throw error;
 				await sleep(BACKOFF_MS[attempt], signal);
 				continue;
 			}
-			const wait = TRANSIENT_STATUS.has(response.status) ? retryAfterMs(response) ?? BACKOFF_MS[attempt] : undefined;
+			const transient = (callsTool(init.body) ? NOT_RUN_STATUS : TRANSIENT_STATUS).has(response.status);
+			const wait = transient ? (retryAfterMs(response) ?? BACKOFF_MS[attempt]) : undefined;
 			if (last || wait === undefined || wait > MAX_RETRY_AFTER_MS) return response;
 			await response.body?.cancel().catch(() => undefined);
 			await sleep(wait, signal);
