@@ -1,6 +1,7 @@
 // The /mcp and /mcp-auth commands and the footer status line: what the user (not the model)
 // sees of the servers. Commands answer through ctx.ui.notify (TUI, rpc) or stdout without a UI.
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { homedir } from "node:os";
 import { formatProblem } from "./config.ts";
 import { editableFiles, turnOff, turnOn } from "./config-edit.ts";
 import { describeError } from "./errors.ts";
@@ -11,6 +12,7 @@ import type { Decision } from "./project-approval.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
 import { brokerReport, countLabel, stateText } from "./server-status.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
+import type { ConfigSource } from "./types.ts";
 
 const SUBCOMMANDS = [
 	{ value: "status", description: "servers, their state and tools" },
@@ -63,7 +65,7 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	for (const name of names) {
 		const entry = config.servers.get(name);
 		const text = stateText(lifecycle, name);
-		lines.push(`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}`);
+		lines.push(`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}${entry ? ` from ${sourceLabel(entry.source)}` : ""}`);
 		const prompts = lifecycle.blocked(name) ? [] : lifecycle.prompts(name);
 		if (prompts.length > 0) {
 			lines.push(`    prompts: ${prompts.map((p) => `/${promptCommandName(name, p.name)}${p.arguments.length > 0 ? ` ${promptUsage(p)}` : ""}`).join(", ")}`);
@@ -80,6 +82,15 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	}
 	for (const problem of config.problems) lines.push(formatProblem(problem));
 	return lines.join("\n");
+}
+
+/** Where a server is configured, as Pi 1.5's /mcp shows it: a file (home as ~), an import, an extension. */
+function sourceLabel(source: ConfigSource): string {
+	const home = homedir();
+	const path = source.path.startsWith(`${home}/`) ? `~${source.path.slice(home.length)}` : source.path;
+	if (source.kind === "import") return `${source.host} (${path})`;
+	if (source.kind === "extension") return `extension ${path}`;
+	return path;
 }
 
 async function decide(runtime: McpRuntime, server: string | undefined, decision: Decision): Promise<string> {

@@ -36,7 +36,8 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/3 1 failed 1 need config");
 		const report = await ask("/mcp");
 		expect(report).toContain("MCP servers (0/3 connected):");
-		expect(report).toContain("everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy)");
+		// Where each server is configured, as Pi 1.5's /mcp shows it (the home folder as ~).
+		expect(report).toContain("everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy) from ~/agent/mcp.json");
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
 		expect(report).toContain(`off: turned off ("enabled": false in ${join(home.agentDir, "mcp.json")})`);
 
