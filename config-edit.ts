@@ -37,7 +37,7 @@ export function turnOff(config: McpConfig, name: string, files: EditableFiles): 
 export function turnOn(config: McpConfig, name: string, files: EditableFiles): string {
 	const file = config.disabled?.get(name);
 	if (!file) throw new Error(config.servers.has(name) ? `"${name}" is already on.` : `Unknown server "${name}".`);
-	if (file !== files.user && file !== files.project) throw new Error(`"${name}" is turned off in ${file}, which belongs to another tool: turn it on there.`);
+	if (file !== files.user && file !== files.project) throw new Error(`"${name}" is turned off in ${file}, which /mcp does not edit (it is not Pi's own config): turn it on there.`);
 	edit(file, (text) => {
 		const raw = (jsonc().parse(text) as { mcpServers?: Record<string, Record<string, unknown>> } | undefined)?.mcpServers?.[name] ?? {};
 		// An entry that only hid a server of that name goes; `{}` alone would be an incomplete server.

@@ -103,7 +103,8 @@ export class HttpGuard {
 				await sleep(BACKOFF_MS[attempt], signal);
 				continue;
 			}
-			const transient = (callsTool(init.body) ? NOT_RUN_STATUS : TRANSIENT_STATUS).has(response.status);
+			// The body is parsed (callsTool) only for a transient status: never for a normal answer.
+			const transient = TRANSIENT_STATUS.has(response.status) && (NOT_RUN_STATUS.has(response.status) || !callsTool(init.body));
 			const wait = transient ? (retryAfterMs(response) ?? BACKOFF_MS[attempt]) : undefined;
 			if (last || wait === undefined || wait > MAX_RETRY_AFTER_MS) return response;
 			await response.body?.cancel().catch(() => undefined);

@@ -61,7 +61,7 @@ interface CallbackTarget {
 }
 
 /** The callback the settings ask for, or an error saying what is wrong with `callbackUrl` and how to fix it. */
-export function callbackTarget(settings: OAuthSettings): CallbackTarget {
+function callbackTarget(settings: OAuthSettings): CallbackTarget {
 	if (!settings.callbackUrl) {
 		const port = settings.callbackPort ?? 0;
 		return { host: "127.0.0.1", port, path: "/callback", url: (actual) => `http://127.0.0.1:${actual}/callback` };
@@ -186,13 +186,20 @@ async function pinAuthorizationServer(store: SignInStore, metadataUrl: string, f
 	await store.update((s) => ({ ...s, discovery: { authorizationServerUrl: metadata.issuer, authorizationServerMetadata: metadata } }));
 }
 
-/** The issuer a metadata URL implies: the well-known segment removed (RFC 8414 inserts it after the host; OpenID appends it). */
-export function issuerOf(metadataUrl: string): string {
+/**
+ * The issuer a metadata URL implies: the well-known segment removed (RFC 8414 inserts it after the
+ * host; OpenID appends it). As in Pi 1.5, the URL must be HTTPS except on this machine.
+ */
+function issuerOf(metadataUrl: string): string {
 	let url: URL;
 	try {
 		url = new URL(metadataUrl);
 	} catch {
 		throw new Error("oauth.authServerMetadataUrl is not a URL");
+	}
+	const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+	if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+		throw new Error("oauth.authServerMetadataUrl must use https (http only on localhost, 127.0.0.1 or [::1])");
 	}
 	const path = url.pathname;
 	for (const known of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../config.ts";
 import { editableFiles, turnOff, turnOn } from "../config-edit.ts";
-import { tempDir } from "./helpers.ts";
+import { configFolders, type tempDir } from "./helpers.ts";
 
 let root: ReturnType<typeof tempDir>;
 let home: string;
@@ -22,11 +22,7 @@ function write(path: string, text: string): void {
 }
 
 beforeEach(() => {
-	root = tempDir();
-	home = join(root.path, "home");
-	cwd = join(root.path, "project");
-	agentDir = join(home, ".pi", "agent");
-	mkdirSync(cwd, { recursive: true });
+	({ root, home, cwd, agentDir } = configFolders());
 });
 afterEach(() => root.remove());
 
@@ -70,7 +66,7 @@ describe("/mcp enable and disable, as saved", () => {
 		write(claude, JSON.stringify({ mcpServers: { gh: { command: "gh-mcp", disabled: true } } }));
 		write(userFile(), JSON.stringify({ imports: ["claude-code"] }));
 		expect(load().disabled?.get("gh")).toBe(claude);
-		expect(() => turnOn(load(), "gh", files())).toThrow(`"gh" is turned off in ${claude}, which belongs to another tool: turn it on there.`);
+		expect(() => turnOn(load(), "gh", files())).toThrow(`"gh" is turned off in ${claude}, which /mcp does not edit (it is not Pi's own config): turn it on there.`);
 
 		write(userFile(), JSON.stringify({ mcpServers: { a: { command: "a" } } }));
 		const before = load();

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { formatProblem, loadConfig } from "../config.ts";
 import type { McpConfig, ServerEntry } from "../types.ts";
-import { tempDir } from "./helpers.ts";
+import { configFolders, type tempDir } from "./helpers.ts";
 
 let root: ReturnType<typeof tempDir>;
 let home: string;
@@ -13,11 +13,7 @@ let cwd: string;
 let agentDir: string;
 
 beforeEach(() => {
-	root = tempDir();
-	home = join(root.path, "home");
-	cwd = join(root.path, "project");
-	agentDir = join(home, ".pi", "agent");
-	mkdirSync(cwd, { recursive: true });
+	({ root, home, cwd, agentDir } = configFolders());
 });
 afterEach(() => root.remove());
 

@@ -1,6 +1,6 @@
 // Test helpers: free ports on 127.0.0.1, real server processes that are always cleaned up, temp dirs.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -73,6 +73,15 @@ export function stopChild(child: ChildProcess): Promise<void> {
 export function tempDir(prefix = "pi-mcp-test-"): { path: string; remove(): void } {
 	const path = mkdtempSync(join(tmpdir(), prefix));
 	return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A temp folder holding a home (agent dir at home/.pi/agent) and a project: what config tests read. */
+export function configFolders(): { root: ReturnType<typeof tempDir>; home: string; cwd: string; agentDir: string } {
+	const root = tempDir();
+	const home = join(root.path, "home");
+	const cwd = join(root.path, "project");
+	mkdirSync(cwd, { recursive: true });
+	return { root, home, cwd, agentDir: join(home, ".pi", "agent") };
 }
 
 /** A config with the given servers, as if read from a Pi file. */
