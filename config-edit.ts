@@ -1,6 +1,7 @@
 // Turning a server on or off from /mcp, as Pi 1.5's /mcp does: the change is saved to a Pi config
-// file (the user's own ~/.pi/agent/mcp.json, or the project's .pi/mcp.json that already says so),
-// keeping its comments and layout. Other tools' files (Cursor, Claude, VS Code...) are never edited.
+// file (off: the user's own ~/.pi/agent/mcp.json; on: that file, or the project's .pi/mcp.json
+// that turned it off), keeping its comments and layout. Other tools' files (Cursor, Claude,
+// VS Code...) and a repository's .mcp.json are never edited.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -28,9 +29,9 @@ export function turnOff(config: McpConfig, name: string, files: EditableFiles): 
 	const entry = config.servers.get(name);
 	if (!entry) throw new Error(config.disabled?.has(name) ? `"${name}" is already turned off.` : `Unknown server "${name}".`);
 	if (entry.source.scope === "project") throw new Error(`"${name}" comes from this project's config: /mcp deny ${name} keeps it from running.`);
-	const file = entry.source.path === files.user || entry.source.path === files.project ? entry.source.path : files.user;
-	edit(file, (text) => set(text, [name, "enabled"], false));
-	return `Turned "${name}" off (saved in ${file}).`;
+	// A user-level server: defined in the user's file (which gets "enabled": false) or hidden from it.
+	edit(files.user, (text) => set(text, [name, "enabled"], false));
+	return `Turned "${name}" off (saved in ${files.user}).`;
 }
 
 /** Turns a server back on: removes what turned it off, in the Pi file that says so. */

@@ -58,6 +58,16 @@ describe("/mcp enable and disable, as saved", () => {
 		expect(load().servers.get("figma")).toMatchObject({ command: "figma-mcp" });
 	});
 
+	it("a user's server turned off by the project's .pi/mcp.json (Pi 1.5's override) is turned on there", () => {
+		write(userFile(), JSON.stringify({ mcpServers: { internal: { command: "internal-tools" } } }));
+		const projectFile = join(cwd, ".pi", "mcp.json");
+		write(projectFile, JSON.stringify({ mcpServers: { internal: { enabled: false } } }));
+		expect(load().disabled?.get("internal")).toBe(projectFile);
+		expect(turnOn(load(), "internal", files())).toBe(`Turned "internal" on (saved in ${projectFile}).`);
+		expect(JSON.parse(readFileSync(projectFile, "utf8"))).toEqual({ mcpServers: {} });
+		expect(load().servers.get("internal")).toMatchObject({ command: "internal-tools", source: { scope: "user" } });
+	});
+
 	it("a project's server, another tool's switch, a broken file: each refused with what to do, nothing written", () => {
 		write(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { repo: { command: "repo-server" } } }));
 		expect(() => turnOff(load(), "repo", files())).toThrow('"repo" comes from this project\'s config: /mcp deny repo keeps it from running.');
