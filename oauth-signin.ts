@@ -128,11 +128,12 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const settings = oauthSettings(entry);
 	const store = new SignInStore(options.agentDir, entry.name, entry.url);
 	const fetchFn = options.fetchFn ?? fetch;
+	// A config mistake is told before anything is sent.
+	const target = callbackTarget(settings);
+	checkRegistration(settings, target);
 	const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
 	const challenge = await probe(entry.url, fetchFn, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
-	const target = callbackTarget(settings);
-	checkRegistration(settings, target);
 	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
 	const callback = await listen(target);
 	const stop = new AbortController();

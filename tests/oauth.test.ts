@@ -19,7 +19,7 @@ const BIN = join(ROOT, "bin/pi-mcp-adapter.mjs");
 
 interface OAuthServer {
 	readonly url: string;
-	stats(): Promise<{ signIns: number; refreshes: number; refusedRefreshes: number }>;
+	stats(): Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>;
 	stop(): Promise<void>;
 }
 
@@ -32,7 +32,7 @@ async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, stri
 	await waitForPort(port);
 	return {
 		url: `http://127.0.0.1:${port}/mcp`,
-		stats: async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{ signIns: number; refreshes: number; refusedRefreshes: number }>,
+		stats: async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>,
 		stop: () => stopChild(child),
 	};
 }
@@ -133,7 +133,7 @@ describe("OAuth sign-in", () => {
 		expect(b.code, b.out).toBe(0);
 		expect(a.out).toContain("hello, client signed in");
 		expect(b.out).toContain("hello, client signed in");
-		expect(await server.stats()).toEqual({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
 	});
 
 	it("a redirect with another state is refused; logout deletes the tokens", async () => {
@@ -198,7 +198,7 @@ describe("Pi 1.5's oauth settings", () => {
 		} finally {
 			await again.shutdown();
 		}
-		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 0 });
+		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 0, requests: 0 });
 	});
 
 	it("cimd against a server that does not accept documents fails and says how to fix it", async () => {
