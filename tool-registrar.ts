@@ -1,7 +1,7 @@
 // Direct tools: chosen MCP tools promoted to first-class Pi tools, with names that never collide
 // with Pi's own tools or each other. Results are converted by tool-results.ts.
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
-import { exposureOf, formatToolName, type JsonSchema, type McpConfig, type ToolAnnotations } from "./types.ts";
+import { exposureOf, formatToolName, type JsonSchema, type McpConfig, piToolName, type ToolAnnotations } from "./types.ts";
 
 /** Pi's own tools (and the proxy): a direct tool never takes one of these names. */
 export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "mcp"]);
@@ -13,6 +13,8 @@ export interface DirectSelection {
 	readonly servers: ReadonlySet<string>;
 	/** Tools asked for by name, per server, to report names a server does not have. */
 	readonly named: ReadonlyMap<string, ReadonlySet<string>>;
+	/** Made direct by Pi 1.5's `exposure`/`toolExposure`: named as Pi 1.5 names them (`mcp__server__tool`). */
+	readonly piNamed?: (server: string, tool: string) => boolean;
 }
 
 /**
@@ -49,11 +51,15 @@ export function directSelection(config: McpConfig, env: Readonly<Record<string, 
 		if (ruled !== undefined && ruled !== "proxy") return ruled === "direct";
 		return ruled === undefined && (whole.has(server) || (named.get(server)?.has(tool) ?? false));
 	};
-	return { isDirect, servers, named };
+	const piNamed = (server: string, tool: string) => exposureOf(config.servers.get(server)?.exposure, tool) === "direct";
+	return { isDirect, servers, named, piNamed };
 }
 
 export interface DirectTool {
-	/** The Pi tool name: the catalog's name unless that is taken by Pi or another direct tool. */
+	/**
+	 * The Pi tool name: the catalog's name unless that is taken by Pi or another direct tool; Pi
+	 * 1.5's `mcp__server__tool` for a tool its `exposure` made direct.
+	 */
 	readonly name: string;
 	readonly tool: CatalogTool;
 	readonly description: string;
@@ -90,9 +96,15 @@ export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection
 		for (const name of selection.named.get(server) ?? []) if (!available.some((t) => t.name === name)) unknown.push(`${server}/${name}`);
 		for (const tool of available) {
 			if (!selection.isDirect(server, tool.name)) continue;
-			let name = tool.qualifiedName;
-			if (taken.has(name)) name = formatToolName(server, tool.name, "server");
-			for (let n = 2; taken.has(name); n++) name = formatToolName(server, `${tool.name}_${n}`, "server");
+			let name: string;
+			if (selection.piNamed?.(server, tool.name)) {
+				name = piToolName(server, tool.name);
+				for (let n = 2; taken.has(name); n++) name = piToolName(server, tool.name, String(n));
+			} else {
+				name = tool.qualifiedName;
+				if (taken.has(name)) name = formatToolName(server, tool.name, "server");
+				for (let n = 2; taken.has(name); n++) name = formatToolName(server, `${tool.name}_${n}`, "server");
+			}
 			taken.add(name);
 			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: tool.inputSchema, annotations: tool.annotations });
 		}

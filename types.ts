@@ -253,6 +253,18 @@ export function serverPrefix(server: string, mode: ToolPrefix): string {
  * When too long, the server prefix is shortened first, since the tool's own words are what the
  * model reads; the hash of the original keeps the result unique and stable.
  */
+/**
+ * Pi 1.5's own name for an MCP tool (`mcp__<server>__<tool>`, every character but letters, digits
+ * and `_` as `_`): what a Pi 1.5 user's permission rules and `--tools 'mcp__x__*'` patterns name.
+ * `salt` tells apart tools whose names come out the same; too long a name ends in a hash.
+ */
+export function piToolName(server: string, tool: string, salt?: string): string {
+	const clean = (text: string) => text.replace(/[^A-Za-z0-9_]/g, "_");
+	const full = `mcp__${clean(server)}__${clean(tool)}`;
+	if (salt === undefined && full.length <= MAX_TOOL_NAME_LENGTH) return full;
+	return `${full.slice(0, HEAD_BUDGET)}_${shortHash(`${server}\u0000${tool}\u0000${salt ?? ""}`)}`;
+}
+
 export function formatToolName(server: string, tool: string, mode: ToolPrefix): string {
 	const prefix = mode === "none" ? "" : sanitizeName(serverPrefix(server, mode));
 	const base = sanitizeName(tool);

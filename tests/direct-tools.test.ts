@@ -88,6 +88,24 @@ describe("direct tool names", () => {
 		expect(plan()).toEqual(first);
 	});
 
+	it("made direct by Pi 1.5's exposure, they keep Pi 1.5's names (mcp__server__tool); directTools keeps ours", () => {
+		const config = configOf({
+			"dev-radius": { command: "x", exposure: "hidden", toolExposure: { "get.item": "direct", "get_item": "direct", "ping": "direct" } },
+			mine: { command: "y", directTools: ["search"] },
+		});
+		const catalog = new ToolCatalog("server", ["dev-radius", "mine"]);
+		catalog.set("dev-radius", { tools: ["get.item", "get_item", "ping", "secret"].map((n) => tool("dev-radius", n)), resources: [] }, true);
+		catalog.set("mine", { tools: [tool("mine", "search")], resources: [] }, true);
+		const names = planDirectTools(catalog, directSelection(config, {}), ["dev-radius", "mine"]).tools.map((t) => `${t.tool.name}=${t.name}`);
+		expect(names).toEqual([
+			"get.item=mcp__dev_radius__get_item",
+			// Same name once cleaned: told apart by a stable hash, as Pi 1.5 does.
+			expect.stringMatching(/^get_item=mcp__dev_radius__get_item_[0-9a-f]+$/),
+			"ping=mcp__dev_radius__ping",
+			"search=mine_search",
+		]);
+	});
+
 	it("reports selected tools a server does not have, and servers not cached yet", () => {
 		const config = configOf({ a: { command: "x", directTools: ["real", "ghost"] }, b: { command: "y", directTools: true } });
 		const catalog = new ToolCatalog("server", ["a", "b"]);

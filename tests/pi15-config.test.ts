@@ -68,21 +68,24 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		expect(Number(ms)).toBeLessThan(15_000);
 
 		// exposure: direct → everything's tools are first-class Pi tools from the next run on (from the cache),
-		// carrying the server's annotations, which a permission extension reads from pi.getAllTools().
+		// named as Pi 1.5 names them (mcp__server__tool, what a user's permission rules and --tools
+		// patterns say), carrying the server's annotations, which a permission extension reads from pi.getAllTools().
 		const probeFile = join(home.root, "probe.jsonl");
 		const second = await runPi(home, "echo", {
 			host: PI_15,
 			env: { PROBE_FILE: probeFile },
 			extraArgs: ["-e", join(ROOT, "tests/fixtures/permission-probe.ts")],
-			steps: [() => ({ toolCall: { name: "everything_echo", arguments: { message: "direct" } } }), (req) => ({ text: lastToolMessage(req) })],
+			steps: [() => ({ toolCall: { name: "mcp__everything__echo", arguments: { message: "direct" } } }), (req) => ({ text: lastToolMessage(req) })],
 		});
 		expect(second.code, second.stderr).toBe(0);
 		expect(second.stdout).toContain("Echo: direct");
 		const offered = (home.model.requests[0].tools ?? []).map((t) => t.function.name);
-		expect(offered).toContain("everything_echo");
+		expect(offered).toContain("mcp__everything__echo");
+		expect(offered).toContain("mcp__everything__get_sum");
+		expect(offered).not.toContain("everything_echo");
 		expect(offered).not.toContain("slow_hang");
 		const probed = JSON.parse(readFileSync(probeFile, "utf8").trim().split("\n")[0]);
-		expect(probed).toEqual({ tool: "everything_echo", annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+		expect(probed).toEqual({ tool: "mcp__everything__echo", annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
 	}, 90_000);
 
 	it("a server another extension registers is served through mcp, with no 'nothing connects it' error", async () => {
