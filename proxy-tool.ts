@@ -20,6 +20,8 @@ const HITS_WITH_PARAMS = 3;
 const GOOD_COVERAGE = 0.5;
 /** ...and score at least this share of the best hit's, or it is padding. */
 const WEAK_SCORE = 0.15;
+/** How much of the ranking the details (Pi's UI and logs, never the model) keep. */
+const RANKED_IN_DETAILS = 20;
 /**
  * How long an answer waits for servers whose tools are not known yet: one slow or dead server
  * never stalls search or status; the answer says which servers are still starting.
@@ -120,7 +122,8 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	}
 	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined, waits.brief);
 	const { searchCatalog } = await loadSearch();
-	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server });
+	// Only what the answer can use: the good hits (within WEAK_SCORE of the best) and the 20 best for details.
+	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server, keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE } });
 	if (hits.length === 0) {
 		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint(lifecycle)}.${failedNote(lifecycle)}`, { query, count: 0 });
 	}
@@ -138,7 +141,7 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	const more = good.length > shown.length ? `\n(${good.length - shown.length} more: raise limit or add words)` : "";
 	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
-	const ranked = hits.slice(0, 20).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
+	const ranked = hits.slice(0, RANKED_IN_DETAILS).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
 	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
 }
 

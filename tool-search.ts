@@ -16,7 +16,13 @@ import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 export interface SearchOptions {
 	readonly regex?: boolean;
 	readonly server?: string;
+	/** At most this many hits, the best. */
 	readonly limit?: number;
+	/**
+	 * Only the hits that can matter to an answer: the `top` best, and every hit scoring at least
+	 * `share` of the best. Hits below both are left out, which spares scoring thousands of them.
+	 */
+	readonly keep?: { readonly top: number; readonly share: number };
 }
 
 export interface SearchHit {
@@ -210,7 +216,14 @@ export class ToolSearchIndex {
 			action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM),
 			weight: Math.log(1 + this.entries.size / (1 + (this.toolsWith.get(ownWord(c)) ?? 0))),
 		}));
-		const hits: SearchHit[] = results.map((r) => {
+		// Coverage only lowers a score and MiniSearch ranks by score: once a result scores below every
+		// hit that can still matter, no later one can matter either.
+		const keep = options.keep ?? (options.limit ? { top: options.limit, share: 1 } : undefined);
+		const leaders = new Leaders(keep?.top ?? 0);
+		let best = 0;
+		const hits: SearchHit[] = [];
+		for (const r of results) {
+			if (keep && r.score < best * keep.share && r.score < leaders.last()) break;
 			const entry = this.entry(r.id);
 			let covered = 0;
 			let total = 0;
@@ -221,14 +234,36 @@ export class ToolSearchIndex {
 				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t)))) covered += weight;
 			}
 			const coverage = total > 0 ? covered / total : 1;
-			return { tool: entry.tool, score: r.score * coverage, coverage };
-		});
+			const score = r.score * coverage;
+			hits.push({ tool: entry.tool, score, coverage });
+			best = Math.max(best, score);
+			leaders.add(score);
+		}
 		hits.sort((a, b) => b.score - a.score);
 		return options.limit ? hits.slice(0, options.limit) : hits;
 	}
 
 	private entry(id: unknown): Entry {
 		return this.entries.get(id as number) as Entry;
+	}
+}
+
+/** The `size` best scores seen so far; `last()` is the lowest of them (0 until there are `size`: none may be left out yet). */
+class Leaders {
+	private readonly scores: number[] = [];
+	constructor(private readonly size: number) {}
+
+	add(score: number): void {
+		if (this.size === 0) return;
+		const at = this.scores.findIndex((s) => s < score);
+		if (at < 0) this.scores.push(score);
+		else this.scores.splice(at, 0, score);
+		if (this.scores.length > this.size) this.scores.pop();
+	}
+
+	last(): number {
+		if (this.size === 0) return Number.POSITIVE_INFINITY;
+		return this.scores.length < this.size ? 0 : (this.scores[this.size - 1] as number);
 	}
 }
 

@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, CATALOG_DIR, loadCatalogs } from "../bench/catalogs.ts";
+import { QUERIES } from "../bench/search-queries.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { ToolCatalog } from "../tool-catalog.ts";
 import { baseForm, synonymsOf } from "../search-thesaurus.ts";
@@ -62,6 +63,21 @@ describe("ranking over the real catalogs", () => {
 		["refund a payment", ["stripe/create_refund"]],
 	])("%s → the right tool first", (query, answers) => {
 		expect(answers).toContain(top(query)[0]);
+	});
+
+	it("leaving out the hits no answer can use changes nothing an answer shows (the 20 best, every hit near the best)", () => {
+		const key = (h: { tool: { qualifiedName: string }; score: number }) => `${h.tool.qualifiedName} ${h.score}`;
+		let spared = 0;
+		for (const [query] of QUERIES) {
+			const all = searchCatalog(catalog, query);
+			const kept = searchCatalog(catalog, query, { keep: { top: 20, share: 0.15 } });
+			expect(kept.slice(0, 20).map(key), query).toEqual(all.slice(0, 20).map(key));
+			const near = (hits: typeof all) => hits.filter((h) => h.score >= all[0].score * 0.15).map(key);
+			expect(near(kept), query).toEqual(near(all));
+			expect(searchCatalog(catalog, query, { limit: 5 }).map(key)).toEqual(all.slice(0, 5).map(key));
+			spared += all.length - kept.length;
+		}
+		expect(spared).toBeGreaterThan(QUERIES.length * 50); // the point: most hits are never scored
 	});
 
 	it("finds an issue tracker's create tool for 'file a ticket' in the top 3", () => {
