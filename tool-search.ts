@@ -42,12 +42,13 @@ const ACTION_WEIGHT = 0.5;
 /** The weight from which a synonym makes its word an action. */
 const CLOSE_SYNONYM = 0.25;
 
+/** A tool as MiniSearch holds it: each field already analyzed into its terms (no text to split again). */
 interface IndexedTool {
 	readonly id: number;
-	readonly name: string;
-	readonly server: string;
-	readonly description: string;
-	readonly params: string;
+	readonly name: readonly string[];
+	readonly server: readonly string[];
+	readonly description: readonly string[];
+	readonly params: readonly string[];
 }
 
 /** What the index keeps of one tool besides its MiniSearch document. */
@@ -74,10 +75,13 @@ const STEP = 400;
  */
 export class ToolSearchIndex {
 	private readonly index = new MiniSearch<IndexedTool>({
-		// Each field is analyzed once, in `indexing`; MiniSearch gets the stemmed words space-separated.
+		// Each field is analyzed once, in `indexing`: MiniSearch gets its terms as they are.
 		fields: ["name", "server", "description", "params"],
 		storeFields: [],
-		tokenize: (text) => text.split(" "),
+		// The fields are term arrays: handed through as they are (MiniSearch's types say string).
+		extractField: (document, field) => (document as unknown as Record<string, string>)[field],
+		stringifyField: (terms) => terms,
+		tokenize: (terms) => terms as unknown as string[],
 		processTerm: (term) => term || null,
 	});
 	private readonly entries = new Map<number, Entry>();
@@ -139,24 +143,22 @@ export class ToolSearchIndex {
 	/** Analyzes one tool: its entry is kept, its document returned for MiniSearch. */
 	private indexing(tool: CatalogTool): IndexedTool {
 		const id = this.nextId++;
-		const fields = {
-			name: analyze(`${tool.name} ${tool.title ?? ""}`),
-			server: analyze(tool.server),
+		const nameTokens = tokenize(tool.name);
+		const document: IndexedTool = {
+			id,
+			name: analyzed(tool.title ? [...nameTokens, ...tokenize(tool.title)] : nameTokens),
+			server: analyzeServer(tool.server),
 			description: analyze(summary(tool.description)),
 			params: analyze(paramText(tool.inputSchema)),
 		};
-		const nameKey = tokenize(tool.name).join("_");
-		const document = { id, name: fields.name.join(" "), server: fields.server.join(" "), description: fields.description.join(" "), params: fields.params.join(" ") };
-		const terms = new Set([...fields.name, ...fields.server, ...fields.description, ...fields.params]);
+		const nameKey = nameTokens.join("_");
+		const actionTerms = new Set(document.name);
+		for (const term of document.params) actionTerms.add(term);
+		const terms = new Set(actionTerms);
+		for (const term of document.server) terms.add(term);
+		for (const term of document.description) terms.add(term);
 		for (const term of terms) this.toolsWith.set(term, (this.toolsWith.get(term) ?? 0) + 1);
-		this.entries.set(id, {
-			tool,
-			document,
-			terms,
-			actionTerms: new Set([...fields.name, ...fields.params]),
-			nameKey,
-			nameWords: tokenize(tool.name).filter((w) => !STOPWORDS.has(w)).map(stem),
-		});
+		this.entries.set(id, { tool, document, terms, actionTerms, nameKey, nameWords: analyzed(nameTokens) });
 		this.ids.set(tool.qualifiedName, id);
 		this.byNameKey.set(nameKey, [...(this.byNameKey.get(nameKey) ?? []), id]);
 		return document;
@@ -306,14 +308,34 @@ function paramWords(schema: Record<string, unknown>): string {
 	return parts.join(" ");
 }
 
+/** Tokens as indexed: without stopwords, stemmed (analyze() for text already tokenized). */
+function analyzed(tokens: readonly string[]): string[] {
+	return tokens.filter((t) => !STOPWORDS.has(t)).map(stem);
+}
+
+const serverTerms = new Map<string, readonly string[]>();
+/** A server's name, analyzed once for all its tools. */
+function analyzeServer(server: string): readonly string[] {
+	let terms = serverTerms.get(server);
+	if (!terms) {
+		terms = analyze(server);
+		if (serverTerms.size < 10_000) serverTerms.set(server, terms);
+	}
+	return terms;
+}
+
 /**
  * The part of a description that says what the tool does. Long descriptions (some run to pages
  * of usage notes) would otherwise match every query through their sheer number of words.
  */
 function summary(description: string): string {
-	const flat = description.replace(/\s+/g, " ").trim();
+	// Only the head is flattened (some descriptions run to pages); all of it when the head flattens to too little.
+	const head = description.length > HEAD_CHARS ? description.slice(0, HEAD_CHARS) : description;
+	let flat = head.replace(/\s+/g, " ").trim();
+	if (head !== description && flat.length <= DESCRIPTION_CHARS + 1) flat = description.replace(/\s+/g, " ").trim();
 	return flat.length <= DESCRIPTION_CHARS ? flat : flat.slice(0, flat.lastIndexOf(" ", DESCRIPTION_CHARS));
 }
+const HEAD_CHARS = 1200;
 const DESCRIPTION_CHARS = 300;
 
 /** A catalog's index, the catalog version it reflects, and an update under way in the background. */
