@@ -7,6 +7,7 @@ import { basename, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Root } from "@modelcontextprotocol/sdk/types.js";
 import { askForm, askUrl } from "./elicitation.ts";
+import { expandHome } from "./interpolate.ts";
 import { type Sampler, SamplingConsent } from "./sampling.ts";
 import type { ClientRequests } from "./server-connection.ts";
 import { ServerLog } from "./server-log.ts";
@@ -102,6 +103,6 @@ export class ClientFeatures {
 
 /** The working folder first, then the configured folders, each once. */
 function rootsFor(cwd: string, extra: readonly string[]): Root[] {
-	const folders = [cwd, ...extra.map((p) => (p === "~" || p.startsWith("~/") ? resolve(homedir(), p.slice(2)) : isAbsolute(p) ? p : resolve(cwd, p)))];
+	const folders = [cwd, ...extra.map((p) => expandHome(p, homedir())).map((p) => (isAbsolute(p) ? p : resolve(cwd, p)))];
 	return [...new Set(folders)].map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder }));
 }

@@ -5,7 +5,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
-import { type InterpolationContext, interpolate } from "./interpolate.ts";
+import { expandHome, type InterpolationContext, interpolate } from "./interpolate.ts";
 import { FileSchema, isValid, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config-schema.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
 import { isCommandValue } from "./command-values.ts";
@@ -236,7 +236,7 @@ export function normalizeServer(
 	let entry: ServerEntry;
 	if (raw.command) {
 		// As Pi 1.5 does (and a shell would): a leading ~/ in command, args or cwd names the home directory.
-		const tilde = (value: string) => (ictx.home && (value === "~" || value.startsWith("~/")) ? join(ictx.home, value.slice(1)) : value);
+		const tilde = (value: string) => (ictx.home ? expandHome(value, ictx.home) : value);
 		const cwd = raw.cwd === undefined ? undefined : tilde(expand("cwd", raw.cwd));
 		const env = expandMap("env", raw.env);
 		for (const [key, value] of Object.entries(env)) if (worthMasking(key, value)) secrets.push(value);

@@ -3,6 +3,7 @@
 // forms are handled exactly. Strict on purpose: a variable that is not set and has no default is
 // an error naming the variable (never its value), and so is a malformed `${...}`; a server is
 // never started with an empty token or a half-expanded string.
+import { join } from "node:path";
 import { worthMasking } from "./redaction.ts";
 
 export interface InterpolationContext {
@@ -10,6 +11,11 @@ export interface InterpolationContext {
 	readonly cwd: string;
 	/** The home directory a leading `~/` names (Pi 1.5 reads `command`, `args` and `cwd` so). */
 	readonly home?: string;
+}
+
+/** A leading `~` or `~/` names the home directory, as a shell (and Pi 1.5's mcp.json) reads it. */
+export function expandHome(path: string, home: string): string {
+	return path === "~" || path.startsWith("~/") ? join(home, path.slice(1)) : path;
 }
 
 /** On success, `values` holds the values taken from the environment that messages must hide. */
