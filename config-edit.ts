@@ -3,12 +3,9 @@
 // that turned it off), keeping its comments and layout. Other tools' files (Cursor, Claude,
 // VS Code...) and a repository's .mcp.json are never edited.
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { jsoncParser } from "./jsonc-file.ts";
 import type { McpConfig } from "./types.ts";
-
-type JsoncParser = typeof import("jsonc-parser");
-const jsonc = () => createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
 
 /** The files this command may write: Pi's own, never a repository's .mcp.json or another tool's. */
 export interface EditableFiles {
@@ -40,7 +37,7 @@ export function turnOn(config: McpConfig, name: string, files: EditableFiles): s
 	if (!file) throw new Error(config.servers.has(name) ? `"${name}" is already on.` : `Unknown server "${name}".`);
 	if (file !== files.user && file !== files.project) throw new Error(`"${name}" is turned off in ${file}, which /mcp does not edit (it is not Pi's own config): turn it on there.`);
 	edit(file, (text) => {
-		const raw = (jsonc().parse(text) as { mcpServers?: Record<string, Record<string, unknown>> } | undefined)?.mcpServers?.[name] ?? {};
+		const raw = (jsoncParser().parse(text) as { mcpServers?: Record<string, Record<string, unknown>> } | undefined)?.mcpServers?.[name] ?? {};
 		// An entry that only hid a server of that name goes; `{}` alone would be an incomplete server.
 		if (Object.keys(raw).every((k) => k === "enabled" || k === "disabled")) return set(text, [name], undefined);
 		return set(set(text, [name, "enabled"], undefined), [name, "disabled"], undefined);
@@ -50,7 +47,7 @@ export function turnOn(config: McpConfig, name: string, files: EditableFiles): s
 
 /** Sets (undefined: removes) a value under mcpServers, keeping the rest of the text as it was. */
 function set(text: string, path: string[], value: unknown): string {
-	const { applyEdits, modify } = jsonc();
+	const { applyEdits, modify } = jsoncParser();
 	return applyEdits(text, modify(text, ["mcpServers", ...path], value, { formattingOptions: { insertSpaces: !/^\t/m.test(text), tabSize: 2 } }));
 }
 
@@ -58,7 +55,7 @@ function set(text: string, path: string[], value: unknown): string {
 function edit(file: string, change: (text: string) => string): void {
 	const text = existsSync(file) ? readFileSync(file, "utf8") : "";
 	const errors: import("jsonc-parser").ParseError[] = [];
-	jsonc().parse(text, errors, { allowTrailingComma: true });
+	jsoncParser().parse(text, errors, { allowTrailingComma: true });
 	if (errors.length > 0) throw new Error(`${file} does not parse; fix it first (it was not changed).`);
 	const next = change(text);
 	mkdirSync(dirname(file), { recursive: true });

@@ -9,6 +9,11 @@ import type { ParseError } from "jsonc-parser";
 /** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
 export type ReadResult = { kind: "missing" } | { kind: "error"; message: string; partial?: unknown } | { kind: "ok"; value: unknown };
 
+/** jsonc-parser, loaded on first need (every Pi start pays for what it imports). */
+export function jsoncParser(): typeof import("jsonc-parser") {
+	return createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
+}
+
 /** Reads a JSON-with-comments file; a syntax error names the line and column. */
 export function readJsoncFile(path: string): ReadResult {
 	let text: string;
@@ -23,7 +28,7 @@ export function readJsoncFile(path: string): ReadResult {
 	} catch {
 		// Comments, trailing commas, or a real mistake: the JSONC parser tells which, and where.
 	}
-	const { parse, printParseErrorCode } = createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
+	const { parse, printParseErrorCode } = jsoncParser();
 	const errors: ParseError[] = [];
 	const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
 	if (errors.length > 0) {
