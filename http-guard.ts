@@ -22,12 +22,8 @@ const NOT_RUN_STATUS = new Set([408, 429, 503]);
 /** Whether a POST body calls a tool (a side effect that must not happen twice). */
 function callsTool(body: unknown): boolean {
 	if (typeof body !== "string" || !body.includes('"tools/call"')) return false;
-	try {
-		const parsed = JSON.parse(body) as { method?: unknown } | { method?: unknown }[];
-		return (Array.isArray(parsed) ? parsed : [parsed]).some((m) => m?.method === "tools/call");
-	} catch {
-		return true; // unreadable: assume the worst
-	}
+	const messages = postedMessages(body);
+	return messages === undefined || messages.some((m) => m.method === "tools/call"); // unreadable: assume the worst
 }
 
 /** A connection that broke before the answer came (not one that was never made). */
@@ -230,14 +226,16 @@ class GuardedTransport implements Transport {
 
 /** The JSON-RPC request ids in a POST body (one message or a batch). */
 function requestIds(body: unknown): RequestId[] {
+	return (postedMessages(body) ?? []).filter((m): m is { id: RequestId; method: string } => "method" in m && "id" in m).map((m) => m.id);
+}
+
+/** The JSON-RPC messages of a POST body (one or a batch); undefined when it is not JSON. */
+function postedMessages(body: unknown): { id?: unknown; method?: unknown }[] | undefined {
 	if (typeof body !== "string") return [];
 	try {
 		const parsed = JSON.parse(body) as unknown;
-		const messages = Array.isArray(parsed) ? parsed : [parsed];
-		return messages
-			.filter((m): m is { id: RequestId; method: string } => typeof m === "object" && m !== null && "method" in m && "id" in m)
-			.map((m) => m.id);
+		return (Array.isArray(parsed) ? parsed : [parsed]).filter((m): m is { id?: unknown; method?: unknown } => typeof m === "object" && m !== null);
 	} catch {
-		return [];
+		return undefined;
 	}
 }
