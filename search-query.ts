@@ -35,9 +35,12 @@ export function stem(word: string): string {
 
 /** Words of a text as indexed: tokenized, without stopwords, stemmed. */
 export function analyze(text: string): string[] {
-	return tokenize(text)
-		.filter((t) => !STOPWORDS.has(t))
-		.map(stem);
+	return analyzeTokens(tokenize(text));
+}
+
+/** Tokens as indexed: without stopwords, stemmed (for text already tokenized). */
+export function analyzeTokens(tokens: readonly string[]): string[] {
+	return tokens.filter((t) => !STOPWORDS.has(t)).map(stem);
 }
 
 /** Lexicon keyed by stemmed phrase ("who chang", "folder") → stemmed words of its equivalents. */

@@ -9,8 +9,7 @@
 import MiniSearch from "minisearch";
 import { RE2JS } from "re2js";
 import { quote } from "./errors.ts";
-import { analyze, expandQuery, stem, tokenize } from "./search-query.ts";
-import { STOPWORDS } from "./search-lexicon.ts";
+import { analyze, analyzeTokens, expandQuery, tokenize } from "./search-query.ts";
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 
 export interface SearchOptions {
@@ -146,7 +145,7 @@ export class ToolSearchIndex {
 		const nameTokens = tokenize(tool.name);
 		const document: IndexedTool = {
 			id,
-			name: analyzed(tool.title ? [...nameTokens, ...tokenize(tool.title)] : nameTokens),
+			name: analyzeTokens(tool.title ? [...nameTokens, ...tokenize(tool.title)] : nameTokens),
 			server: analyzeServer(tool.server),
 			description: analyze(summary(tool.description)),
 			params: analyze(paramText(tool.inputSchema)),
@@ -158,7 +157,7 @@ export class ToolSearchIndex {
 		for (const term of document.server) terms.add(term);
 		for (const term of document.description) terms.add(term);
 		for (const term of terms) this.toolsWith.set(term, (this.toolsWith.get(term) ?? 0) + 1);
-		this.entries.set(id, { tool, document, terms, actionTerms, nameKey, nameWords: analyzed(nameTokens) });
+		this.entries.set(id, { tool, document, terms, actionTerms, nameKey, nameWords: analyzeTokens(nameTokens) });
 		this.ids.set(tool.qualifiedName, id);
 		this.byNameKey.set(nameKey, [...(this.byNameKey.get(nameKey) ?? []), id]);
 		return document;
@@ -306,11 +305,6 @@ function paramWords(schema: Record<string, unknown>): string {
 		if (Array.isArray(values)) parts.push(...values.slice(0, 30).filter((v): v is string => typeof v === "string"));
 	}
 	return parts.join(" ");
-}
-
-/** Tokens as indexed: without stopwords, stemmed (analyze() for text already tokenized). */
-function analyzed(tokens: readonly string[]): string[] {
-	return tokens.filter((t) => !STOPWORDS.has(t)).map(stem);
 }
 
 const serverTerms = new Map<string, readonly string[]>();
