@@ -5,7 +5,7 @@ import { McpRuntime } from "./mcp-runtime.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
 import { runProxy } from "./proxy-tool.ts";
 import { describeError } from "./errors.ts";
-import { brokerReport } from "./server-status.ts";
+import { brokerReport, turnedOffLine } from "./server-status.ts";
 import { contentText } from "./tool-results.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
@@ -175,7 +175,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		const succeeded = await run(runtime, input);
 		if (parsed.command === "status") {
-			for (const [name, file] of runtime.config.disabled ?? []) process.stdout.write(`${name}: turned off ("enabled": false in ${file})\n`);
+			for (const [name, file] of runtime.config.disabled ?? []) process.stdout.write(`${turnedOffLine(name, file)}\n`);
 			const shared = await brokerReport(runtime.agentDir);
 			if (shared) process.stdout.write(`${shared}\n`);
 		}

@@ -54,3 +54,8 @@ export async function brokerReport(agentDir: string): Promise<string> {
 	const head = `Shared MCP broker (pid ${status.pid}, since ${time(status.since)}): ${servers.length === 0 ? "no server running" : plural(servers.length, "server")}`;
 	return [head, ...servers].join("\n");
 }
+
+/** A turned-off server as /mcp and the CLI's status list it: with the file that turned it off. */
+export function turnedOffLine(name: string, file: string): string {
+	return `${name}: turned off ("enabled": false in ${file})`;
+}

@@ -10,7 +10,7 @@ import type { McpRuntime } from "./mcp-runtime.ts";
 import { authHelp, grantType, usesOAuth } from "./oauth-handler.ts";
 import type { Decision } from "./project-approval.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
-import { brokerReport, countLabel, stateText } from "./server-status.ts";
+import { brokerReport, countLabel, stateText, turnedOffLine } from "./server-status.ts";
 import type { DirectPlan } from "./tool-registrar.ts";
 import type { ConfigSource } from "./types.ts";
 
@@ -72,7 +72,7 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 		}
 	}
 	// Pi 1.5 lists turned-off servers too: the user sees what is configured, not only what runs.
-	for (const [name, file] of off) lines.push(`  ${name}: turned off ("enabled": false in ${file})`);
+	for (const [name, file] of off) lines.push(`  ${turnedOffLine(name, file)}`);
 	if (direct) {
 		if (direct.tools.length > 0) lines.push(`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`);
 		if (direct.uncached.length > 0) {
