@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { delay } from "./async-bounds.ts";
 import {
@@ -22,6 +22,7 @@ import {
 	SocketTransport,
 	STATUS_METHOD,
 	STARTING_MARKER,
+	socketDirIsPrivate,
 	socketPath,
 } from "./broker-wire.ts";
 import { configHash, stableStringify } from "./metadata-cache.ts";
@@ -45,12 +46,21 @@ const START_WAIT_MS = 5000;
 const REPLY_WAIT_MS = 5000;
 
 /**
- * Who shares a server: the same config identity as the metadata cache, the same resolved command
- * and env values (another token is another server), and for a project's server the same project.
+ * Variables that differ between two terminals of one user without changing what a server does:
+ * left out of the shared key so that sessions of one project still share.
  */
-export function sharedKey(entry: StdioServerEntry, launch: SharedLaunch, entryEnv: Readonly<Record<string, string>>): string {
+const VOLATILE_ENV = new Set(["_", "SHLVL", "OLDPWD", "PWD", "TERM_SESSION_ID", "WINDOWID", "TMUX_PANE", "SSH_TTY", "SSH_CLIENT", "SSH_CONNECTION", "STY"]);
+
+/**
+ * Who shares a server: everything that makes it behave differently. The same config identity as
+ * the metadata cache, the same resolved command, the whole environment it is started with (another
+ * token, inherited or configured, is another server) and the folder it runs in. A session never
+ * gets a server started with another session's identity.
+ */
+export function sharedKey(entry: StdioServerEntry, launch: SharedLaunch): string {
+	const env = Object.fromEntries(Object.entries(launch.env).filter(([name]) => !VOLATILE_ENV.has(name)));
 	const project = entry.source.scope === "project" ? entry.source.path : undefined;
-	const identity = { config: configHash(entry), command: launch.command, args: launch.args, cwd: launch.cwd, env: entryEnv, project };
+	const identity = { config: configHash(entry), command: launch.command, args: launch.args, cwd: launch.cwd, env, project };
 	return createHash("sha256").update(stableStringify(identity)).digest("hex");
 }
 
@@ -79,7 +89,7 @@ export async function openBrokerTransport(
 /** What the broker runs, for `/mcp` and the CLI's status; undefined when no broker runs. Never starts one. */
 export async function brokerStatus(agentDir: string, timeoutMs = 1000): Promise<BrokerStatus | undefined> {
 	const path = socketPath(agentDir);
-	if (process.platform !== "win32" && !existsSync(path)) return undefined;
+	if (process.platform !== "win32" && (!existsSync(path) || !socketDirIsPrivate(path))) return undefined;
 	const socket = await connectSocket(path, timeoutMs).catch(() => undefined);
 	if (!socket) return undefined;
 	const transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line) as JSONRPCMessage, "the shared MCP broker");
@@ -119,6 +129,10 @@ const RETRY_START_MS = 60_000;
 async function reach(agentDir: string, signal: AbortSignal): Promise<import("node:net").Socket | undefined> {
 	if (Date.now() < (unavailableUntil.get(agentDir) ?? 0)) return undefined;
 	const path = socketPath(agentDir);
+	if (!socketFolderOk(path)) {
+		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+		return undefined;
+	}
 	const attempt = () => connectSocket(path, 1000).catch(() => undefined);
 	const first = await attempt();
 	if (first || signal.aborted) return first;
@@ -143,6 +157,20 @@ async function reach(agentDir: string, signal: AbortSignal): Promise<import("nod
 	}
 	if (!signal.aborted) unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
 	return undefined;
+}
+
+/**
+ * Whether the socket's folder is the user's own and private (made so if missing). The session
+ * sends its environment and the broker's secret through it: a folder another user made (the
+ * fallback in a shared temp dir has a guessable name) is never connected to.
+ */
+function socketFolderOk(path: string): boolean {
+	try {
+		privateDir(dirname(path));
+		return true;
+	} catch {
+		return false; // another user's, or a symlink: run the servers in this session
+	}
 }
 
 /** A start younger than this is left to finish; an older marker is from a start that died. */

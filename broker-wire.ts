@@ -4,12 +4,13 @@
 // JSON-RPC; the broker adds two methods of its own, `pi-broker/open` (the first message of a
 // session: which server it wants) and `pi-broker/status`.
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { parseJson, readTextFile } from "./file-guard.ts";
 import { LineReader } from "./line-reader.ts";
 
 /** Bumped when the broker's methods or relaying change: a session and a broker of another protocol do not talk. */
@@ -84,10 +85,13 @@ export const BROKER_FILE = "broker.json";
 
 /** The running broker's file, if there is one. */
 export function readBrokerFile(agentDir: string): BrokerFile | undefined {
+	// Only the broker writes it, in a private folder: a symlink there is not the broker's.
+	const read = readTextFile(join(brokerDir(agentDir), BROKER_FILE), { noFollow: true, maxBytes: 64 * 1024 });
+	if (read.kind !== "ok") return undefined;
 	try {
-		return JSON.parse(readFileSync(join(brokerDir(agentDir), BROKER_FILE), "utf8")) as BrokerFile;
+		return parseJson(read.text) as BrokerFile;
 	} catch {
-		return undefined;
+		return undefined; // written half (the broker is starting): no broker to use yet
 	}
 }
 
@@ -99,29 +103,52 @@ export function brokerDir(agentDir: string): string {
 	return join(agentDir, "mcp-broker");
 }
 
-/** Unix sockets take ~100 bytes of path at most: a deep agent dir gets a private folder in the temp dir. */
+/** Unix sockets take ~100 bytes of path at most: a deep agent dir gets a private folder elsewhere. */
 const MAX_SOCKET_PATH = 100;
 
-export function socketPath(agentDir: string): string {
+/**
+ * The socket: in the broker's folder under the agent dir, or, when that path is too long, in a
+ * folder of the user's own under `$XDG_RUNTIME_DIR` (private by definition) or the temp dir.
+ * The temp dir is shared with every user: that folder's name can be guessed, so it is checked
+ * (`privateDir`) before every bind and connect, and a folder someone else made is never used.
+ */
+export function socketPath(agentDir: string, env: NodeJS.ProcessEnv = process.env): string {
 	const id = createHash("sha256").update(agentDir).digest("hex").slice(0, 16);
 	if (process.platform === "win32") return `\\\\.\\pipe\\pi-mcp-broker-${id}`;
 	const path = join(brokerDir(agentDir), "broker.sock");
 	if (path.length <= MAX_SOCKET_PATH) return path;
-	return join(tmpdir(), `pi-mcp-broker-${process.getuid?.() ?? 0}-${id}`, "broker.sock");
+	const runtime = env.XDG_RUNTIME_DIR && isAbsolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : tmpdir();
+	return join(runtime, `pi-mcp-broker-${process.getuid?.() ?? 0}-${id}`, "broker.sock");
 }
 
 /**
- * Creates the folder 0700, or checks that an existing one is the user's own and private: the
- * socket in it runs commands, so no other user may reach it (the folder's mode is the check
- * that works everywhere; Node cannot read a Unix socket peer's uid).
+ * Creates the folder 0700, or checks that an existing one is the user's own, a real folder (not a
+ * symlink) and private: the socket in it runs commands and is sent the session's environment, so
+ * no other user may reach it (the folder's mode is the check that works everywhere; Node cannot
+ * read a Unix socket peer's uid). Throws, naming the folder, when it cannot be made private.
  */
 export function privateDir(dir: string): string {
 	mkdirSync(dir, { recursive: true, mode: 0o700 });
-	const stat = statSync(dir);
+	if (process.platform === "win32") return dir;
+	const stat = lstatSync(dir);
+	if (!stat.isDirectory()) throw new Error(`${dir} is not a folder (a symlink?): the MCP broker will not use it`);
 	const uid = process.getuid?.();
 	if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to another user: the MCP broker will not use it`);
-	if (process.platform !== "win32" && (stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+	// Ours and a real folder: tightening it cannot touch anything else.
+	if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 	return dir;
+}
+
+/** Whether the socket's folder is still the user's own private folder (checked before each connect). */
+export function socketDirIsPrivate(path: string): boolean {
+	if (process.platform === "win32") return true;
+	try {
+		const stat = lstatSync(dirname(path));
+		const uid = process.getuid?.();
+		return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
+	} catch {
+		return false;
+	}
 }
 
 /** Connects to the broker's socket, or fails (no broker, a stale socket) within `timeoutMs`. */

@@ -31,6 +31,8 @@ import { type Id, type Message, Session, SharedServer } from "./shared-server.ts
 
 /** How long the broker waits with no session and no server before it exits. */
 const DEFAULT_IDLE_MS = 30_000;
+/** How long a new connection has to show the secret and say what it wants. */
+const HELLO_DEADLINE_MS = 2000;
 /** The largest message from a session before it said which server it wants (then: its own limit). */
 const HELLO_BYTES = 1024 * 1024;
 
@@ -78,16 +80,23 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		const transport = new SocketTransport(socket, HELLO_BYTES, deserializeMessage, "the session");
 		const session = new Session(transport);
 		sessions.add(session);
-		lastActive = Date.now();
+		// A peer that does not show the secret at once is dropped: it cannot hold a connection
+		// open, nor keep the broker alive past its idle time.
+		const hello = setTimeout(() => {
+			if (!session.server) void transport.close();
+		}, HELLO_DEADLINE_MS);
 		transport.onclose = () => {
+			clearTimeout(hello);
 			sessions.delete(session);
+			if (session.server) lastActive = Date.now();
 			session.server?.detach(session);
-			lastActive = Date.now();
 		};
 		transport.onmessage = (message) => {
-			lastActive = Date.now();
 			const m = message as Message;
-			if (session.server) return session.server.fromSession(session, m);
+			if (session.server) {
+				lastActive = Date.now();
+				return session.server.fromSession(session, m);
+			}
 			if ((m.method === STATUS_METHOD || m.method === OPEN_METHOD) && m.id !== undefined && !authorized(m.params?.token)) {
 				session.send({ jsonrpc: "2.0", id: m.id, error: { code: NOT_AUTHORIZED, message: "not authorized: show the secret in broker.json" } } as Message);
 				return void transport.close();
@@ -138,7 +147,9 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		process.once("SIGTERM", () => done(0));
 		process.once("SIGINT", () => done(0));
 		const timer = setInterval(() => {
-			if (servers.size > 0 || sessions.size > 0 || Date.now() - lastActive < idleMs) return;
+			// Only sessions using a server count: a connection that never said which server it wants does not.
+			const using = [...sessions].some((session) => session.server);
+			if (servers.size > 0 || using || Date.now() - lastActive < idleMs) return;
 			clearInterval(timer);
 			done(0);
 		}, Math.min(1000, idleMs));

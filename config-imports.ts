@@ -1,8 +1,8 @@
 // Readers for other MCP hosts' config files, each in its real shape, mapped to Pi's entry shape.
 // Only the shape is translated here; validation and interpolation happen in config.ts.
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { readTextFile } from "./file-guard.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
 
 export const IMPORT_HOSTS = ["cursor", "claude-code", "claude-desktop", "vscode", "windsurf", "codex"] as const;
@@ -104,13 +104,10 @@ function fromWindsurf(e: Obj): Obj {
 
 /** ~/.codex/config.toml: `[mcp_servers.<name>]` with snake_case fields. */
 function codex(path: string): ImportedFile | undefined {
-	let text: string;
-	try {
-		text = readFileSync(path, "utf8");
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-		return { path, scope: "user", servers: {}, error: `cannot read: ${(error as Error).message}` };
-	}
+	const read = readTextFile(path);
+	if (read.kind === "missing") return undefined;
+	if (read.kind === "error") return { path, scope: "user", servers: {}, error: read.message };
+	const text = read.text;
 	let data: Obj;
 	try {
 		// Loaded only for a codex import: most sessions never read TOML, and Pi's startup is shared.

@@ -2,9 +2,9 @@
 // column), or the parsed value. Config files and host imports all go through here. Plain JSON (what
 // `pi mcp add` writes) is read with JSON.parse; jsonc-parser is loaded only for a file with
 // comments, trailing commas or a mistake, since every Pi start pays for what it imports.
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { ParseError } from "jsonc-parser";
+import { jsonDepthOver, MAX_JSON_DEPTH, readTextFile } from "./file-guard.ts";
 
 /** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
 export type ReadResult = { kind: "missing" } | { kind: "error"; message: string; partial?: unknown } | { kind: "ok"; value: unknown };
@@ -16,13 +16,11 @@ export function jsoncParser(): typeof import("jsonc-parser") {
 
 /** Reads a JSON-with-comments file; a syntax error names the line and column. */
 export function readJsoncFile(path: string): ReadResult {
-	let text: string;
-	try {
-		text = readFileSync(path, "utf8");
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-		return { kind: "error", message: `cannot read: ${(error as Error).message}` };
-	}
+	const read = readTextFile(path);
+	if (read.kind !== "ok") return read;
+	const text = read.text;
+	// Checked before parsing: no parser or later walk over the value can run out of stack.
+	if (jsonDepthOver(text)) return { kind: "error", message: `nests deeper than ${MAX_JSON_DEPTH} levels; this is not an MCP config` };
 	try {
 		return { kind: "ok", value: JSON.parse(text) as unknown };
 	} catch {

@@ -1,21 +1,19 @@
 // Small JSON files shared by every Pi session of a user (metadata cache, approvals, tokens):
 // read leniently, updated under a cross-process lock (proper-lockfile, as Pi itself uses),
 // merged with what is on disk at that moment, and written atomically (temp file + rename),
-// private to the user (0600).
-import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// private to the user (0600). A damaged file is set aside before it is rewritten: other
+// projects' approvals, other servers' sign-ins are the user's, not ours to drop.
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { parseJson, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
 
-/** The parsed file, "missing" when there is none, or "invalid" when it is not JSON. */
+/** The parsed file, "missing" when there is none, or "invalid" when it is not JSON (or not a regular file within the size cap). */
 export function readJsonFile(path: string): unknown | "missing" | "invalid" {
-	let text: string;
+	const read = readTextFile(path);
+	if (read.kind === "missing") return "missing";
+	if (read.kind === "error") return "invalid";
 	try {
-		text = readFileSync(path, "utf8");
-	} catch {
-		return "missing";
-	}
-	try {
-		return JSON.parse(text) as unknown;
+		return parseJson(read.text);
 	} catch {
 		return "invalid";
 	}
@@ -23,16 +21,7 @@ export function readJsonFile(path: string): unknown | "missing" | "invalid" {
 
 /** Writes JSON atomically with mode 0600, creating the folder (0700) if needed. */
 export function writeJsonFileAtomic(path: string, value: unknown): void {
-	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-	const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-	try {
-		writeFileSync(temp, `${JSON.stringify(value, null, 1)}\n`, { mode: 0o600 });
-		chmodSync(temp, 0o600); // the umask may have widened it
-		renameSync(temp, path);
-	} catch (error) {
-		rmSync(temp, { force: true });
-		throw error;
-	}
+	writeFileAtomic(path, `${JSON.stringify(value, null, 1)}\n`);
 }
 
 export interface LockOptions {
@@ -60,7 +49,10 @@ export async function updateJsonFile<T>(
 		retries: { retries: 100, minTimeout: 10, maxTimeout: 200 },
 	});
 	try {
-		const current = parse(readJsonFile(path));
+		const raw = readJsonFile(path);
+		// Kept beside it (`<name>.damaged-<time>`): what it held may still be read by hand.
+		if (raw === "invalid") setAside(path);
+		const current = parse(raw);
 		// May be async (an OAuth refresh): the lock is held until the result is written.
 		const next = await update(current);
 		if (next === undefined) return current;

@@ -7,9 +7,10 @@
 // Any doubt (unknown flags, another spec type, nothing cached) runs npx as configured.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, delimiter, dirname, extname, join } from "node:path";
+import { basename, delimiter, extname, join } from "node:path";
+import { parseJson, readTextFile, writeFileAtomic } from "./file-guard.ts";
 import type { StdioServerEntry } from "./types.ts";
 
 export const NPX_CACHE_FILE = "mcp-npx-cache.json";
@@ -222,7 +223,9 @@ function npmView(spec: string, signal: AbortSignal): Promise<string | undefined>
 
 function readVersions(file: string): Record<string, VersionRecord> {
 	try {
-		const data = JSON.parse(readFileSync(file, "utf8")) as { version?: number; specs?: Record<string, VersionRecord> };
+		const read = readTextFile(file);
+		if (read.kind !== "ok") return {};
+		const data = parseJson(read.text) as { version?: number; specs?: Record<string, VersionRecord> };
 		if (data.version !== 1 || typeof data.specs !== "object" || !data.specs) return {};
 		const out: Record<string, VersionRecord> = {};
 		for (const [spec, r] of Object.entries(data.specs)) {
@@ -236,10 +239,7 @@ function readVersions(file: string): Record<string, VersionRecord> {
 
 function writeVersions(file: string, specs: Record<string, VersionRecord>): void {
 	try {
-		mkdirSync(dirname(file), { recursive: true });
-		const temp = `${file}.${process.pid}.tmp`;
-		writeFileSync(temp, JSON.stringify({ version: 1, specs }, null, 1));
-		renameSync(temp, file);
+		writeFileAtomic(file, JSON.stringify({ version: 1, specs }, null, 1));
 	} catch {
 		// a cache only: the next launch simply asks again
 	}

@@ -3,9 +3,10 @@
 // expires, and once more after the server rejects it, always under the store's cross-process
 // lock), or the hand-made token file of `auth: "oauth"`. Also: what "needs sign-in" says, and
 // the text of /mcp-auth. Tokens are never written to a message or a log.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { parseJson, readTextFile } from "./file-guard.ts";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth-store.ts";
 import { maskUrl } from "./redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
@@ -55,8 +56,9 @@ export async function requestHeaders(entry: HttpServerEntry, ctx: AuthContext): 
 	if (!usesOAuth(entry) || grantType(entry) === "client_credentials") return { headers };
 	const access = await accessToken(entry, ctx);
 	if (access) return { headers: { ...headers, Authorization: `Bearer ${access}` }, oauthToken: access };
-	if (entry.auth === "oauth") {
-		// The hand-made token file of earlier versions keeps working.
+	// The hand-made token file of earlier versions keeps working, for the user's own servers only:
+	// it is keyed by name alone, and a project server may reuse that name for another URL.
+	if (entry.auth === "oauth" && entry.source.scope === "user") {
 		const file = readOAuthToken(ctx.agentDir, entry.name, ctx.now?.() ?? Date.now());
 		if (file.kind !== "ok") throw new AuthRequiredError(entry.name, file.message);
 		headers.Authorization = `Bearer ${file.token}`;
@@ -163,13 +165,15 @@ interface TokenFile {
 /** Reads a hand-made token file; `expires_at` is epoch seconds (or milliseconds, if that large). */
 export function readOAuthToken(agentDir: string, server: string, now: number = Date.now()): TokenState {
 	const path = tokenPath(agentDir, server);
+	const read = readTextFile(path);
+	if (read.kind === "missing") return { kind: "missing", message: `no OAuth token at ${path}` };
+	if (read.kind === "error") return { kind: "invalid", message: `the OAuth token file ${path} ${read.message}` };
+	const exposed = readableByOthers(path);
+	if (exposed) return { kind: "invalid", message: `the OAuth token file ${path} is readable by other users (mode ${exposed}); run: chmod 600 ${path}` };
 	let data: TokenFile;
 	try {
-		const exposed = readableByOthers(path);
-		if (exposed) return { kind: "invalid", message: `the OAuth token file ${path} is readable by other users (mode ${exposed}); run: chmod 600 ${path}` };
-		data = JSON.parse(readFileSync(path, "utf8")) as TokenFile;
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing", message: `no OAuth token at ${path}` };
+		data = parseJson(read.text) as TokenFile;
+	} catch {
 		return { kind: "invalid", message: `the OAuth token file ${path} is not valid JSON` };
 	}
 	if (typeof data?.access_token !== "string" || data.access_token.length === 0) {

@@ -194,8 +194,9 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
 	if (signal.aborted) throw signal.reason;
 	if (options.broker?.shares(entry)) {
-		const launched = { command: launch.command, args: launch.args, env: { ...inherited, ...env }, cwd: entry.cwd };
-		const shared = await openShared(sdk, entry, launched, env, { ...options, broker: options.broker }, signal);
+		// The folder it would run in here: the broker's own is not the session's project.
+		const launched = { command: launch.command, args: launch.args, env: { ...inherited, ...env }, cwd: entry.cwd ?? process.cwd() };
+		const shared = await openShared(sdk, entry, launched, { ...options, broker: options.broker }, signal);
 		if (shared) return shared;
 	}
 	const transport = new StdioTransport({
@@ -241,12 +242,11 @@ async function openShared(
 	sdk: McpSdk,
 	entry: StdioServerEntry,
 	launch: SharedLaunch,
-	entryEnv: Record<string, string>,
 	options: OpenOptions & { broker: BrokerOptions },
 	signal: AbortSignal,
 ): Promise<Opened | undefined> {
 	const request = {
-		key: sharedKey(entry, launch, entryEnv),
+		key: sharedKey(entry, launch),
 		name: entry.name,
 		launch,
 		maxMessageBytes: options.maxMessageBytes,

@@ -3,9 +3,9 @@
 // only its own call, progress goes to the session that asked, a crash is told to every session
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sharedKey } from "../broker-client.ts";
 import { ADAPTER_VERSION, BROKER_PROTOCOL, connectSocket, privateDir, readBrokerFile, SocketTransport, socketPath } from "../broker-wire.ts";
@@ -66,6 +66,12 @@ describe("two sessions sharing server-everything through the broker", () => {
 		await waitUntil(() => closed, "the broker to close the connection");
 		expect(replies).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32051, message: "not authorized: show the secret in broker.json" } }]);
 		expect(existsSync(join(dir.path, "ran"))).toBe(false);
+	});
+
+	it("a connection that never shows the secret is dropped by the broker (it cannot hold the broker open)", async () => {
+		const socket = await connectSocket(socketPath(agentDir), 1000);
+		await new Promise<void>((resolve) => socket.once("close", () => resolve()));
+		expect(socket.destroyed).toBe(true);
 	});
 
 	it("cancelling one session's call leaves the other's running to its result", async () => {
@@ -183,6 +189,50 @@ describe("when the broker cannot serve", () => {
 		}
 	}, 30_000);
 
+	/** An agent dir deep enough that its socket moves to the shared fallback folder. */
+	const deepAgentDir = (name: string) => join(dir.path, "d".repeat(90), name);
+
+	it.runIf(process.getuid?.() === 0)("a fallback socket folder another user made first receives nothing: the session runs the server itself", async () => {
+		const agentDir = deepAgentDir("taken-agent");
+		const path = socketPath(agentDir);
+		expect(path.startsWith(dir.path)).toBe(false); // the fallback, outside the agent dir
+		rmSync(dirname(path), { recursive: true, force: true });
+		mkdirSync(dirname(path), { mode: 0o700 });
+		chownSync(dirname(path), 65534, 65534); // another local user's folder, waiting for the socket
+		let received = 0;
+		fake = createServer((socket) => socket.on("data", () => void received++));
+		await new Promise<void>((resolve) => fake?.listen(path, resolve));
+		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "taken.log")) }), "everything") as StdioServerEntry;
+		const manager = sharing(agentDir);
+		try {
+			expect((await manager.connect(entry)).shared).toBeUndefined();
+			expect(received).toBe(0);
+		} finally {
+			await manager.closeAll();
+			rmSync(dirname(path), { recursive: true, force: true });
+		}
+	}, 30_000);
+
+	it("a symlink planted as the fallback socket folder is neither followed nor chmod'ed", async () => {
+		const agentDir = deepAgentDir("planted-agent");
+		const path = socketPath(agentDir);
+		const open = join(dir.path, "world-writable");
+		mkdirSync(open);
+		chmodSync(open, 0o1777);
+		rmSync(dirname(path), { recursive: true, force: true });
+		symlinkSync(open, dirname(path));
+		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "planted.log")) }), "everything") as StdioServerEntry;
+		const manager = sharing(agentDir);
+		try {
+			expect((await manager.connect(entry)).shared).toBeUndefined();
+			expect(statSync(open).mode & 0o7777).toBe(0o1777);
+			expect(existsSync(join(open, "broker.sock"))).toBe(false);
+		} finally {
+			await manager.closeAll();
+			rmSync(dirname(path), { force: true });
+		}
+	}, 30_000);
+
 	it("a server flooding the broker past the limit: the call says why, in words a user can act on", async () => {
 		const agentDir = join(dir.path, "flood-agent");
 		const entry = entryOf(configOf({ flood: faultStdio("flood", { MB: "3" }) }), "flood") as StdioServerEntry;
@@ -239,12 +289,17 @@ describe("when the broker cannot serve", () => {
 		frozen.destroy();
 	}, 30_000);
 
-	it("a project's server is shared only within its project; another env value is another server", () => {
-		const launch = { command: "node", args: ["server.js"], env: {} };
-		const project = (path: string, env: Record<string, string> = {}) =>
-			({ ...entryOf(configOf({ s: { command: "node", args: ["server.js"], env } }), "s"), source: { kind: "pi-project", scope: "project", path } }) as StdioServerEntry;
-		expect(sharedKey(project("/a/.mcp.json"), launch, {})).toBe(sharedKey(project("/a/.mcp.json"), launch, {}));
-		expect(sharedKey(project("/a/.mcp.json"), launch, {})).not.toBe(sharedKey(project("/b/.mcp.json"), launch, {}));
-		expect(sharedKey(project("/a/.mcp.json"), launch, { TOKEN: "one" })).not.toBe(sharedKey(project("/a/.mcp.json"), launch, { TOKEN: "two" }));
+	it("a server is shared only by sessions that would start it the same way: project, folder, env (configured or inherited)", () => {
+		const launch = (env: Record<string, string> = {}, cwd = "/a") => ({ command: "node", args: ["server.js"], env, cwd });
+		const project = (path: string) =>
+			({ ...entryOf(configOf({ s: { command: "node", args: ["server.js"] } }), "s"), source: { kind: "pi-project", scope: "project", path } }) as StdioServerEntry;
+		const user = entryOf(configOf({ s: { command: "node", args: ["server.js"] } }), "s") as StdioServerEntry;
+		expect(sharedKey(project("/a/.mcp.json"), launch())).toBe(sharedKey(project("/a/.mcp.json"), launch()));
+		expect(sharedKey(project("/a/.mcp.json"), launch())).not.toBe(sharedKey(project("/b/.mcp.json"), launch()));
+		expect(sharedKey(user, launch({ TOKEN: "one" }))).not.toBe(sharedKey(user, launch({ TOKEN: "two" })));
+		// A user server run from two projects: each project's folder is its own identity.
+		expect(sharedKey(user, launch({}, "/projA"))).not.toBe(sharedKey(user, launch({}, "/projB")));
+		// Two terminals of one user differ in such variables: they still share.
+		expect(sharedKey(user, launch({ SHLVL: "1", _: "/usr/bin/pi" }))).toBe(sharedKey(user, launch({ SHLVL: "3", _: "/bin/pi" })));
 	});
 });

@@ -1,0 +1,166 @@
+// Every file the adapter reads or writes is opened here, because a repository's files are
+// untrusted input and the agent dir is shared by every session: only regular files are read
+// (a symlink to /dev/zero, a FIFO or a device is an error, never a hang), within a size cap;
+// JSON is checked for depth before it is parsed, so no later recursion can overflow the stack;
+// a leading byte-order mark is dropped; writes are atomic, go through a symlink the user made
+// instead of replacing it, and clean up the temp files a crashed writer left.
+import { randomBytes } from "node:crypto";
+import {
+	closeSync,
+	constants,
+	fstatSync,
+	lstatSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readSync,
+	realpathSync,
+	renameSync,
+	rmSync,
+	writeFileSync,
+	chmodSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+/** Config files, caches, approvals and tokens: far above any real one, far below what hurts. */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** Deeper JSON than any real config or cache holds (tool schemas are cut at 24 levels). */
+export const MAX_JSON_DEPTH = 100;
+
+export type TextRead = { kind: "missing" } | { kind: "error"; message: string } | { kind: "ok"; text: string };
+
+export interface ReadOptions {
+	readonly maxBytes?: number;
+	/** Refuse a symlink (files only this adapter writes, in the user's private folders). */
+	readonly noFollow?: boolean;
+}
+
+/** Reads a regular file of at most `maxBytes` as UTF-8 (a leading BOM dropped); anything else is an error that says why. */
+export function readTextFile(path: string, options: ReadOptions = {}): TextRead {
+	const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
+	let fd: number;
+	try {
+		// O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW where a symlink is not ours.
+		const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+		fd = openSync(path, flags);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+		if (code === "ELOOP") return { kind: "error", message: "is a symbolic link, which is not followed here; replace it with the file itself" };
+		return { kind: "error", message: `cannot read: ${(error as Error).message}` };
+	}
+	try {
+		const stat = fstatSync(fd);
+		if (!stat.isFile()) return { kind: "error", message: "is not a regular file (a device, pipe or folder); point it at a JSON file" };
+		if (stat.size > maxBytes) return { kind: "error", message: `is ${megabytes(stat.size)} MB, over the ${megabytes(maxBytes)} MB a file here may have` };
+		const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+		let length = 0;
+		// A file that grows while read is still cut at the cap.
+		for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+		if (length > maxBytes) return { kind: "error", message: `is over the ${megabytes(maxBytes)} MB a file here may have` };
+		const text = buffer.toString("utf8", 0, length);
+		return { kind: "ok", text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+	} catch (error) {
+		return { kind: "error", message: `cannot read: ${(error as Error).message}` };
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/** How deep a JSON text nests (brackets outside strings), stopping as soon as it passes `limit`. */
+export function jsonDepthOver(text: string, limit = MAX_JSON_DEPTH): boolean {
+	let depth = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (inString) {
+			if (c === 92 /* \ */) i++;
+			else if (c === 34 /* " */) inString = false;
+		} else if (c === 34) inString = true;
+		else if (c === 91 || c === 123 /* [ { */) {
+			if (++depth > limit) return true;
+		} else if (c === 93 || c === 125 /* ] } */) depth--;
+	}
+	return false;
+}
+
+/** JSON.parse, refusing a text nested deeper than MAX_JSON_DEPTH (with a message saying so). */
+export function parseJson(text: string): unknown {
+	if (jsonDepthOver(text)) throw new Error(`nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP config or cache does`);
+	return JSON.parse(text) as unknown;
+}
+
+export interface WriteOptions {
+	readonly mode?: number;
+}
+
+/**
+ * Writes a file atomically (a temp file beside it, then rename). A symlink at `path` is written
+ * through, not replaced: the user made it. Temp files a crashed writer left beside it are removed.
+ */
+export function writeFileAtomic(path: string, text: string, options: WriteOptions = {}): void {
+	const target = throughSymlink(path);
+	mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+	removeStaleTemps(target);
+	const temp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+	try {
+		writeFileSync(temp, text, { mode: options.mode ?? 0o600, flag: "wx" });
+		if (process.platform !== "win32") chmodSync(temp, options.mode ?? 0o600); // the umask may have widened it
+		renameSync(temp, target);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		throw error;
+	}
+}
+
+/** Where a write to `path` should go: the file a symlink points to, or `path` itself. */
+function throughSymlink(path: string): string {
+	try {
+		return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+	} catch {
+		return path; // missing (or a dangling link): the write creates the file
+	}
+}
+
+const TEMP_NAME = /^(.*)\.(\d+)\.[0-9a-f]+\.tmp$/;
+
+/** Removes `<name>.<pid>.<hex>.tmp` files whose writer is gone (it crashed or was killed mid-write). */
+export function removeStaleTemps(path: string): void {
+	const name = basename(path);
+	let entries: string[];
+	try {
+		entries = readdirSync(dirname(path));
+	} catch {
+		return; // no folder yet: nothing left behind
+	}
+	for (const entry of entries) {
+		const match = TEMP_NAME.exec(entry);
+		if (!match || match[1] !== name || processAlive(Number(match[2]))) continue;
+		rmSync(join(dirname(path), entry), { force: true });
+	}
+}
+
+function processAlive(pid: number): boolean {
+	if (pid === process.pid) return true;
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}
+
+/** Moves a damaged file aside (kept for the user, never overwritten); returns where it went. */
+export function setAside(path: string, now = Date.now()): string | undefined {
+	const aside = `${path}.damaged-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
+	try {
+		renameSync(path, aside);
+		return aside;
+	} catch {
+		return undefined; // gone already (another session set it aside first)
+	}
+}
+
+function megabytes(bytes: number): string {
+	return (bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 0);
+}
