@@ -1,5 +1,6 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
+import { terminalSafe } from "./safe-text.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
@@ -60,15 +61,24 @@ function toInput(parsed: Parsed): ProxyInput | string {
 	}
 }
 
+/** Output for a person at a terminal: what servers and repositories wrote carries no terminal sequences. */
+function print(text: string): void {
+	process.stdout.write(terminalSafe(text));
+}
+
+function printError(text: string): void {
+	process.stderr.write(terminalSafe(text));
+}
+
 async function run(runtime: McpRuntime, input: ProxyInput, title?: string): Promise<boolean> {
 	const lifecycle = runtime.lifecycle;
-	if (title) process.stdout.write(`\n$ ${title}\n`);
+	if (title) print(`\n$ ${title}\n`);
 	// A shell command has nothing else to do: it waits for starting servers as long as connecting may take.
 	const wait = lifecycle.config.settings.connectTimeoutMs + 1000;
 	const notes = (server: string) => runtime.client.takeNotes(server);
 	const result = await runProxy(lifecycle, input, { waitMs: { brief: wait, list: wait }, notes });
 	const out = contentText(result.content);
-	(result.isError ? process.stderr : process.stdout).write(`${out}\n`);
+	(result.isError ? printError : print)(`${out}\n`);
 	// `status` fails when something needs the user: a broken config or a server that cannot run.
 	const unwell = input.tool === undefined && Object.keys(input).length === 0 && statusUnwell(lifecycle);
 	return !result.isError && !unwell;
@@ -97,22 +107,22 @@ async function demo(runtime: McpRuntime): Promise<boolean> {
 /** `login`: the URL on stdout, then the callback (or a pasted address on a terminal); `logout`: the tokens go. */
 async function sign(runtime: McpRuntime, command: "login" | "logout", server: string | undefined): Promise<number> {
 	if (!server) {
-		process.stderr.write(`${command} needs a server name. Servers: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+		printError(`${command} needs a server name. Servers: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
 		return 2;
 	}
 	try {
 		if (command === "logout") {
-			process.stdout.write((await runtime.signOut(server)) ? `Signed out of "${server}".\n` : `"${server}" was not signed in.\n`);
+			print((await runtime.signOut(server)) ? `Signed out of "${server}".\n` : `"${server}" was not signed in.\n`);
 			return 0;
 		}
 		await runtime.signIn(server, {
-			show: (url) => process.stdout.write(`Open this address to sign in to "${server}":\n${url}\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`),
+			show: (url) => print(`Open this address to sign in to "${server}":\n${url}\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`),
 			askPaste: process.stdin.isTTY ? (signal) => readLine(signal) : undefined,
 		});
-		process.stdout.write(`Signed in to "${server}".\n`);
+		print(`Signed in to "${server}".\n`);
 		return 0;
 	} catch (error) {
-		process.stderr.write(`${runtime.redactor.scrub(describeError(error))}\n`);
+		printError(`${runtime.redactor.scrub(describeError(error))}\n`);
 		return 1;
 	}
 }
@@ -133,27 +143,27 @@ async function readLine(signal: AbortSignal): Promise<string | undefined> {
 
 async function decide(runtime: McpRuntime, command: "approve" | "deny", server: string | undefined): Promise<number> {
 	if (server && !runtime.lifecycle.knows(server)) {
-		process.stderr.write(`Unknown server "${server}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+		printError(`Unknown server "${server}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
 		return 2;
 	}
 	const decided = await runtime.decide(server ? [server] : [], command === "approve" ? "approved" : "denied");
 	if (decided.length === 0) {
-		process.stdout.write(server ? `"${server}" is from your own config: it needs no approval.\n` : "No project server needs a decision.\n");
+		print(server ? `"${server}" is from your own config: it needs no approval.\n` : "No project server needs a decision.\n");
 		return 0;
 	}
-	process.stdout.write(`${command === "approve" ? "Approved" : "Denied"} for ${runtime.approvals.project}:\n`);
-	for (const entry of decided) process.stdout.write(`  ${entry.name}: ${entry.launch.summary}\n`);
+	print(`${command === "approve" ? "Approved" : "Denied"} for ${runtime.approvals.project}:\n`);
+	for (const entry of decided) print(`  ${runtime.describeLaunch(entry)}\n`);
 	return 0;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
 	const parsed = parseArgv(argv);
 	if (parsed.command === "help" || !parsed.command) {
-		process.stdout.write(`${USAGE}\n`);
+		print(`${USAGE}\n`);
 		return parsed.command === "help" ? 0 : 2;
 	}
 	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath });
-	for (const line of runtime.problemLines()) process.stderr.write(`${line}\n`);
+	for (const line of runtime.problemLines()) printError(`${line}\n`);
 	// A server's questions (elicitation, sampling) have no one to answer them here: declined, and said so.
 	runtime.client.host = { noUiReason: "the pi-mcp-adapter CLI cannot ask the user" };
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
@@ -170,14 +180,14 @@ export async function main(argv: readonly string[]): Promise<number> {
 		if (parsed.command === "login" || parsed.command === "logout") return await sign(runtime, parsed.command, parsed.rest[0]);
 		const input = toInput(parsed);
 		if (typeof input === "string") {
-			process.stderr.write(`${input}\n\n${USAGE}\n`);
+			printError(`${input}\n\n${USAGE}\n`);
 			return 2;
 		}
 		const succeeded = await run(runtime, input);
 		if (parsed.command === "status") {
-			for (const [name, file] of runtime.config.disabled ?? []) process.stdout.write(`${turnedOffLine(name, file)}\n`);
+			for (const [name, file] of runtime.config.disabled ?? []) print(`${turnedOffLine(name, file)}\n`);
 			const shared = await brokerReport(runtime.agentDir);
-			if (shared) process.stdout.write(`${shared}\n`);
+			if (shared) print(`${shared}\n`);
 		}
 		return succeeded ? 0 : 1;
 	} finally {

@@ -11,6 +11,7 @@ import { readJsoncFile } from "./jsonc-file.ts";
 import { isCommandValue } from "./command-values.ts";
 import { launchIdentity } from "./project-approval.ts";
 import { maskUrl, worthMasking } from "./redaction.ts";
+import { hasHiddenCharacters, visible } from "./safe-text.ts";
 import {
 	type ConfigProblem,
 	type ConfigSource,
@@ -98,8 +99,15 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		}
 		const data = read.value;
 		for (const message of unknownKeys(FileSchema, data, "key", PI_FILE_KEYS)) problems.push({ severity: "warning", file: file.path, message });
-		for (const host of data.imports ?? []) imports.add(host);
-		if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file, problems);
+		if (file.scope === "project" && (data.imports?.length || data.settings !== undefined)) {
+			// A repository cannot change how the user's own servers run (timeouts, sharing, the output
+			// guard, direct tools) nor start servers from the user's other hosts: said, and ignored.
+			const keys = [data.settings !== undefined ? '"settings"' : "", data.imports?.length ? '"imports"' : ""].filter(Boolean).join(" and ");
+			problems.push({ severity: "warning", file: file.path, message: `${keys} in a project's file are ignored: they would change your own servers; put them in ~/.pi/agent/mcp.json` });
+		} else {
+			for (const host of data.imports ?? []) imports.add(host);
+			if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file, problems);
+		}
 		for (const [name, raw] of Object.entries(data.mcpServers ?? {})) {
 			ownNames.add(name);
 			const base = servers.get(name);
@@ -160,8 +168,6 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	return { servers, unconfigured, disabled, settings, problems };
 }
 
-const USER_ONLY_SETTINGS = ["trustProjectServers", "roots"] as const;
-
 function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
 	if (!isValid(SettingsSchema, raw)) {
 		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
@@ -172,12 +178,6 @@ function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, proble
 		for (const message of unknownKeys(OutputGuardSchema, raw.outputGuard, "key")) problems.push({ severity: "warning", file: file.path, message: `settings.outputGuard: ${message}` });
 	}
 	const defined: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
-	// A repository cannot vouch for itself, nor show servers folders beyond its own.
-	for (const key of USER_ONLY_SETTINGS) {
-		if (file.scope !== "project" || defined[key] === undefined) continue;
-		delete defined[key];
-		problems.push({ severity: "warning", file: file.path, message: `settings.${key} is only honored in your own ~/.pi/agent/mcp.json; ignored here` });
-	}
 	return { ...base, ...defined };
 }
 
@@ -197,6 +197,8 @@ export function normalizeServer(
 		problems.push({ severity, file: source.path, server: name, message: reason });
 		return { kind: "invalid", reason };
 	};
+	// A name is shown in every list and dialog: one that can hide or rewrite text there is refused.
+	if (hasHiddenCharacters(name)) return invalid(`the server name "${visible(name)}" holds control or invisible characters; rename it`);
 	if (!isValid(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
 	for (const message of unknownKeys(RawServerSchema, raw, "field")) problems.push({ severity: "warning", file: source.path, server: name, message });
 	if (raw.disabled || raw.enabled === false) return { kind: "disabled" };
@@ -311,7 +313,7 @@ function isHttpUrl(value: string): boolean {
 
 /** One line per problem, for /mcp, the CLI and logs. */
 export function formatProblem(problem: ConfigProblem): string {
-	const where = problem.server ? `${problem.file}: server "${problem.server}"` : problem.file;
+	const where = problem.server ? `${problem.file}: server "${visible(problem.server)}"` : problem.file;
 	return `${problem.severity === "error" ? "error" : "warning"}: ${where}: ${problem.message}`;
 }
 

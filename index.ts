@@ -8,16 +8,19 @@ import type { RegisteredServer } from "./config.ts";
 import type { ClientHost } from "./client-features.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { openSystemBrowser } from "./open-browser.ts";
+import { storedSignInNote } from "./oauth-handler.ts";
 import { askApproval } from "./project-approval.ts";
 import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy-surface.ts";
 import { progressText, runProxy } from "./proxy-tool.ts";
 import type { Progress } from "./server-manager.ts";
 import { PromptCommands } from "./prompt-commands.ts";
 import { piSampler } from "./sampling.ts";
+import { oneLine, terminalSafe } from "./safe-text.ts";
 import { registerCommands, say, statusLine } from "./slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./tool-render.ts";
 import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
 import { contentText } from "./tool-results.ts";
+import { safeDialogs } from "./user-dialogs.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 
@@ -29,7 +32,7 @@ interface Pi15Api {
 
 /** What servers may use of the session: its dialogs (when there is a UI) and its current model. */
 function clientHost(ctx: ExtensionContext): ClientHost {
-	return { dialogs: ctx.hasUI ? ctx.ui : undefined, sampler: () => piSampler(ctx), openBrowser: openSystemBrowser };
+	return { dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined, sampler: () => piSampler(ctx), openBrowser: openSystemBrowser };
 }
 
 /** Pi 1.5's project trust; undefined on Pi lines without it (pi 0.73). */
@@ -77,7 +80,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */
 	const syncDirectTools = (active: McpRuntime) => {
 		const allowed = active.lifecycle.serverNames().filter((n) => !active.lifecycle.blocked(n));
-		direct = planDirectTools(active.lifecycle.catalog, directSelection(active.config, active.env), allowed);
+		const others = pi.getAllTools().map((t) => t.name).filter((name) => name !== PROXY_TOOL_NAME && !registeredDirect.has(name));
+		direct = planDirectTools(active.lifecycle.catalog, directSelection(active.config, active.env), allowed, others);
 		for (const tool of direct.tools) {
 			if (registeredDirect.has(tool.name)) continue;
 			registeredDirect.add(tool.name);
@@ -108,7 +112,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
 		const update = () => {
-			ctx.ui.setStatus("mcp", statusLine(active.lifecycle));
+			const line = statusLine(active.lifecycle);
+			ctx.ui.setStatus("mcp", line === undefined ? undefined : oneLine(line));
 			if (active === runtime) prompts.sync(active); // prompts a server listed for the first time
 		};
 		active.onChange(update);
@@ -134,7 +139,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		const pending = active.pendingApproval();
 		if (pending.length > 0 && ctx.hasUI) {
 			// Asked in the background: Pi starts at once, and the servers wait for the answer.
-			askApproval(ctx.ui, pending)
+			askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
 				.then(async ({ approved, denied }) => {
 					if (active !== runtime) return;
 					if (approved.length > 0) await active.decide(approved, "approved");
@@ -165,10 +170,12 @@ function report(runtime: McpRuntime, direct: DirectPlan | undefined, ctx: Extens
 	}
 	const pending = runtime.pendingApproval();
 	if (pending.length > 0 && !ctx.hasUI) {
-		lines.push(`${pending.length} server(s) from this project's config await approval and will not run: ${pending.map((e) => e.name).join(", ")}. Run /mcp approve to allow them.`);
+		// Everything each would run and send, so that a later `/mcp approve` is a yes to what was shown.
+		lines.push(`${pending.length} server(s) from this project's config await approval and will not run:`);
+		lines.push(...pending.map((e) => `  ${runtime.describeLaunch(e)}`), "Run /mcp approve to allow them (/mcp approve <name> for one).");
 	}
 	if (lines.length === 0) return;
-	const message = `MCP:\n${lines.join("\n")}`;
+	const message = terminalSafe(`MCP:\n${lines.join("\n")}`);
 	if (ctx.hasUI) ctx.ui.notify(message, runtime.config.problems.some((p) => p.severity === "error") ? "error" : "warning");
 	else console.error(message);
 }

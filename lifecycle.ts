@@ -265,14 +265,18 @@ export class ServerLifecycle {
 		return error;
 	}
 
-	/** Closes and connects again, refreshing metadata and cache; clears a failure backoff. */
-	async reconnect(name: string): Promise<ServerConnection> {
+	/**
+	 * Closes and connects again, refreshing metadata and cache; clears a failure backoff. A connect
+	 * already under way (the first run's cache fill, a call's) is joined, not cancelled: it is as
+	 * fresh as a new one would be.
+	 */
+	async reconnect(name: string, signal?: AbortSignal): Promise<ServerConnection> {
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		this.entry(name);
 		this.failures.delete(name);
-		await this.manager.close(name);
-		return this.ensureConnected(name);
+		if (!this.manager.connecting(name)) await this.manager.close(name);
+		return this.ensureConnected(name, signal);
 	}
 
 	/**

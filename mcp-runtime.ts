@@ -7,11 +7,11 @@ import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./output-guard.ts";
-import { type Decision, ProjectApprovals } from "./project-approval.ts";
+import { type Decision, describeLaunch, ProjectApprovals } from "./project-approval.ts";
 import { about, type ServerBlurb } from "./proxy-surface.ts";
 import { Redactor } from "./redaction.ts";
 import { McpServerManager } from "./server-manager.ts";
-import { authHelp, credentialRenewal, grantType, usesOAuth } from "./oauth-handler.ts";
+import { authHelp, credentialRenewal, grantType, storedSignInNote, usesOAuth } from "./oauth-handler.ts";
 import type { SignInOptions } from "./oauth-signin.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 
@@ -114,6 +114,11 @@ export class McpRuntime {
 	}
 
 	/** Project servers waiting for the user's decision. */
+	/** A server as the user approves it: every line of its launch, and a stored sign-in it would be sent. */
+	describeLaunch(entry: ServerEntry): string {
+		return describeLaunch(entry, storedSignInNote(this.agentDir));
+	}
+
 	pendingApproval(): ServerEntry[] {
 		return [...this.config.servers.values()].filter((e) => this.approvals.state(e) === "pending");
 	}

@@ -77,6 +77,17 @@ async function accessToken(entry: HttpServerEntry, ctx: AuthContext): Promise<st
 	return (await refreshUnlessDone(store, tokens.access_token, ctx))?.access_token;
 }
 
+/**
+ * For the approval question: a sign-in the user stored for this server's name and URL would be
+ * sent to it (the token is bound to both, so a project server of another URL gets none).
+ */
+export function storedSignInNote(agentDir: string): (entry: ServerEntry) => string | undefined {
+	return (entry) => {
+		if (!usesOAuth(entry) || grantType(entry) !== "authorization_code") return undefined;
+		return new SignInStore(agentDir, entry.name, entry.url).read().tokens ? "sends your stored OAuth sign-in for this name and URL" : undefined;
+	};
+}
+
 /** What a server's 401/403 said (WWW-Authenticate), as the manager passes it on. */
 interface RefusalChallenge {
 	readonly status: number;

@@ -8,7 +8,8 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readJsonFile, updateJsonFile } from "./locked-json.ts";
 import { stableStringify } from "./metadata-cache.ts";
-import { maskUrl } from "./redaction.ts";
+import { isCommandValue } from "./command-values.ts";
+import { visible } from "./safe-text.ts";
 import type { ServerEntry } from "./types.ts";
 
 export const APPROVALS_FILE = "mcp-approvals.json";
@@ -44,27 +45,38 @@ export function launchIdentity(raw: RawLaunch): LaunchIdentity {
 		.update(stableStringify({ command, args, env, cwd, url, type, headers, bearerToken, bearerTokenEnv, auth, oauth }))
 		.digest("hex")
 		.slice(0, 32);
-	const parts: string[] = [];
-	if (command) parts.push([command, ...(args ?? [])].map(quoteArg).join(" "));
-	if (url) parts.push(maskUrl(url));
-	// Names only: values may be literal secrets; a `${VAR}` shows which variable would be sent.
-	const sent = Object.entries(headers ?? {}).map(([k, v]) => `${k}${/\$\{|\$env:/.test(v) ? ` from ${variablesIn(v)}` : ""}`);
-	if (bearerTokenEnv) sent.push(`bearer token from $${bearerTokenEnv}`);
-	else if (bearerToken) sent.push(`bearer token${/\$\{/.test(bearerToken) ? ` from ${variablesIn(bearerToken)}` : ""}`);
-	if (sent.length > 0) parts.push(`sends ${sent.join(", ")}`);
-	const envNames = Object.entries(env ?? {}).map(([k, v]) => (/\$\{|\$env:/.test(v) ? `${k} from ${variablesIn(v)}` : k));
-	if (envNames.length > 0) parts.push(`env ${envNames.join(", ")}`);
-	if (cwd) parts.push(`in ${cwd}`);
-	return { hash, summary: parts.join("; ") };
+	// Everything as written, whole: these are the repository's words, and the yes is for exactly them.
+	const lines: string[] = [];
+	if (command) lines.push(`runs: ${[command, ...(args ?? [])].map(quoteArg).join(" ")}${sendsVariables([command, ...(args ?? [])])}`);
+	if (cwd) lines.push(`in folder: ${quoteArg(cwd)}${sendsVariables([cwd])}`);
+	for (const [name, value] of Object.entries(env ?? {})) lines.push(`env ${quoteArg(name)}: ${valueLine(value)}`);
+	if (url) lines.push(`connects to: ${url}${type === "sse" ? " (SSE)" : ""}${sendsVariables([url])}`);
+	for (const [name, value] of Object.entries(headers ?? {})) lines.push(`header ${quoteArg(name)}: ${valueLine(value)}`);
+	if (bearerTokenEnv) lines.push(`sends your $${bearerTokenEnv} as a bearer token`);
+	else if (bearerToken !== undefined) lines.push(`bearer token: ${valueLine(bearerToken)}`);
+	if (auth) lines.push(`auth: ${auth}`);
+	if (oauth !== undefined) lines.push(`oauth: ${JSON.stringify(oauth)}`);
+	return { hash, summary: lines.map(visible).join("\n") };
+}
+
+/** How one env or header value reads: a `!command` is a shell command run at start; a `${VAR}` sends that variable. */
+function valueLine(value: string): string {
+	if (isCommandValue(value)) return `${JSON.stringify(value)} (runs this shell command at start and sends its output)`;
+	return `${JSON.stringify(value)}${sendsVariables([value])}`;
+}
+
+/** Names the user's environment variables a text would expand to (and send). */
+function sendsVariables(texts: readonly string[]): string {
+	const names = [...new Set(texts.flatMap(variablesIn))];
+	return names.length > 0 ? ` (sends your ${names.map((n) => `$${n}`).join(", ")})` : "";
 }
 
 function quoteArg(arg: string): string {
-	return /^[\w@%+=:,./${}-]+$/.test(arg) ? arg : JSON.stringify(arg);
+	return /^[\w@%+=:,./${}~-]+$/.test(arg) ? arg : JSON.stringify(arg);
 }
 
-function variablesIn(value: string): string {
-	const names = [...value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|\$env:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => `$${m[1] ?? m[2]}`);
-	return [...new Set(names)].join(" ");
+function variablesIn(value: string): string[] {
+	return [...value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|\$env:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] ?? m[2]);
 }
 
 interface StoredDecision {
@@ -146,11 +158,20 @@ export function approvalMessage(server: string, state: Exclude<GateState, "allow
 		: `Server "${server}" was denied by the user for this project; /mcp approve ${server} allows it`;
 }
 
+/** What else a yes would send a server beyond its config: a sign-in stored for its name and URL. */
+export type CredentialNote = (entry: ServerEntry) => string | undefined;
+
+/** One server as the question shows it: its name (hidden characters shown), its file, and every line of its launch. */
+export function describeLaunch(entry: ServerEntry, credentials?: CredentialNote): string {
+	const note = credentials?.(entry);
+	const lines = [...entry.launch.summary.split("\n"), ...(note ? [note] : [])];
+	return [`${visible(entry.name)} (from ${visible(entry.source.path)}):`, ...lines.map((l) => `    ${l}`)].join("\n");
+}
+
 /** The question shown once per project when servers from its files wait for a decision. */
-export function approvalQuestion(entries: readonly ServerEntry[]): string {
-	const files = [...new Set(entries.map((e) => e.source.path))];
-	const lines = entries.map((e) => `  ${e.name}: ${e.launch.summary}`);
-	return [`This project's MCP config (${files.join(", ")}) wants to run:`, ...lines, "Run them?"].join("\n");
+export function approvalQuestion(entries: readonly ServerEntry[], credentials?: CredentialNote): string {
+	const lines = entries.map((e) => `  ${describeLaunch(e, credentials)}`);
+	return ["This project's MCP config wants to run these servers, as you (local commands get your environment):", ...lines, "Run them?"].join("\n");
 }
 
 /** The dialogs the approval question needs (Pi's ctx.ui has them in the TUI and rpc). */
@@ -165,16 +186,16 @@ const DENY_ALL = "Deny all";
 const LATER = "Not now (ask again next time)";
 
 /** Asks the user once about the pending servers; returns what they decided (nothing for "not now"). */
-export async function askApproval(ui: ApprovalUi, pending: readonly ServerEntry[]): Promise<{ approved: string[]; denied: string[] }> {
+export async function askApproval(ui: ApprovalUi, pending: readonly ServerEntry[], credentials?: CredentialNote): Promise<{ approved: string[]; denied: string[] }> {
 	const names = pending.map((e) => e.name);
-	const choice = await ui.select(approvalQuestion(pending), [APPROVE_ALL, CHOOSE, DENY_ALL, LATER]);
+	const choice = await ui.select(approvalQuestion(pending, credentials), [APPROVE_ALL, CHOOSE, DENY_ALL, LATER]);
 	if (choice === APPROVE_ALL) return { approved: names, denied: [] };
 	if (choice === DENY_ALL) return { approved: [], denied: names };
 	if (choice !== CHOOSE) return { approved: [], denied: [] };
 	const approved: string[] = [];
 	const denied: string[] = [];
 	for (const entry of pending) {
-		(await ui.confirm(`Run MCP server "${entry.name}" from ${entry.source.path}?`, entry.launch.summary) ? approved : denied).push(entry.name);
+		(await ui.confirm(`Run this MCP server from the project?`, describeLaunch(entry, credentials)) ? approved : denied).push(entry.name);
 	}
 	return { approved, denied };
 }

@@ -8,14 +8,24 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-cod
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeError } from "./errors.ts";
 import type { McpRuntime } from "./mcp-runtime.ts";
+import { oneLine } from "./safe-text.ts";
 import { convertResult, type PiContent } from "./tool-results.ts";
 import type { PromptArgument, PromptMetadata } from "./types.ts";
 
 /** How long completion may take while the user types: a slow server shows no suggestions, not a stall. */
 const COMPLETION_MS = 2000;
 
+/**
+ * Command prefixes a server name must not take: Pi's own namespaces (`/skill:<name>` runs a skill)
+ * and its built-in commands. A server named so gets `mcp-<name>:` instead.
+ */
+const RESERVED_PREFIXES = new Set(["skill", "template", "prompt", "mcp", "mcp-auth", "settings", "model", "login", "logout", "new", "reload", "quit", "trust"]);
+
+/** `/<server>:<prompt>`: only letters, digits, `_`, `.` and `-` (a name cannot carry terminal sequences), never in Pi's namespaces. */
 export function promptCommandName(server: string, prompt: string): string {
-	return `${server}:${prompt.replace(/\s+/g, "-")}`;
+	const safe = (text: string) => text.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "") || "unnamed";
+	const prefix = safe(server);
+	return `${RESERVED_PREFIXES.has(prefix.toLowerCase()) ? `mcp-${prefix}` : prefix}:${safe(prompt)}`;
 }
 
 /** `(city, state?)`: a prompt's arguments as its usage shows them. */
@@ -41,7 +51,7 @@ export class PromptCommands {
 				if (this.registered.has(name)) continue;
 				this.registered.add(name);
 				this.pi.registerCommand(name, {
-					description: `${prompt.description || prompt.title || `Prompt "${prompt.name}"`} (MCP ${server}${prompt.arguments.length > 0 ? `: ${promptUsage(prompt)}` : ""})`,
+					description: oneLine(`${prompt.description || prompt.title || `Prompt "${prompt.name}"`} (MCP ${server}${prompt.arguments.length > 0 ? `: ${promptUsage(prompt)}` : ""})`),
 					getArgumentCompletions: (prefix) => this.complete(server, prompt.name, prefix),
 					handler: (args, ctx) => this.run(server, prompt.name, args, ctx),
 				});
@@ -64,7 +74,7 @@ export class PromptCommands {
 			if (!ctx.hasUI) {
 				return this.say(ctx, `/${promptCommandName(server, name)} needs ${arg.name}. Usage: /${promptCommandName(server, name)} ${promptUsage(prompt)}`, "error");
 			}
-			const answer = await ctx.ui.input(`/${promptCommandName(server, name)}: ${arg.name}${arg.description ? ` (${arg.description})` : ""}`);
+			const answer = await ctx.ui.input(oneLine(`/${promptCommandName(server, name)}: ${arg.name}${arg.description ? ` (${arg.description})` : ""}`));
 			if (answer === undefined) return;
 			values[arg.name] = answer;
 		}
@@ -95,7 +105,8 @@ export class PromptCommands {
 				at.assigned,
 				{ signal: stop, timeoutMs: COMPLETION_MS },
 			);
-			return values.slice(0, 50).map((value) => ({ value: `${at.head}${quoted(value)}`, label: value, description: at.argument.name }));
+			// Drawn in the autocomplete list: the server's words, without terminal sequences.
+			return values.slice(0, 50).map((value) => ({ value: `${at.head}${quoted(oneLine(value))}`, label: oneLine(value), description: oneLine(at.argument.name) }));
 		} catch {
 			return null;
 		}

@@ -3,6 +3,7 @@
 // all under one deadline that covers every transport tried and closes whatever it opened when it
 // fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
 // The pool around connections is server-manager.ts.
+import { oneLine, terminalSafe } from "./safe-text.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { once, untilAborted } from "./async-bounds.ts";
@@ -438,5 +439,5 @@ function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<
 }
 
 function defaultDebugLog(server: string, text: string): void {
-	process.stderr.write(text.replace(/^(?=.)/gm, `[mcp:${server}] `));
+	process.stderr.write(terminalSafe(text).replace(/^(?=.)/gm, `[mcp:${oneLine(server)}] `));
 }

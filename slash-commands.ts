@@ -1,5 +1,6 @@
 // The /mcp and /mcp-auth commands and the footer status line: what the user (not the model)
 // sees of the servers. Commands answer through ctx.ui.notify (TUI, rpc) or stdout without a UI.
+import { terminalSafe } from "./safe-text.ts";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { homedir } from "node:os";
 import { formatProblem } from "./config.ts";
@@ -99,7 +100,7 @@ async function decide(runtime: McpRuntime, server: string | undefined, decision:
 		return server ? `"${server}" comes from your own config, not the project's: it needs no approval.` : "No project server needs a decision.";
 	}
 	const verb = decision === "approved" ? "Approved (starting as configured)" : "Denied";
-	return `${verb} for ${runtime.approvals.project}:\n${decided.map((e) => `  ${e.name}: ${e.launch.summary}`).join("\n")}`;
+	return `${verb} for ${runtime.approvals.project}:\n${decided.map((e) => `  ${runtime.describeLaunch(e)}`).join("\n")}`;
 }
 
 function toolsReport(lifecycle: ServerLifecycle, server?: string): string {
@@ -152,7 +153,8 @@ function signInIo(ctx: ExtensionCommandContext, runtime: McpRuntime, name: strin
 
 /** A command's answer: a notification with a UI, stdout without one; scrubbed (URLs masked unless `keepUrls`). */
 export function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info", options: { keepUrls?: boolean } = {}): void {
-	const shown = runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text;
+	// Server names, prompt names and errors come from repositories and servers: no terminal sequences.
+	const shown = terminalSafe(runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text);
 	if (ctx.hasUI) ctx.ui.notify(shown, level);
 	else process.stdout.write(`${shown}\n`);
 }

@@ -3,8 +3,27 @@
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 import { exposureOf, formatToolName, type JsonSchema, type McpConfig, piToolName, type ToolAnnotations } from "./types.ts";
 
-/** Pi's own tools (and the proxy): a direct tool never takes one of these names. */
-export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(["read", "bash", "edit", "write", "grep", "find", "ls", "mcp"]);
+/**
+ * Pi's own tools on both lines (Pi 1.5 adds powershell, codemode, tool_search and the MCP resource
+ * tools) and the proxy: a direct tool never takes one of these names, whatever a server calls its
+ * tools, even with `toolPrefix: "none"`.
+ */
+export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
+	"read",
+	"bash",
+	"edit",
+	"write",
+	"grep",
+	"find",
+	"ls",
+	"powershell",
+	"codemode",
+	"tool_search",
+	"list_mcp_resources",
+	"list_mcp_resource_templates",
+	"read_mcp_resource",
+	"mcp",
+]);
 
 /** Which tools are first-class Pi tools. */
 export interface DirectSelection {
@@ -81,8 +100,9 @@ export interface DirectPlan {
 export const DIRECT_TOOLS_TOKEN_WARNING = 5000;
 
 /** Direct tools from the catalog, named deterministically (config order) and never colliding. */
-export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection, serverOrder: readonly string[]): DirectPlan {
-	const taken = new Set(RESERVED_TOOL_NAMES);
+export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection, serverOrder: readonly string[], othersTools: Iterable<string> = []): DirectPlan {
+	// Pi's tools, and those other extensions registered before us, are never replaced.
+	const taken = new Set([...RESERVED_TOOL_NAMES, ...othersTools]);
 	const tools: DirectTool[] = [];
 	const uncached: string[] = [];
 	const unknown: string[] = [];

@@ -2,6 +2,7 @@
 // `mcp`, and its result as one line (the first line of the answer, or the error) until expanded.
 // Components are plain objects with Pi's Component shape (render, invalidate): no runtime import
 // of a Pi package, so the same code serves both Pi lines.
+import { oneLine } from "./safe-text.ts";
 import type { ProxyInput } from "./proxy-surface.ts";
 
 /** What a renderer uses of Pi's theme (both Pi lines have these). */
@@ -96,7 +97,8 @@ function fitLine(pieces: readonly Piece[], width: number): string {
 	let out = "";
 	for (const [text, style] of pieces) {
 		if (room <= 0) break;
-		const cut = cutToWidth(text.replace(/[\t\r]/g, " "), room);
+		// Server text may carry terminal sequences (colours, titles, the clipboard): drawn as plain text.
+		const cut = cutToWidth(oneLine(text.replace(/[\t\r]/g, " ")), room);
 		room -= displayWidth(cut);
 		out += style ? style(cut) : cut;
 	}

@@ -1,6 +1,7 @@
 // What the adapter needs of Pi's dialogs (ctx.ui: select, confirm, input, notify), so the
 // questions servers ask (elicitation, sampling consent) can be put to the user in the TUI and
 // rpc alike, one at a time, and tested without Pi. Server text is shown as plain text.
+import { oneLine, terminalSafe } from "./safe-text.ts";
 
 export interface DialogOptions {
 	/** Dismisses the dialog (the server withdrew its request, the call was cancelled). */
@@ -16,9 +17,18 @@ export interface Dialogs {
 
 /** Text from a server as it may be shown: no terminal control sequences, at most `max` characters. */
 export function plain(text: string, max = 2000): string {
-	// Escape sequences first (colours, cursor moves), then any other control character but \t and \n.
-	const clean = text.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+	const clean = terminalSafe(text);
 	return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** The same dialogs, every text they show cleaned of terminal sequences (a server or repository wrote it). */
+export function safeDialogs(ui: Dialogs): Dialogs {
+	return {
+		select: (title, options, opts) => ui.select(terminalSafe(title), options.map(oneLine), opts).then((picked) => (picked === undefined ? undefined : options[options.map(oneLine).indexOf(picked)] ?? picked)),
+		confirm: (title, message, opts) => ui.confirm(terminalSafe(title), terminalSafe(message), opts),
+		input: (title, placeholder, opts) => ui.input(terminalSafe(title), placeholder === undefined ? undefined : oneLine(placeholder), opts),
+		notify: (message, type) => ui.notify(terminalSafe(message), type),
+	};
 }
 
 /**

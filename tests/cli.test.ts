@@ -39,7 +39,8 @@ describe("the shell CLI", () => {
 		const approve = cli("approve");
 		expect(approve.code).toBe(0);
 		expect(approve.out).toContain("Approved for");
-		expect(approve.out).toContain("proj: sh -c");
+		expect(approve.out).toContain("proj (from ");
+		expect(approve.out).toContain("    runs: sh -c");
 		expect(existsSync(marker)).toBe(false); // approving starts nothing by itself
 
 		const after = cli("call", "proj_echo", '{"message":"hi"}');

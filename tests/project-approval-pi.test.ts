@@ -46,7 +46,10 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(print.code, print.stderr).toBe(0);
 		expect(lastToolMessage(home.model.requests[1])).toContain(AWAITING);
 		expect(print.stdout).toContain('tool said: Server "remote" is awaiting approval');
-		expect(print.stderr).toContain("await approval and will not run: proj, remote. Run /mcp approve to allow them.");
+		expect(print.stderr).toContain("2 server(s) from this project's config await approval and will not run:");
+		expect(print.stderr).toContain(`    runs: sh -c "touch '${marker}'`);
+		expect(print.stderr).toContain('    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)');
+		expect(print.stderr).toContain("Run /mcp approve to allow them");
 
 		const json = await runPi(home, "again", { host, env, mode: "json", steps: [callProj, answer] });
 		expect(json.code, json.stderr).toBe(0);
@@ -68,9 +71,9 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		const pi = await startPiRpc({ home, host, env, steps: [callProj, answer, callProj, answer] });
 		try {
 			const question = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "select");
-			expect(String(question.title)).toContain(`proj: sh -c "touch '${marker}'`);
-			expect(String(question.title)).toContain("remote: http://127.0.0.1");
-			expect(String(question.title)).toContain("sends Authorization from $PLANTED_TOKEN");
+			expect(String(question.title)).toContain(`    runs: sh -c "touch '${marker}'`);
+			expect(String(question.title)).toContain("    connects to: http://127.0.0.1");
+			expect(String(question.title)).toContain('    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)');
 			let from = pi.events.length;
 			pi.send({ id: "p1", type: "prompt", message: "call it" });
 			await pi.waitFor((e) => e.type === "agent_end", from);
@@ -102,7 +105,7 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
 		const tui = startPiTui(home, { host, env });
 		try {
-			await tui.waitForText("wants to run:");
+			await tui.waitForText("wants to run these servers");
 			await tui.waitForText("Approve all");
 			await new Promise((r) => setTimeout(r, 500));
 			expect(existsSync(marker)).toBe(false);
