@@ -169,7 +169,10 @@ function converted(
 		saveBlob: output ? (data, _mime, uri) => output.saveBlob(data, uri) : undefined,
 		readHint: (uri) => readCall(readers, server, uri),
 	});
-	const guarded = output?.apply(content, label) ?? content;
+	// Known secrets (your secret-looking variables, the config's tokens) leave no tool's output,
+	// successful or not, nor the output guard's file; URLs in data are left as they are.
+	const secretFree = content.map((c) => (c.type === "text" ? { ...c, text: lifecycle.manager.redactor.scrubSecrets(c.text) } : c));
+	const guarded = output?.apply(secretFree, label) ?? secretFree;
 	for (const note of options.notes?.(server) ?? []) guarded.push({ type: "text", text: `\n(${note})` });
 	return { content: guarded, isError: result.isError === true, details: { mode: "tool", ...details, ...(forUser.length > 0 ? { forUser } : {}) } };
 }

@@ -68,7 +68,7 @@ export class Redactor {
 	}
 }
 
-/** A URL with its password and every query value replaced by ***; anything unparsable is returned as is. */
+/** A URL with its password (or a lone user name) and every query value replaced by ***; anything unparsable is returned as is. */
 export function maskUrl(raw: string): string {
 	let url: URL;
 	try {
@@ -76,7 +76,7 @@ export function maskUrl(raw: string): string {
 	} catch {
 		return raw;
 	}
-	if (!url.password && !url.search) return raw;
+	if (!url.password && !url.username && !url.search) return raw;
 	const query = url.search
 		? `?${url.search
 				.slice(1)
@@ -84,11 +84,13 @@ export function maskUrl(raw: string): string {
 				.map((pair) => (pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=${MASK}` : pair))
 				.join("&")}`
 		: "";
-	const auth = url.username ? `${url.username}${url.password ? `:${MASK}` : ""}@` : "";
+	// user:password keeps the user; a user alone is the secret itself (a Sentry DSN's key).
+	const auth = url.password ? `${url.username}:${MASK}@` : url.username ? `${MASK}@` : "";
 	return `${url.protocol}//${auth}${url.host}${url.pathname}${query}${url.hash}`;
 }
 
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>`)\]]+/gi;
+/** A URL of any scheme (postgres://, redis://, amqp://... carry passwords too). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`)\]]+/gi;
 
 /** Masks every URL in a text (query values, passwords). */
 export function maskUrls(text: string): string {

@@ -47,3 +47,23 @@ function boundedCopy(value: unknown): Json {
 	}
 	return root.value ?? {};
 }
+
+/**
+ * The schema without its regular expressions (`pattern`, `patternProperties`), for Pi's own
+ * argument check: Pi runs them with JavaScript's backtracking engine, where a server's
+ * `^(a+)+$` freezes the whole session on one argument. The server still checks them itself.
+ */
+export function withoutPatterns(schema: JsonSchema): JsonSchema {
+	const strip = (value: unknown): unknown => {
+		if (Array.isArray(value)) return value.map(strip);
+		if (typeof value !== "object" || value === null) return value;
+		const out: Record<string, unknown> = {};
+		for (const [key, item] of Object.entries(value)) {
+			if ((key === "pattern" && typeof item === "string") || (key === "patternProperties" && typeof item === "object")) continue;
+			out[key] = strip(item);
+		}
+		return out;
+	};
+	// Depth is bounded by safeSchema (24 levels): this recursion cannot run deep.
+	return strip(schema) as JsonSchema;
+}

@@ -45,9 +45,14 @@ export class SamplingConsent {
 		if (!dialogs) throw new SamplingRefused(`${noUi} whether "${server}" may use the model, so it was refused.`);
 		if (!sampler) throw new SamplingRefused("No model is selected in Pi, so the request cannot be answered.");
 		if (!this.always.has(server)) {
+			const title = consentTitle(server, sampler.modelName, params);
+			// The user consents to what they were shown: a request too long to show is not sent.
+			if (title.length > MAX_SHOWN_CHARS) {
+				throw new SamplingRefused(`The request is too long to show the user (${title.length} characters; at most ${MAX_SHOWN_CHARS}), so it was refused.`);
+			}
 			const once = "Allow once";
 			const always = `Always allow "${server}" in this session`;
-			const choice = await dialogs.select(consentTitle(server, sampler.modelName, params), [once, always, "Deny"], { signal });
+			const choice = await dialogs.select(title, [once, always, "Deny"], { signal });
 			if (choice === always) this.always.add(server);
 			else if (choice !== once) throw new SamplingRefused("The user declined the sampling request.");
 		}
@@ -57,10 +62,14 @@ export class SamplingConsent {
 	}
 }
 
+/** The most a consent question shows; everything that would be sent must fit. */
+const MAX_SHOWN_CHARS = 20_000;
+
+/** Everything that would be sent: the system prompt and every message, whole (without terminal sequences). */
 function consentTitle(server: string, model: string, params: SamplingParams): string {
-	const lines = [`MCP server "${server}" asks to use your model (${model}, at most ${params.maxTokens} tokens):`];
-	if (params.systemPrompt) lines.push(`System: ${plain(params.systemPrompt, 300)}`);
-	for (const message of params.messages.slice(-3)) lines.push(`${message.role}: ${plain(messageText(message.content), 600)}`);
+	const lines = [`MCP server "${server}" asks to use your model (${model}, at most ${params.maxTokens} tokens). It would send:`];
+	if (params.systemPrompt) lines.push(`System: ${plain(params.systemPrompt, Number.POSITIVE_INFINITY)}`);
+	for (const message of params.messages) lines.push(`${message.role}: ${plain(messageText(message.content), Number.POSITIVE_INFINITY)}`);
 	return lines.join("\n");
 }
 

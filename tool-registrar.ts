@@ -1,5 +1,6 @@
 // Direct tools: chosen MCP tools promoted to first-class Pi tools, with names that never collide
 // with Pi's own tools or each other. Results are converted by tool-results.ts.
+import { withoutPatterns } from "./safe-schema.ts";
 import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
 import { exposureOf, formatToolName, type JsonSchema, type McpConfig, piToolName, type ToolAnnotations } from "./types.ts";
 
@@ -126,7 +127,7 @@ export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection
 				for (let n = 2; taken.has(name); n++) name = formatToolName(server, `${tool.name}_${n}`, "server");
 			}
 			taken.add(name);
-			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: tool.inputSchema, annotations: tool.annotations });
+			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: withoutPatterns(tool.inputSchema), annotations: tool.annotations });
 		}
 	}
 	const tokens = Math.ceil(tools.reduce((sum, t) => sum + t.name.length + t.description.length + JSON.stringify(t.parameters).length, 0) / 4);

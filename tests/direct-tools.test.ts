@@ -88,6 +88,24 @@ describe("direct tool names", () => {
 		expect(plan()).toEqual(first);
 	});
 
+	it("with toolPrefix none, never replace Pi 1.5's codemode, tool_search, powershell or another extension's tool", () => {
+		const config = configOf({ s: { command: "x", directTools: true } }, { toolPrefix: "none" });
+		const catalog = new ToolCatalog("none", ["s"]);
+		const names = ["codemode", "tool_search", "powershell", "read_mcp_resource", "todo", "ok"];
+		catalog.set("s", { tools: names.map((n) => tool("s", n)), resources: [] }, true);
+		const planned = planDirectTools(catalog, directSelection(config, {}), ["s"], ["todo"]).tools.map((t) => t.name);
+		expect(planned).toEqual(["s_codemode", "s_tool_search", "s_powershell", "s_read_mcp_resource", "s_todo", "ok"]);
+	});
+
+	it("hand Pi their schema without regular expressions (Pi's engine backtracks: ^(a+)+$ froze it)", () => {
+		const config = configOf({ s: { command: "x", directTools: true } });
+		const catalog = new ToolCatalog("server", ["s"]);
+		const inputSchema = { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" }, m: { type: "object", patternProperties: { "^(a+)+$": {} } } } };
+		catalog.set("s", { tools: [{ ...tool("s", "t"), inputSchema }], resources: [] }, true);
+		const [planned] = planDirectTools(catalog, directSelection(config, {}), ["s"]).tools;
+		expect(planned.parameters).toEqual({ type: "object", properties: { q: { type: "string" }, m: { type: "object" } } });
+	});
+
 	it("made direct by Pi 1.5's exposure, they keep Pi 1.5's names (mcp__server__tool); directTools keeps ours", () => {
 		const config = configOf({
 			"dev-radius": { command: "x", exposure: "hidden", toolExposure: { "get.item": "direct", "get_item": "direct", "ping": "direct" } },

@@ -30,6 +30,11 @@ describe("URL masking", () => {
 		expect(maskUrl("not a url")).toBe("not a url");
 	});
 
+	it("masks the user-info of any scheme: database passwords, a Sentry DSN's key", () => {
+		const crash = "connect ECONNREFUSED postgres://app:s3cr3t-pw@db.internal:5432/app; cache redis://:r3d1s-pw@cache:6379/0; dsn https://abc123def456@o99.ingest.sentry.io/42";
+		expect(maskUrls(crash)).toBe("connect ECONNREFUSED postgres://app:***@db.internal:5432/app; cache redis://:***@cache:6379/0; dsn https://***@o99.ingest.sentry.io/42");
+	});
+
 	it("finds URLs inside text, leaving sentence punctuation outside", () => {
 		expect(maskUrls("failed to reach http://h:1/mcp?key=zz. Retry (see https://x.io/a?b=c)")).toBe("failed to reach http://h:1/mcp?key=***. Retry (see https://x.io/a?b=***)");
 	});
