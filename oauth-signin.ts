@@ -11,7 +11,7 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprot
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { describeError } from "./errors.ts";
-import { openSystemBrowser } from "./open-browser.ts";
+import { isWebAddress, openSystemBrowser } from "./open-browser.ts";
 import { type SignIn, SignInStore } from "./oauth-store.ts";
 import type { HttpServerEntry } from "./types.ts";
 
@@ -127,12 +127,14 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const { entry } = options;
 	const settings = oauthSettings(entry);
 	const store = new SignInStore(options.agentDir, entry.name, entry.url);
-	const fetchFn = options.fetchFn ?? fetch;
+	const raw = options.fetchFn ?? fetch;
+	const fetchFn = boundedFetch(raw);
 	// A config mistake is told before anything is sent.
 	const target = callbackTarget(settings);
 	checkRegistration(settings, target);
 	const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
-	const challenge = await probe(entry.url, fetchFn, sdk.extractWWWAuthenticateParams);
+	// The probe reads only the status and headers (an MCP server may answer with an endless stream).
+	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
 	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
 	const callback = await listen(target);
@@ -147,7 +149,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 		});
 		const first = await sdk.auth(provider, { serverUrl: entry.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn });
 		if (first === "AUTHORIZED") return;
-		const redirected = await Promise.race([callback.next(stop.signal), pasted(options.askPaste, stop.signal)]);
+		const redirected = await Promise.race([callback.next(stop.signal, (url) => provider.answersThisSignIn(url)), pasted(options.askPaste, stop.signal)]);
 		const code = provider.checkRedirect(redirected);
 		await sdk.auth(provider, { serverUrl: entry.url, authorizationCode: code, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
 	} catch (error) {
@@ -159,6 +161,40 @@ export async function signIn(options: SignInOptions): Promise<void> {
 		stop.abort();
 		callback.close();
 	}
+}
+
+/** The largest OAuth document (metadata, registration, token answer) read; real ones are a few KB. */
+const MAX_OAUTH_DOCUMENT_BYTES = 1024 * 1024;
+/** How long one OAuth request may take, its body included (a server trickling bytes cannot hang `login`). */
+const OAUTH_REQUEST_MS = 15_000;
+
+/**
+ * Every request of the sign-in (discovery, registration, the code exchange) ends within
+ * OAUTH_REQUEST_MS, body included, and its body is read whole up to MAX_OAUTH_DOCUMENT_BYTES:
+ * the documents come from servers the user has not vetted.
+ */
+function boundedFetch(inner: FetchLike): FetchLike {
+	return async (url, init) => {
+		const deadline = AbortSignal.timeout(OAUTH_REQUEST_MS);
+		const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+		try {
+			const response = await inner(url, { ...init, signal });
+			const declared = Number(response.headers.get("content-length"));
+			if (declared > MAX_OAUTH_DOCUMENT_BYTES) throw new Error(`${String(url)} answered ${declared} bytes, over the ${MAX_OAUTH_DOCUMENT_BYTES} an OAuth document may have`);
+			const chunks: Uint8Array[] = [];
+			let size = 0;
+			for await (const chunk of response.body ?? []) {
+				size += chunk.byteLength;
+				if (size > MAX_OAUTH_DOCUMENT_BYTES) throw new Error(`${String(url)} sent more than the ${MAX_OAUTH_DOCUMENT_BYTES} bytes an OAuth document may have`);
+				chunks.push(chunk);
+			}
+			const body = [101, 204, 205, 304].includes(response.status) ? null : Buffer.concat(chunks);
+			return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+		} catch (error) {
+			if (deadline.aborted && !init?.signal?.aborted) throw new Error(`${String(url)} did not answer within ${OAUTH_REQUEST_MS / 1000} s`, { cause: error });
+			throw error;
+		}
+	};
 }
 
 /**
@@ -302,6 +338,9 @@ class SignInProvider implements OAuthClientProvider {
 	redirectToAuthorization(authorizationUrl: URL): void {
 		// PKCE is required: a server whose metadata does not list S256 is refused, not tried. (With no
 		// metadata at all, the 2025-03-26 fallback endpoints, PKCE S256 is what that spec required.)
+		if (!isWebAddress(authorizationUrl.href)) {
+			throw new Error(`the authorization server's sign-in page is not a web address (${authorizationUrl.protocol}); it was not opened`);
+		}
 		const metadata = this.current.discovery?.authorizationServerMetadata;
 		if (metadata && !metadata.code_challenge_methods_supported?.includes("S256")) {
 			throw new Error("the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported); signing in to it is not safe");
@@ -338,6 +377,11 @@ class SignInProvider implements OAuthClientProvider {
 		}));
 	}
 
+	/** Whether a request to the callback carries this sign-in's state (anything else is someone else's). */
+	answersThisSignIn(redirected: string): boolean {
+		return new URL(redirected).searchParams.get("state") === this.expectedState;
+	}
+
 	/** The code from the redirect, once it is proven to answer this request: state, then iss (RFC 9207). */
 	checkRedirect(redirected: string): string {
 		const params = new URL(redirected).searchParams;
@@ -356,8 +400,8 @@ class SignInProvider implements OAuthClientProvider {
 
 interface Callback {
 	readonly url: string;
-	/** Resolves with the first request to the callback path, as a full URL. */
-	next(signal: AbortSignal): Promise<string>;
+	/** Resolves with the first request to the callback path that `accept` takes, as a full URL; others are answered 400 and ignored. */
+	next(signal: AbortSignal, accept: (url: string) => boolean): Promise<string>;
 	close(): void;
 }
 
@@ -368,6 +412,8 @@ interface Callback {
 async function listen(target: CallbackTarget): Promise<Callback> {
 	let deliver: ((url: string) => void) | undefined;
 	const arrived = new Promise<string>((resolve) => (deliver = resolve));
+	// A request without this sign-in's state (a forged or stale callback) must not end the sign-in.
+	let accept: (url: string) => boolean = () => false;
 	const servers: Server[] = [];
 	const open = async (host: string, port: number): Promise<number> => {
 		const server: Server = createServer((req, res) => {
@@ -376,9 +422,14 @@ async function listen(target: CallbackTarget): Promise<Callback> {
 				res.writeHead(404).end();
 				return;
 			}
+			const full = new URL(req.url ?? "/", redirect).toString();
+			if (!accept(full)) {
+				res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("This does not answer the sign-in Pi is waiting for.");
+				return;
+			}
 			res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
 			res.end("<!doctype html><title>Signed in</title><p>Pi received the sign-in. You can close this tab.</p>");
-			deliver?.(new URL(req.url ?? "/", redirect).toString());
+			deliver?.(full);
 		});
 		servers.push(server);
 		await new Promise<void>((resolve, reject) => {
@@ -406,8 +457,9 @@ async function listen(target: CallbackTarget): Promise<Callback> {
 	}
 	return {
 		url: redirect,
-		next: (signal) =>
+		next: (signal, accepts) =>
 			new Promise((resolve, reject) => {
+				accept = accepts;
 				if (signal.aborted) return reject(signal.reason);
 				signal.addEventListener("abort", () => reject(signal.reason), { once: true });
 				void arrived.then(resolve);

@@ -136,21 +136,61 @@ describe("OAuth sign-in", () => {
 		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
 	});
 
-	it("a redirect with another state is refused; logout deletes the tokens", async () => {
+	it("a callback with another state is answered 400 and ignored: the real one still signs in; logout deletes the tokens", async () => {
 		await setUp();
 		const runtime = open();
-		const forged = (url: string) => {
+		const forgedStatus: number[] = [];
+		const forgedThenReal = (url: string) => {
 			const callback = new URL(new URL(url).searchParams.get("redirect_uri") as string);
 			callback.searchParams.set("code", "stolen-code");
 			callback.searchParams.set("state", "not-the-state");
-			void fetch(callback).catch(() => undefined);
+			void fetch(callback).then((res) => {
+				forgedStatus.push(res.status);
+				browser(url);
+			});
 		};
-		await expect(runtime.signIn("prot", { show: () => undefined, openBrowser: forged })).rejects.toThrow(/state does not match this sign-in/);
-		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: forgedThenReal });
+		expect(forgedStatus).toEqual([400]);
 		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
 		expect(await runtime.signOut("prot")).toBe(true);
 		expect(readdirSync(join(agentDir, "mcp-oauth"))).toEqual([]);
 		expect(await ask(runtime, { tool: "prot_whoami" })).toContain("needs sign-in");
+	});
+});
+
+describe("a hostile authorization server", () => {
+	let server: OAuthServer | undefined;
+	let dir: ReturnType<typeof tempDir>;
+	let runtime: McpRuntime | undefined;
+	const signInAgainst = async (env: Record<string, string>, opened: string[] = []) => {
+		server = await startOAuthServer(3600, env);
+		const agentDir = join(dir.path, "agent");
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url } } }));
+		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		return runtime.signIn("prot", { show: (url) => void opened.push(url), openBrowser: (url) => void opened.push(url) });
+	};
+	beforeEach(() => {
+		dir = tempDir();
+	});
+	afterEach(async () => {
+		await runtime?.shutdown();
+		await server?.stop();
+		dir.remove();
+	});
+
+	it("a 400 MB metadata document is refused after 1 MB", async () => {
+		await expect(signInAgainst({ HUGE_METADATA: "1" })).rejects.toThrow(/more than the 1048576 bytes an OAuth document may have/);
+	});
+
+	it("a metadata document that trickles forever ends the sign-in with a clear error", async () => {
+		await expect(signInAgainst({ TRICKLE_METADATA: "1" })).rejects.toThrow(/did not answer within 15 s/);
+	}, 30_000);
+
+	it("a sign-in page that is not a web address (file:) is neither shown nor opened", async () => {
+		const opened: string[] = [];
+		await expect(signInAgainst({ FILE_AUTHORIZE: "1" }, opened)).rejects.toThrow(/sign-in page is not a web address \(file:\)/);
+		expect(opened).toEqual([]);
 	});
 });
 
