@@ -2,6 +2,7 @@
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
 // manager, lifecycle, and what the client offers servers (roots, elicitation, sampling, logs).
 import { ClientFeatures } from "./client-features.ts";
+import { atExit } from "./exit-cleanup.ts";
 import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
@@ -45,7 +46,7 @@ export class McpRuntime {
 	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
 	private resolver?: Promise<NpxResolver>;
 	private readonly listeners = new Set<() => void>();
-	private killOnExit?: () => void;
+	private stopExitCleanup?: () => void;
 
 	constructor(options: RuntimeOptions) {
 		this.cwd = options.cwd;
@@ -184,15 +185,18 @@ export class McpRuntime {
 
 	/** Background startup work (eager servers, cache fill) and the exit-time safety net. */
 	start(): void {
-		// If the process exits without awaiting shutdown, no server may outlive it.
+		// If the process ends without awaiting shutdown (Ctrl-C of `pi -p` among others), no server
+		// may outlive it and no result file may stay behind.
 		const manager = this.lifecycle.manager;
-		this.killOnExit = () => manager.killAllSync();
-		process.once("exit", this.killOnExit);
+		this.stopExitCleanup = atExit(() => {
+			manager.killAllSync();
+			this.output.dispose();
+		});
 		this.lifecycle.start();
 	}
 
 	async shutdown(): Promise<void> {
-		if (this.killOnExit) process.off("exit", this.killOnExit);
+		this.stopExitCleanup?.();
 		this.listeners.clear();
 		void this.resolver?.then((resolver) => resolver.dispose());
 		await this.lifecycle.shutdown();

@@ -4,7 +4,7 @@
 // SIGTERM, a grace period, then SIGKILL, and the waits keep Node alive: a shutdown that Node cut
 // short would leave processes running and lose Pi's exit code.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { delay } from "./async-bounds.ts";
 
 interface PsRow {
@@ -60,6 +60,33 @@ export function listTree(root: number): number[] {
 	const tree = new Set(descendantsIn(rows, root));
 	for (const row of rows) if (row.pgid === root && row.pid !== root) tree.add(row.pid);
 	return [...tree];
+}
+
+/**
+ * Every process (other than this one) whose environment carries `name=value`: a server's helpers
+ * inherit the tag it was started with, so this finds those that left its group and its tree
+ * (`setsid`, a double fork). Linux only (/proc); elsewhere the group and the tree are all there is.
+ */
+export function tagged(name: string, value: string): number[] {
+	if (process.platform !== "linux") return [];
+	const needle = `\0${name}=${value}\0`;
+	let entries: string[];
+	try {
+		entries = readdirSync("/proc");
+	} catch {
+		return [];
+	}
+	const found: number[] = [];
+	for (const entry of entries) {
+		const pid = Number(entry);
+		if (!Number.isInteger(pid) || pid === process.pid) continue;
+		try {
+			if (`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(needle)) found.push(pid);
+		} catch {
+			// gone, or another user's: not ours to end
+		}
+	}
+	return found;
 }
 
 /** True while the process runs; a zombie (exited, not yet reaped by its parent) counts as gone. */

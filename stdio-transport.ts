@@ -5,12 +5,13 @@
 //   SIGTERM, then SIGKILL, with waits that keep Node alive until it is done;
 // - a failure to start says what could not be started.
 import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { delay } from "./async-bounds.ts";
 import { LineReader } from "./line-reader.ts";
-import { killAllSync, listTree, signal, terminateAll } from "./process-tree.ts";
+import { killAllSync, listTree, signal, tagged, terminateAll } from "./process-tree.ts";
 
 export interface StdioTransportOptions {
 	readonly command: string;
@@ -27,6 +28,8 @@ export interface StdioTransportOptions {
 }
 
 const POSIX = process.platform !== "win32";
+/** The environment variable that tags a server's processes (see `tagged`). */
+const TAG = "PI_MCP_SERVER_ID";
 
 export class StdioTransport implements Transport {
 	onclose?: () => void;
@@ -40,6 +43,8 @@ export class StdioTransport implements Transport {
 	private drained?: Promise<void>;
 	private readonly reader: LineReader;
 	private closing?: Promise<void>;
+	/** In the server's environment, inherited by everything it starts: finds helpers that left its group (setsid). */
+	private readonly tag = randomBytes(8).toString("hex");
 
 	constructor(private readonly options: StdioTransportOptions) {
 		this.reader = new LineReader({
@@ -68,7 +73,7 @@ export class StdioTransport implements Transport {
 		if (this.child) throw new Error("StdioTransport already started");
 		const { command, args, env, cwd } = this.options;
 		const child = spawn(command, [...args], {
-			env: { ...env },
+			env: { ...env, [TAG]: this.tag },
 			cwd,
 			stdio: ["pipe", "pipe", "pipe"],
 			// Its own process group: one signal reaches the server and everything it started.
@@ -112,7 +117,7 @@ export class StdioTransport implements Transport {
 		const pid = child?.pid;
 		if (!child || !pid) return;
 		const leaderAlive = child.exitCode === null && child.signalCode === null;
-		killAllSync([...listTree(pid), ...(leaderAlive ? [pid] : [])]);
+		killAllSync([...listTree(pid), ...tagged(TAG, this.tag), ...(leaderAlive ? [pid] : [])]);
 		if (POSIX && leaderAlive) signal(-pid, "SIGKILL");
 	}
 
@@ -122,7 +127,7 @@ export class StdioTransport implements Transport {
 		const pid = child?.pid;
 		if (!child || !pid) return;
 		// Listed first: once the leader exits, its children are re-parented and only the group finds them.
-		const tree = listTree(pid);
+		const tree = [...listTree(pid), ...tagged(TAG, this.tag)];
 		if (child.exitCode === null && child.signalCode === null) {
 			child.stdin?.end();
 			await Promise.race([this.exited, delay(this.options.exitGraceMs ?? 1000)]);
@@ -133,7 +138,7 @@ export class StdioTransport implements Transport {
 			if (POSIX) signal(-pid, "SIGKILL");
 		} else {
 			// The leader is gone (its group id may be reused once empty): the members found are ended one by one.
-			await terminateAll([...new Set([...tree, ...listTree(pid)])]);
+			await terminateAll([...new Set([...tree, ...listTree(pid), ...tagged(TAG, this.tag)])]);
 		}
 		// Its last words (a crash message on stderr) are read before the pipes go; a helper that
 		// keeps them open does not hold this up for long.
