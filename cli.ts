@@ -1,5 +1,6 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
+import { within } from "./async-bounds.ts";
 import { terminalSafe } from "./safe-text.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
@@ -60,6 +61,9 @@ function toInput(parsed: Parsed): ProxyInput | string {
 			return parsed.command ? `unknown command "${parsed.command}"` : "no command given";
 	}
 }
+
+/** How long Ctrl-C waits for servers to end on their own before they are killed. */
+const CLI_SHUTDOWN_MS = 3000;
 
 /** Output for a person at a terminal: what servers and repositories wrote carries no terminal sequences. */
 function print(text: string): void {
@@ -170,7 +174,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 	// Ctrl-C (or a kill) ends every server the command started, then exits as a shell expects (130, 143).
 	const onSignal = (signal: NodeJS.Signals) => {
 		const code = signal === "SIGINT" ? 130 : 143;
-		void runtime.shutdown().finally(() => process.exit(code));
+		// A server that ignores SIGTERM and stdin's end is killed whatever the shutdown got to.
+		void within(runtime.shutdown(), CLI_SHUTDOWN_MS).finally(() => {
+			runtime.lifecycle.manager.killAllSync();
+			process.exit(code);
+		});
 	};
 	process.once("SIGINT", onSignal);
 	process.once("SIGTERM", onSignal);

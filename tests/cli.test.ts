@@ -1,11 +1,12 @@
 // The shell CLI (bin/pi-mcp-adapter.mjs) as a user runs it: in a project folder, on the same
 // config, cache and approvals as Pi.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "../process-tree.ts";
-import { countedServer, markerServer, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
+import { countedServer, faultStdio, marked, markerServer, ROOT, startedPids, tempDir, waitUntil } from "./helpers.ts";
 
 const BIN = join(ROOT, "bin", "pi-mcp-adapter.mjs");
 
@@ -21,6 +22,18 @@ describe("the shell CLI", () => {
 		mkdirSync(agentDir, { recursive: true });
 	});
 	afterEach(() => dir.remove());
+	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
+		const marker = randomUUID();
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { stubborn: faultStdio("ignore-sigterm", { CLI_MARKER: marker }) } }));
+		const child = spawn(process.execPath, [BIN, "call", "stubborn_hang"], { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir }, stdio: "ignore" });
+		const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+		await waitUntil(() => marked(marker).length >= 2, "the server and its helper");
+		child.kill("SIGINT");
+		expect(await closed).toBe(130);
+		await waitUntil(() => marked(marker).length === 0, "the server to be gone", 5000).catch(() => undefined);
+		expect(marked(marker)).toEqual([]);
+	});
+
 	const cli = (...args: (string | Record<string, string>)[]) => {
 		const extraEnv = args.find((a): a is Record<string, string> => typeof a === "object") ?? {};
 		const argv = args.filter((a): a is string => typeof a === "string");
