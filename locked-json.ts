@@ -39,6 +39,25 @@ export async function updateJsonFile<T>(
 	update: (current: T) => T | undefined | Promise<T | undefined>,
 	options: LockOptions = {},
 ): Promise<T> {
+	return withFileLock(
+		path,
+		async () => {
+			const raw = readJsonFile(path);
+			// Kept beside it (`<name>.damaged-<time>`): what it held may still be read by hand.
+			if (raw === "invalid") setAside(path);
+			const current = parse(raw);
+			// May be async (an OAuth refresh): the lock is held until the result is written.
+			const next = await update(current);
+			if (next === undefined) return current;
+			writeJsonFileAtomic(path, next);
+			return next;
+		},
+		options,
+	);
+}
+
+/** Runs `work` holding the cross-process lock of `path` (the file need not exist): read, change and write there. */
+export async function withFileLock<T>(path: string, work: () => Promise<T> | T, options: LockOptions = {}): Promise<T> {
 	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 	// Imported on the first write only: a session that only reads never pays for it.
 	const { lock } = await import("proper-lockfile");
@@ -49,15 +68,7 @@ export async function updateJsonFile<T>(
 		retries: { retries: 100, minTimeout: 10, maxTimeout: 200 },
 	});
 	try {
-		const raw = readJsonFile(path);
-		// Kept beside it (`<name>.damaged-<time>`): what it held may still be read by hand.
-		if (raw === "invalid") setAside(path);
-		const current = parse(raw);
-		// May be async (an OAuth refresh): the lock is held until the result is written.
-		const next = await update(current);
-		if (next === undefined) return current;
-		writeJsonFileAtomic(path, next);
-		return next;
+		return await work();
 	} finally {
 		await release();
 	}

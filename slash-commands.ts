@@ -213,12 +213,12 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 }
 
 /** /mcp enable|disable <server>: saved to the config file, then the session's MCP starts again from it. */
-function turnOnOff(ctx: ExtensionCommandContext, runtime: McpRuntime, sub: "enable" | "disable", server: string | undefined, deps: CommandDeps): void {
+async function turnOnOff(ctx: ExtensionCommandContext, runtime: McpRuntime, sub: "enable" | "disable", server: string | undefined, deps: CommandDeps): Promise<void> {
 	if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>`, "warning");
 	let done: string;
 	try {
 		const files = editableFiles(runtime.agentDir, runtime.cwd);
-		done = sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files);
+		done = await (sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files));
 	} catch (error) {
 		return say(ctx, runtime, describeError(error), "warning");
 	}
