@@ -35,12 +35,20 @@ export function promptUsage(prompt: PromptMetadata): string {
 
 export class PromptCommands {
 	private readonly registered = new Set<string>();
+	/** Commands waiting for the turn their prompt started to end (print and json modes). */
+	private readonly turnWaiters: (() => void)[] = [];
 
 	constructor(
 		private readonly pi: ExtensionAPI,
 		private readonly runtime: () => McpRuntime | undefined,
 		private readonly say: (ctx: ExtensionCommandContext, text: string, level?: "info" | "warning" | "error") => void,
-	) {}
+	) {
+		const release = () => {
+			for (const done of this.turnWaiters.splice(0)) done();
+		};
+		pi.on("agent_end", release);
+		pi.on("session_shutdown", release);
+	}
 
 	/** Registers a command for each prompt of each server that may run, unless already registered. */
 	sync(active: McpRuntime): void {
@@ -82,8 +90,12 @@ export class PromptCommands {
 			await runtime.lifecycle.ensureConnected(server, ctx.signal);
 			const result = await runtime.lifecycle.manager.getPrompt(server, name, values, { signal: ctx.signal });
 			const content = promptContent(result, (data, uri) => runtime.output.saveBlob(data, uri));
-			if (ctx.isIdle()) this.pi.sendUserMessage(content);
-			else this.pi.sendUserMessage(content, { deliverAs: "followUp" });
+			if (!ctx.isIdle()) return this.pi.sendUserMessage(content, { deliverAs: "followUp" });
+			// `pi -p "/server:prompt"` (print, json) ends once the command returns: Pi 1.5 would exit
+			// before the turn the prompt starts. Without a UI the command lasts until that turn ends.
+			const turnEnded = ctx.hasUI ? undefined : new Promise<void>((resolve) => this.turnWaiters.push(resolve));
+			this.pi.sendUserMessage(content);
+			await turnEnded;
 		} catch (error) {
 			this.say(ctx, `/${promptCommandName(server, name)} failed: ${runtime.redactor.scrub(describeError(error))}`, "error");
 		}

@@ -152,4 +152,15 @@ describe.each(PI_HOSTS)("without a UI ($name, -p)", (host) => {
 		expect(sample.code, sample.stderr).toBe(0);
 		expect(sample.stdout).toContain('no one can answer whether "everything" may use the model, so it was refused');
 	}, 60_000);
+
+	it("a prompt command given to pi -p and --mode json runs its turn: the model gets the prompt, its answer is printed", async () => {
+		const reply = [(req: { messages: { content?: unknown }[] }) => ({ text: `got: ${JSON.stringify(req.messages.at(-1)?.content)}` })];
+		// The earlier runs cached the server's prompts: the command exists from the start.
+		const print = await runPi(home, "/everything:simple-prompt", { host, steps: reply });
+		expect(print.code, print.stderr).toBe(0);
+		expect(print.stdout).toMatch(/got: .*simple prompt/i);
+		const json = await runPi(home, "/everything:simple-prompt", { host, steps: reply, mode: "json" });
+		expect(json.code, json.stderr).toBe(0);
+		expect(json.stdout).toMatch(/got: .*simple prompt/i);
+	}, 60_000);
 });
