@@ -6,6 +6,10 @@ import { checks, failingFields } from "./json-check.ts";
 import { closestNames } from "./closest-name.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days): longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+const Milliseconds = Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMER_MS });
+const Minutes = Type.Number({ minimum: 0, maximum: Math.floor(MAX_TIMER_MS / 60_000) });
 
 /** Pi 1.5's exposure values; `codemode` and `deferred` mean "through the mcp tool" here. */
 const ExposureSchema = Type.Union([
@@ -26,8 +30,8 @@ export const RawServerSchema = Type.Object({
 	type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse"), Type.Literal("streamable-http")])),
 	headers: Type.Optional(StringMap),
 	lifecycle: Type.Optional(Type.Union([Type.Literal("lazy"), Type.Literal("eager"), Type.Literal("keep-alive")])),
-	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
-	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	idleTimeout: Type.Optional(Minutes),
+	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMER_MS / 1000 })),
 	debug: Type.Optional(Type.Boolean()),
 	share: Type.Optional(Type.Boolean()),
 	exposeResources: Type.Optional(Type.Boolean()),
@@ -49,11 +53,11 @@ export const OutputGuardSchema = Type.Object({ maxBytes: Type.Optional(Type.Numb
 
 export const SettingsSchema = Type.Object({
 	toolPrefix: Type.Optional(Type.Union([Type.Literal("server"), Type.Literal("short"), Type.Literal("none")])),
-	idleTimeout: Type.Optional(Type.Number({ minimum: 0 })),
-	requestTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	idleTimeout: Type.Optional(Minutes),
+	requestTimeoutMs: Type.Optional(Milliseconds),
 	directTools: Type.Optional(Type.Boolean()),
-	maxTotalTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-	connectTimeoutMs: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+	maxTotalTimeoutMs: Type.Optional(Milliseconds),
+	connectTimeoutMs: Type.Optional(Milliseconds),
 	maxMessageMB: Type.Optional(Type.Number({ minimum: 1 })),
 	maxArgumentMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	trustProjectServers: Type.Optional(Type.Boolean()),
@@ -98,7 +102,7 @@ function kindOf(value: unknown): string {
 
 /** "a list of strings", `one of "lazy", "eager"`, ... from a JSON Schema. */
 function describeSchema(schema: unknown): string {
-	const s = schema as { type?: string; const?: unknown; anyOf?: unknown[]; items?: unknown; minimum?: number; exclusiveMinimum?: number };
+	const s = schema as { type?: string; const?: unknown; anyOf?: unknown[]; items?: unknown; minimum?: number; exclusiveMinimum?: number; maximum?: number };
 	if (s.anyOf) {
 		const consts = s.anyOf.map((v) => (v as { const?: unknown }).const);
 		if (consts.every((v) => v !== undefined)) return `one of ${consts.map((v) => JSON.stringify(v)).join(", ")}`;
@@ -108,9 +112,10 @@ function describeSchema(schema: unknown): string {
 	if (s.type === "array") return `a list of ${describeSchema(s.items ?? {}).replace(/^an? /, "")}s`;
 	if (s.type === "object") return "an object";
 	if (s.type === "number" || s.type === "integer") {
-		if (s.exclusiveMinimum !== undefined) return `a number above ${s.exclusiveMinimum}`;
-		if (s.minimum !== undefined) return `a number of at least ${s.minimum}`;
-		return "a number";
+		const most = s.maximum !== undefined ? ` and at most ${s.maximum}` : "";
+		if (s.exclusiveMinimum !== undefined) return `a number above ${s.exclusiveMinimum}${most}`;
+		if (s.minimum !== undefined) return `a number of at least ${s.minimum}${most}`;
+		return s.maximum !== undefined ? `a number of at most ${s.maximum}` : "a number";
 	}
 	if (s.type === "boolean") return "true or false";
 	if (s.type === "string") return "a string";

@@ -1,6 +1,6 @@
 // Checks a value against the JSON Schemas our TypeBox schemas produce (config files, the cache):
 // type, properties/required, patternProperties, additionalProperties, items, anyOf, const, enum,
-// minimum/exclusiveMinimum, minLength. TypeBox's own `Value` would do it, but inside Pi it is
+// minimum/exclusiveMinimum/maximum, minLength. TypeBox's own `Value` would do it, but inside Pi it is
 // Pi's TypeBox (0.34 or 1.x, with different error shapes) and loading it costs ~26 ms of every
 // Pi start; the schemas stay TypeBox, this only reads them as the JSON Schema they are.
 
@@ -16,6 +16,7 @@ type Schema = {
 	readonly enum?: readonly unknown[];
 	readonly minimum?: number;
 	readonly exclusiveMinimum?: number;
+	readonly maximum?: number;
 	readonly minLength?: number;
 };
 
@@ -42,6 +43,7 @@ function matches(s: Schema, value: unknown): boolean {
 	if (typeof value === "number") {
 		if (s.minimum !== undefined && value < s.minimum) return false;
 		if (s.exclusiveMinimum !== undefined && value <= s.exclusiveMinimum) return false;
+		if (s.maximum !== undefined && value > s.maximum) return false;
 	}
 	if (typeof value === "string" && s.minLength !== undefined && value.length < s.minLength) return false;
 	if (Array.isArray(value) && s.items && !value.every((item) => matches(s.items as Schema, item))) return false;

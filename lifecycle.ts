@@ -8,6 +8,7 @@ import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { approvalMessage, type GateState } from "./project-approval.ts";
+import { scrubStrings } from "./redaction.ts";
 import type { Challenge } from "./server-connection.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { ToolCatalog } from "./tool-catalog.ts";
@@ -301,13 +302,16 @@ export class ServerLifecycle {
 		// What a server says about itself reaches the model and the cache: no secret in it.
 		const scrub = (text: string) => this.manager.redactor.scrub(text);
 		const scrubOptional = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
-		const metadata: ServerMetadata = {
+		const described: ServerMetadata = {
 			tools: connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: scrubOptional(t.title) })),
 			resources: connection.resources,
 			templates: connection.templates,
 			prompts: connection.prompts.map((p) => ({ ...p, description: scrubOptional(p.description) })),
 			instructions: scrubOptional(connection.instructions),
 		};
+		// A server may echo a secret anywhere (a schema's default, a resource URI, an argument's
+		// text): every string is cleared of the secrets known, before the cache keeps it.
+		const metadata = scrubStrings(described, (text) => this.manager.redactor.scrubSecrets(text));
 		this.catalogSet(connection.entry, metadata);
 		this.options.onChange?.();
 		await this.cache?.store(connection.entry, metadata).catch(() => undefined);

@@ -105,3 +105,15 @@ export function maskUrls(text: string): string {
 function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/** A copy of a JSON-like value with `scrub` applied to every string in it (schemas, URIs, argument names). */
+export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
+	const walk = (item: unknown): unknown => {
+		if (typeof item === "string") return scrub(item);
+		if (Array.isArray(item)) return item.map(walk);
+		if (typeof item !== "object" || item === null) return item;
+		return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+	};
+	// Metadata schemas are bounded to 24 levels (safe-schema.ts): this recursion stays shallow.
+	return walk(value) as T;
+}

@@ -3,10 +3,13 @@
 export class TailBuffer {
 	private chunks: Buffer[] = [];
 	private size = 0;
+	/** Bytes were dropped: the first kept line may begin mid-word. */
+	private cut = false;
 	constructor(private readonly limit: number) {}
 	push(chunk: Buffer): void {
 		this.chunks.push(chunk);
 		this.size += chunk.length;
+		if (this.size > this.limit) this.cut = true;
 		while (this.size > this.limit && this.chunks.length > 1) this.size -= (this.chunks.shift() as Buffer).length;
 		if (this.size > this.limit) {
 			const only = this.chunks[0];
@@ -14,7 +17,14 @@ export class TailBuffer {
 			this.size = this.limit;
 		}
 	}
+	/**
+	 * What was kept; once bytes were dropped, from the first whole line (or, in one long line, the
+	 * first whole word) on: the scrubber cannot recognise the tail half of a cut token.
+	 */
 	text(): string {
-		return Buffer.concat(this.chunks).toString("utf8");
+		const text = Buffer.concat(this.chunks).toString("utf8");
+		if (!this.cut) return text;
+		const start = text.indexOf("\n") >= 0 ? text.indexOf("\n") : text.search(/\s/);
+		return start < 0 ? "" : text.slice(start + 1);
 	}
 }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { askUrl } from "../elicitation.ts";
 import { type Sampler, SamplingConsent } from "../sampling.ts";
 import { MAX_LOG_BYTES, ServerLog } from "../server-log.ts";
+import { TailBuffer } from "../tail-buffer.ts";
 import { convertResult } from "../tool-results.ts";
 import { DialogQueue, type Dialogs, plain } from "../user-dialogs.ts";
 
@@ -186,5 +187,16 @@ describe("sampling consent", () => {
 		await expect(new SamplingConsent().answer(r.dialogs, r.sampler, "srv", params, new AbortController().signal, "")).rejects.toThrow(/too long to show the user/);
 		expect(r.titles).toEqual([]);
 		expect(r.sent()).toBe(0);
+	});
+});
+
+describe("stderr tail", () => {
+	it("once bytes are dropped, starts at a whole line: a token cut in half does not show its tail", () => {
+		const tail = new TailBuffer(64);
+		tail.push(Buffer.from(`token=ghp_${"A".repeat(30)}\nboom: cannot start, missing API key\n`));
+		expect(tail.text()).toBe("boom: cannot start, missing API key\n");
+		const short = new TailBuffer(64);
+		short.push(Buffer.from("fine\n"));
+		expect(short.text()).toBe("fine\n");
 	});
 });

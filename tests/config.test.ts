@@ -327,11 +327,20 @@ describe("broken input", () => {
 		expect(config.unconfigured.get("github")?.reason).toMatch(/mcp\.json: invalid JSON at line 1, column \d+/);
 	});
 
+	it("a timeout longer than a Node timer can wait is refused with the limit (it would fire at once)", () => {
+		write(join(agentDir, "mcp.json"), { settings: { requestTimeoutMs: 3e9 }, mcpServers: { a: { command: "x", timeout: 3e6 } } });
+		const config = load();
+		expect(config.settings.requestTimeoutMs).toBe(60_000);
+		const text = config.problems.map(formatProblem).join("\n");
+		expect(text).toContain("requestTimeoutMs: must be a number above 0 and at most 2147483647, got 3000000000");
+		expect(text).toContain('server "a": timeout: must be a number above 0 and at most 2147483.647, got 3000000');
+	});
+
 	it("bad settings are reported and defaults kept", () => {
 		write(join(agentDir, "mcp.json"), { settings: { toolPrefix: "long", idleTimeout: -1 }, mcpServers: {} });
 		const config = load();
 		expect(config.settings.toolPrefix).toBe("server");
-		expect(formatProblem(config.problems[0])).toMatch(/settings: toolPrefix: must be one of "server", "short", "none", got "long"; idleTimeout: must be a number of at least 0, got -1/);
+		expect(formatProblem(config.problems[0])).toMatch(/settings: toolPrefix: must be one of "server", "short", "none", got "long"; idleTimeout: must be a number of at least 0 and at most 35791, got -1/);
 	});
 
 	it("disabled servers are skipped silently", () => {

@@ -98,6 +98,9 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 			expect(toModel).toContain("MY_SERVICE_API_KEY=***"); // the crashing server printed its environment
 			expect(toModel).toContain("/nonexistent/***/server.js");
 			expect(seen.join("\n")).toContain("api_key=***&team=***");
+			// The listing echoed the token (schema default, resource URI, prompt argument): cached scrubbed.
+			const cache = channels.find((c) => c.path.endsWith("mcp-cache.json"))?.text ?? "";
+			expect(cache).toContain("leaky://data?key=***");
 			expect(seen.join("\n")).toContain('server "badheaders": headers: must be an object, got a string');
 			for (const [kind, secret] of Object.entries(secrets)) {
 				const hits = channels.filter((c) => c.text.includes(secret)).map((c) => c.path);
