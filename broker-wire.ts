@@ -172,6 +172,8 @@ export function connectSocket(path: string, timeoutMs: number): Promise<Socket> 
 }
 
 const BACKLOG_MARGIN = 16 * 1024 * 1024;
+/** Unread output past which notifications to a peer are dropped. */
+const NOTIFICATION_BACKLOG_BYTES = 8 * 1024 * 1024;
 
 /** The SDK's Transport over a socket, newline-delimited like stdio, reading with a size limit. */
 export class SocketTransport implements Transport {
@@ -221,6 +223,9 @@ export class SocketTransport implements Transport {
 
 	send(message: JSONRPCMessage): Promise<void> {
 		if (this.closed || this.socket.destroyed) return Promise.reject(new Error("Not connected"));
+		// A server flooding logs or progress must not cost a session that still reads its connection:
+		// past a backlog, notifications are dropped (they are lossy by nature); answers never are.
+		if (!("id" in message) && this.socket.writableLength > NOTIFICATION_BACKLOG_BYTES) return Promise.resolve();
 		const sent = new Promise<void>((resolve, reject) => this.socket.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())));
 		// A peer that stopped reading (a frozen session) must not grow this process without bound.
 		if (this.socket.writableLength > this.maxBacklogBytes) {
