@@ -8,9 +8,11 @@ import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:f
 import { dirname, join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { delay } from "./async-bounds.ts";
+import { isAlive, killAllSync, tagged } from "./process-tree.ts";
 import {
 	ADAPTER_VERSION,
 	BROKER_PROTOCOL,
+	BROKER_TAG,
 	type BrokerStatus,
 	brokerDir,
 	connectSocket,
@@ -74,7 +76,13 @@ export async function openBrokerTransport(
 	const socket = await reach(options.agentDir, signal);
 	if (!socket) return undefined;
 	const transport = new SocketTransport(socket, request.maxMessageBytes, parse, "the shared MCP broker", BROKER_GONE);
-	const token = readBrokerFile(options.agentDir)?.token ?? "";
+	const broker = readBrokerFile(options.agentDir);
+	const token = broker?.token ?? "";
+	// A broker killed outright (SIGKILL, OOM) leaves its servers running when they ignore stdin's
+	// end: the sessions it served end them, found by the broker's pid in their environment.
+	socket.once("close", () => {
+		if (transport.failure === BROKER_GONE && broker && !isAlive(broker.pid)) killAllSync(tagged(BROKER_TAG, String(broker.pid)));
+	});
 	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION, token };
 	const reply = await ask(transport, OPEN_METHOD, params, signal);
 	if (!reply || "error" in reply) {

@@ -19,6 +19,8 @@ export const BROKER_PROTOCOL = 1;
 export const ADAPTER_VERSION: string = (JSON.parse(readFileSync(join(import.meta.dirname, "package.json"), "utf8")) as { version: string }).version;
 
 export const OPEN_METHOD = "pi-broker/open";
+/** In a shared server's environment: the pid of the broker that started it. */
+export const BROKER_TAG = "PI_MCP_BROKER_PID";
 export const STATUS_METHOD = "pi-broker/status";
 /** JSON-RPC error code of a broker that will not serve this session (another version). */
 export const WRONG_VERSION = -32050;

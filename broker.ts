@@ -13,6 +13,7 @@ import {
 	ADAPTER_VERSION,
 	BROKER_FILE,
 	BROKER_PROTOCOL,
+	BROKER_TAG,
 	type BrokerFile,
 	type BrokerStatus,
 	brokerDir,
@@ -115,7 +116,9 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		}
 		let server = servers.get(params.key);
 		if (!server || server.closing || server.closed) {
-			server = new SharedServer(params.key, params, (ended) => {
+			// Tagged with this broker's pid: if it is killed, the sessions end what it left (see broker-client.ts).
+			const launch = { ...params.launch, env: { ...params.launch.env, [BROKER_TAG]: String(process.pid) } };
+			server = new SharedServer(params.key, { ...params, launch }, (ended) => {
 				if (servers.get(ended.key) === ended) servers.delete(ended.key);
 				lastActive = Date.now();
 			});

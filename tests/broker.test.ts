@@ -265,6 +265,23 @@ describe("when the broker cannot serve", () => {
 		await waitUntil(() => marked(marker).length === 0 && !(pid && isAlive(pid)), "every fixture process and the broker to end", 30_000);
 	}, 60_000);
 
+	it("a broker killed outright (SIGKILL): its session ends the server it left, one that ignores SIGTERM and stdin's end", async () => {
+		const agentDir = join(dir.path, "killed-agent");
+		const marker = `PI_MCP_BROKER_KILLED_${process.pid}_${Date.now()}`;
+		const config = configOf({ stubborn: faultStdio("ignore-sigterm", { FAULT_MARKER: marker }) });
+		const manager = sharing(agentDir, {}, 60_000);
+		try {
+			expect((await manager.connect(entryOf(config, "stubborn"))).shared).toBe(true);
+			await waitUntil(() => marked(marker).length >= 2, "the server and its helper");
+			const pid = readBrokerFile(agentDir)?.pid as number;
+			process.kill(pid, "SIGKILL");
+			await waitUntil(() => marked(marker).length === 0, "the orphaned server to be ended", 10_000).catch(() => undefined);
+			expect(marked(marker)).toEqual([]);
+		} finally {
+			await manager.closeAll();
+		}
+	}, 60_000);
+
 	it("a session that stops reading (frozen) is cut off for answers, not buffered without bound; a log flood is dropped instead", async () => {
 		const path = join(dir.path, "backlog.sock");
 		let closed = false;
