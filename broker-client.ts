@@ -81,7 +81,7 @@ export async function openBrokerTransport(
 	// A broker killed outright (SIGKILL, OOM) leaves its servers running when they ignore stdin's
 	// end: the sessions it served end them, found by the broker's pid in their environment.
 	socket.once("close", () => {
-		if (transport.failure === BROKER_GONE && broker && !isAlive(broker.pid)) killAllSync(tagged(BROKER_TAG, String(broker.pid)));
+		if (transport.failure === BROKER_GONE && broker) void endOrphans(broker.pid);
 	});
 	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION, token };
 	const reply = await ask(transport, OPEN_METHOD, params, signal);
@@ -92,6 +92,20 @@ export async function openBrokerTransport(
 		return undefined;
 	}
 	return transport;
+}
+
+/** How long a broker whose socket closed may take to die before it counts as alive (then it ended its servers itself). */
+const BROKER_DEATH_MS = 2000;
+
+/**
+ * Kills the servers a dead broker left. Its socket closes while the kernel is still ending it, a
+ * moment before it stops counting as alive: that moment is waited for.
+ */
+async function endOrphans(brokerPid: number): Promise<void> {
+	for (const deadline = Date.now() + BROKER_DEATH_MS; isAlive(brokerPid); await delay(50)) {
+		if (Date.now() > deadline) return; // it lives: it closed this session on purpose
+	}
+	killAllSync(tagged(BROKER_TAG, String(brokerPid)));
 }
 
 /** What the broker runs, for `/mcp` and the CLI's status; undefined when no broker runs. Never starts one. */

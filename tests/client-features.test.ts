@@ -163,7 +163,7 @@ describe.each(transports)("client features over $label", ({ http }) => {
 
 	it("prompts complete their arguments from the server, and the answer depends on what came before", async () => {
 		const commands = new Map<string, { getArgumentCompletions?: (prefix: string) => unknown; handler: unknown }>();
-		const pi = { registerCommand: (name: string, command: never) => commands.set(name, command), sendUserMessage: () => undefined } as unknown as ExtensionAPI;
+		const pi = { registerCommand: (name: string, command: never) => commands.set(name, command), sendUserMessage: () => undefined, on: () => undefined } as unknown as ExtensionAPI;
 		new PromptCommands(pi, () => runtime, () => undefined).sync(runtime);
 		expect([...commands.keys()]).toEqual([
 			"everything:simple-prompt",
