@@ -2,7 +2,7 @@
 // marker and a URL that records requests. Nothing runs or is contacted in -p, json, rpc or the
 // TUI until the user approves; the model is told why; a changed command asks again; on Pi 1.5 an
 // untrusted project's .pi/mcp.json is not read and --approve runs it.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { markerServer } from "./helpers.ts";
@@ -65,6 +65,15 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(after.stdout).toContain("tool said: Echo: hi");
 		expect(existsSync(marker)).toBe(true);
 		expect(recorder.requests).toEqual([]);
+	});
+
+	it("a .mcp.json that links to /dev/zero: a clear error, and Pi answers and exits as usual", async () => {
+		rmSync(join(home.cwd, ".mcp.json"));
+		symlinkSync("/dev/zero", join(home.cwd, ".mcp.json"));
+		const run = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toContain("hello");
+		expect(run.stderr).toContain(`${join(home.cwd, ".mcp.json")}: is not a regular file`);
 	});
 
 	it("rpc: the question is asked and nothing runs meanwhile; /mcp approve lets it run; a changed command asks again", async () => {
