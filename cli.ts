@@ -1,14 +1,14 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
-import { within } from "./async-bounds.ts";
-import { terminalSafe } from "./safe-text.ts";
+import { within } from "./bounds/waits.ts";
+import { terminalSafe } from "./trust/safe-text.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
-import type { ProxyInput } from "./proxy-surface.ts";
-import { runProxy } from "./proxy-tool.ts";
-import { describeError } from "./errors.ts";
-import { brokerReport, turnedOffLine } from "./server-status.ts";
-import { contentText } from "./tool-results.ts";
+import type { ProxyInput } from "./proxy/surface.ts";
+import { runProxy } from "./proxy/proxy-tool.ts";
+import { describeError } from "./transport/errors.ts";
+import { brokerReport, turnedOffLine } from "./pi/server-status.ts";
+import { contentText } from "./proxy/tool-results.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   status                 servers and their state

@@ -4,14 +4,14 @@
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { IMPORT_HOSTS, type ImportHost, readImport } from "./config-imports.ts";
-import { expandHome, type InterpolationContext, interpolate } from "./interpolate.ts";
-import { FileSchema, isValid, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config-schema.ts";
-import { readJsoncFile } from "./jsonc-file.ts";
-import { isCommandValue } from "./command-values.ts";
-import { launchIdentity } from "./project-approval.ts";
-import { maskUrl, worthMasking } from "./redaction.ts";
-import { hasHiddenCharacters, visible } from "./safe-text.ts";
+import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
+import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
+import { FileSchema, isValid, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config/schema.ts";
+import { readJsoncFile } from "./config/jsonc-file.ts";
+import { isCommandValue } from "./config/command-values.ts";
+import { launchIdentity } from "./trust/project-approval.ts";
+import { maskUrl, worthMasking } from "./trust/redaction.ts";
+import { hasHiddenCharacters, visible } from "./trust/safe-text.ts";
 import {
 	type ConfigProblem,
 	type ConfigSource,

@@ -5,22 +5,22 @@
 // extensions registered; it is built again when those registrations change.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RegisteredServer } from "./config.ts";
-import type { ClientHost } from "./client-features.ts";
+import type { ClientHost } from "./client/client-features.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
-import { openSystemBrowser } from "./open-browser.ts";
+import { openSystemBrowser } from "./oauth/open-browser.ts";
 import { storedSignInNote } from "./oauth-handler.ts";
-import { askApproval } from "./project-approval.ts";
-import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy-surface.ts";
-import { progressText, runProxy } from "./proxy-tool.ts";
+import { askApproval } from "./trust/project-approval.ts";
+import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy/surface.ts";
+import { progressText, runProxy } from "./proxy/proxy-tool.ts";
 import type { Progress } from "./server-manager.ts";
-import { PromptCommands } from "./prompt-commands.ts";
-import { piSampler } from "./sampling.ts";
-import { oneLine, terminalSafe } from "./safe-text.ts";
-import { registerCommands, say, statusLine } from "./slash-commands.ts";
-import { renderProxyCall, renderProxyResult, type ToolLookup } from "./tool-render.ts";
+import { PromptCommands } from "./pi/prompt-commands.ts";
+import { piSampler } from "./client/sampling.ts";
+import { oneLine, terminalSafe } from "./trust/safe-text.ts";
+import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
+import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
-import { contentText } from "./tool-results.ts";
-import { safeDialogs } from "./user-dialogs.ts";
+import { contentText } from "./proxy/tool-results.ts";
+import { safeDialogs } from "./client/user-dialogs.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 

@@ -2,20 +2,20 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
-import { mapLimit, once, within } from "./async-bounds.ts";
+import { mapLimit, once, within } from "./bounds/waits.ts";
 import { formatProblem } from "./config.ts";
-import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
+import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
 import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
-import { approvalMessage, type GateState } from "./project-approval.ts";
-import { scrubStrings } from "./redaction.ts";
-import type { Challenge } from "./server-connection.ts";
+import { approvalMessage, type GateState } from "./trust/project-approval.ts";
+import { scrubStrings } from "./trust/redaction.ts";
+import type { Challenge } from "./transport/open-connection.ts";
 import type { McpServerManager, ServerConnection } from "./server-manager.ts";
-import { ToolCatalog } from "./tool-catalog.ts";
+import { ToolCatalog } from "./catalog/tool-catalog.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
 /** The search engine (MiniSearch, stemmer, WordNet) loads on the first search or index update, not with Pi. */
-export const loadSearch = once(() => import("./tool-search.ts"));
+export const loadSearch = once(() => import("./search/engine.ts"));
 
 /** Quiet time after the last catalog change before the search index is updated in the background. */
 const INDEX_SETTLE_MS = 300;

@@ -1,19 +1,19 @@
 // Everything one Pi session (or one CLI run) of the adapter holds, built from cwd, agentDir and
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
 // manager, lifecycle, and what the client offers servers (roots, elicitation, sampling, logs).
-import { ClientFeatures } from "./client-features.ts";
-import { atExit } from "./exit-cleanup.ts";
+import { ClientFeatures } from "./client/client-features.ts";
+import { atExit } from "./bounds/exit-cleanup.ts";
 import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
-import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./output-guard.ts";
-import { type Decision, describeLaunch, ProjectApprovals } from "./project-approval.ts";
-import { about, type ServerBlurb } from "./proxy-surface.ts";
-import { Redactor } from "./redaction.ts";
+import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
+import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
+import { about, type ServerBlurb } from "./proxy/surface.ts";
+import { Redactor } from "./trust/redaction.ts";
 import { McpServerManager } from "./server-manager.ts";
 import { authHelp, credentialRenewal, grantType, storedSignInNote, usesOAuth } from "./oauth-handler.ts";
-import type { SignInOptions } from "./oauth-signin.ts";
+import type { SignInOptions } from "./oauth/sign-in.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 
 export interface RuntimeOptions {
@@ -154,7 +154,7 @@ export class McpRuntime {
 	 */
 	async signIn(name: string, io: Pick<SignInOptions, "show" | "askPaste" | "openBrowser" | "signal">): Promise<void> {
 		const entry = this.oauthEntry(name);
-		const { signIn } = await import("./oauth-signin.ts");
+		const { signIn } = await import("./oauth/sign-in.ts");
 		await signIn({ agentDir: this.agentDir, entry, ...io });
 		await this.lifecycle.reconnect(name).catch(() => undefined);
 	}
@@ -162,7 +162,7 @@ export class McpRuntime {
 	/** Signs out of an OAuth server: its stored client, tokens and discovery go; its connection closes. */
 	async signOut(name: string): Promise<boolean> {
 		const entry = this.oauthEntry(name);
-		const { signOut } = await import("./oauth-signin.ts");
+		const { signOut } = await import("./oauth/sign-in.ts");
 		await this.lifecycle.manager.close(name);
 		return signOut(this.agentDir, entry);
 	}

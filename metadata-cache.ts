@@ -7,8 +7,8 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
-import { checks } from "./json-check.ts";
-import { readJsonFile, updateJsonFile } from "./locked-json.ts";
+import { checks } from "./config/json-check.ts";
+import { readJsonFile, updateJsonFile } from "./storage/locked-json.ts";
 import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
 
 /** 3: templates, prompts and taskSupport; servers list more tools now that the client declares roots, sampling and elicitation. */

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, extname, join } from "node:path";
-import { parseJson, readTextFile, writeFileAtomic } from "./file-guard.ts";
+import { parseJson, readTextFile, writeFileAtomic } from "./storage/file-guard.ts";
 import type { StdioServerEntry } from "./types.ts";
 
 export const NPX_CACHE_FILE = "mcp-npx-cache.json";

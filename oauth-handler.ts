@@ -6,9 +6,9 @@
 import { statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { parseJson, readTextFile } from "./file-guard.ts";
-import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth-store.ts";
-import { maskUrl } from "./redaction.ts";
+import { parseJson, readTextFile } from "./storage/file-guard.ts";
+import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
+import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
 export interface AuthContext {

@@ -4,23 +4,23 @@
 // leaving a process behind. Opening one connection: server-connection.ts.
 import type { CallToolResult, CompleteResult, ElicitRequestURLParams, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { resolveAgentDir } from "./config.ts";
-import { describeError, isAuthError, isSessionLost } from "./errors.ts";
+import { describeError, isAuthError, isSessionLost } from "./transport/errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
-import { Redactor } from "./redaction.ts";
-import { once, untilAborted } from "./async-bounds.ts";
-import type { BrokerOptions } from "./broker-client.ts";
-import type { Challenge, ClientRequests, Launcher, McpSdk, OpenOptions, ServerConnection } from "./server-connection.ts";
+import { Redactor } from "./trust/redaction.ts";
+import { once, untilAborted } from "./bounds/waits.ts";
+import type { BrokerOptions } from "./broker/client.ts";
+import type { Challenge, ClientRequests, Launcher, McpSdk, OpenOptions, ServerConnection } from "./transport/open-connection.ts";
 import type { ServerEntry } from "./types.ts";
 
-export type { ServerConnection } from "./server-connection.ts";
+export type { ServerConnection } from "./transport/open-connection.ts";
 
 /**
  * Opening connections (our transports, cross-spawn, then the SDK) is loaded on the first connect:
  * a session with a warm cache may never connect, and every Pi start pays for what it imports.
  */
-const loadConnections = once(() => import("./server-connection.ts"));
+const loadConnections = once(() => import("./transport/open-connection.ts"));
 /** The task API's calls, loaded on the first task-only tool. */
-const loadTasks = once(() => import("./tool-tasks.ts"));
+const loadTasks = once(() => import("./proxy/tool-tasks.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
 const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;

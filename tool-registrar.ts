@@ -1,7 +1,7 @@
 // Direct tools: chosen MCP tools promoted to first-class Pi tools, with names that never collide
 // with Pi's own tools or each other. Results are converted by tool-results.ts.
-import { withoutPatterns } from "./safe-schema.ts";
-import type { CatalogTool, ToolCatalog } from "./tool-catalog.ts";
+import { withoutPatterns } from "./catalog/safe-schema.ts";
+import type { CatalogTool, ToolCatalog } from "./catalog/tool-catalog.ts";
 import { exposureOf, formatToolName, type JsonSchema, type McpConfig, piToolName, type ToolAnnotations } from "./types.ts";
 
 /**

@@ -1,6 +1,6 @@
 // Shared types of the adapter, and the one rule every generated tool name follows.
 import { createHash } from "node:crypto";
-import type { LaunchIdentity } from "./project-approval.ts";
+import type { LaunchIdentity } from "./trust/project-approval.ts";
 
 export type Lifecycle = "lazy" | "eager" | "keep-alive";
 export type ToolPrefix = "server" | "short" | "none";

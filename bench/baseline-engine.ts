@@ -5,8 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SearchHit, SearchOptions } from "../tool-search.ts";
-import type { ToolCatalog } from "../tool-catalog.ts";
+import type { SearchHit, SearchOptions } from "../search/engine.ts";
+import type { ToolCatalog } from "../catalog/tool-catalog.ts";
 
 const BASELINE_COMMIT = "5481084";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,6 +1,6 @@
 // Resident memory of processes as /proc reports it, for the benchmarks that compare process trees.
 import { readFileSync } from "node:fs";
-import { listDescendants } from "../process-tree.ts";
+import { listDescendants } from "../bounds/process-tree.ts";
 
 /** Summed RSS (MB) of these processes; one that exited between listing and reading counts nothing. */
 export function rssMb(pids: Iterable<number>): number {

@@ -5,12 +5,12 @@
 // build at 10,000 tools, side by side with the engine of issue 14's start.
 import { defineServer } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy-surface.ts";
-import { runProxy } from "../proxy-tool.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy/surface.ts";
+import { runProxy } from "../proxy/proxy-tool.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { ToolCatalog } from "../tool-catalog.ts";
-import { contentText } from "../tool-results.ts";
-import { searchCatalog, ToolSearchIndex } from "../tool-search.ts";
+import { ToolCatalog } from "../catalog/tool-catalog.ts";
+import { contentText } from "../proxy/tool-results.ts";
+import { searchCatalog, ToolSearchIndex } from "../search/engine.ts";
 import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
 import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";

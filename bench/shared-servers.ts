@@ -4,12 +4,12 @@
 // process involved (Pi, servers, npx, the broker), and each session's time to its first tool result.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readBrokerFile } from "../broker-wire.ts";
-import { listDescendants } from "../process-tree.ts";
+import { readBrokerFile } from "../broker/wire.ts";
+import { listDescendants } from "../bounds/process-tree.ts";
 import { rssMb } from "./process-memory.ts";
-import { TEST_NPM_CACHE } from "../tests/helpers.ts";
-import type { ChatRequest, Step } from "../tests/mock-openai.ts";
-import { createPiHome, type PiHome, runPi } from "../tests/pi-cli-harness.ts";
+import { TEST_NPM_CACHE } from "../tests/support/helpers.ts";
+import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
+import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 
 const SESSIONS = 8;
 const CALLS = [

@@ -6,11 +6,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineServer } from "../config.ts";
 import { NpxResolver } from "../npx-resolver.ts";
-import { listDescendants } from "../process-tree.ts";
+import { listDescendants } from "../bounds/process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
 import type { StdioServerEntry } from "../types.ts";
-import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/helpers.ts";
-import { createPiHome, type PiHome, runPi } from "../tests/pi-cli-harness.ts";
+import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
+import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { treeRssMb } from "./process-memory.ts";
 
 // 16: with 8 the median of a ~1.3 s run moved by ±10% between runs on a loaded 2-core machine (1.006 to 1.105).

@@ -11,8 +11,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { defineServer } from "../config.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { StdioTransport } from "../stdio-transport.ts";
-import { freePort, ROOT, stopChild, waitForPort } from "../tests/helpers.ts";
+import { StdioTransport } from "../transport/stdio.ts";
+import { freePort, ROOT, stopChild, waitForPort } from "../tests/support/helpers.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const FIXTURE = join(ROOT, "tests/fixtures/fault-stdio.ts");

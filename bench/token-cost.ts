@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { loadConfig } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
-import { PROXY_TOOL_NAME, ProxyParams, proxyDescription } from "../proxy-surface.ts";
+import { PROXY_TOOL_NAME, ProxyParams, proxyDescription } from "../proxy/surface.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { toolDefinitionTokens } from "./token-count.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -9,7 +9,7 @@ import { register as registerTsx } from "tsx/esm/api";
 registerTsx();
 // The shared-server broker, started detached by a session (broker-client.ts): loads only what it needs.
 if (process.argv[2] === "__broker" && process.argv[3]) {
-	const { runBroker } = await import("../broker.ts");
+	const { runBroker } = await import("../broker/broker.ts");
 	process.exit(await runBroker(process.argv[3]));
 }
 const hook = `

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ClientFeatures } from "../client-features.ts";
+import { ClientFeatures } from "../client/client-features.ts";
 import { defineServer } from "../config.ts";
-import { isAuthError } from "../errors.ts";
+import { isAuthError } from "../transport/errors.ts";
 import { credentialRenewal } from "../oauth-handler.ts";
-import { signIn } from "../oauth-signin.ts";
+import { signIn } from "../oauth/sign-in.ts";
 import { McpServerManager } from "../server-manager.ts";
 import type { HttpServerEntry, JsonSchema } from "../types.ts";
 

@@ -4,7 +4,7 @@
 // The suite needs Node >= 22 (scripts/node22.ts); the adapter itself runs on the project's Node.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { mapLimit } from "../async-bounds.ts";
+import { mapLimit } from "../bounds/waits.ts";
 import { ensureNode22 } from "./node22.ts";
 
 const ROOT = join(import.meta.dirname, "..");

@@ -1,0 +1,221 @@
+// A session's side of the broker (broker.ts): reach it (starting it, detached, on first need),
+// ask it for a shared server, and hand the socket to the SDK Client as its transport. Anything
+// that keeps the broker from serving (it cannot start, it runs another version, its socket is
+// stale) returns nothing, and the session runs the server itself as before.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { delay } from "../bounds/waits.ts";
+import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
+import {
+	ADAPTER_VERSION,
+	BROKER_PROTOCOL,
+	BROKER_TAG,
+	type BrokerStatus,
+	brokerDir,
+	connectSocket,
+	OPEN_METHOD,
+	type OpenParams,
+	privateDir,
+	readBrokerFile,
+	type SharedLaunch,
+	SocketTransport,
+	STATUS_METHOD,
+	STARTING_MARKER,
+	socketDirIsPrivate,
+	socketPath,
+} from "./wire.ts";
+import { configHash, stableStringify } from "../metadata-cache.ts";
+import type { StdioServerEntry } from "../types.ts";
+
+/** Which servers a session shares through the broker, and for how long the broker keeps each. */
+export interface BrokerOptions {
+	readonly agentDir: string;
+	/** The server's `share`, else `settings.shareServers`. */
+	readonly shares: (entry: StdioServerEntry) => boolean;
+	/** How long the server may stay up after the last session leaves (its idle timeout). */
+	readonly lingerMs: (entry: StdioServerEntry) => number;
+}
+
+/** Said of a call in flight when the broker goes away: it cannot know whether the server ran it. */
+const BROKER_GONE =
+	"the shared MCP broker stopped (killed, or it crashed): a call in flight may or may not have run on the server and was not retried; the next call starts the server again";
+
+/** How long a session waits for a broker it started to listen. */
+const START_WAIT_MS = 5000;
+const REPLY_WAIT_MS = 5000;
+
+/**
+ * Variables that differ between two terminals of one user without changing what a server does:
+ * left out of the shared key so that sessions of one project still share.
+ */
+const VOLATILE_ENV = new Set(["_", "SHLVL", "OLDPWD", "PWD", "TERM_SESSION_ID", "WINDOWID", "TMUX_PANE", "SSH_TTY", "SSH_CLIENT", "SSH_CONNECTION", "STY"]);
+
+/**
+ * Who shares a server: everything that makes it behave differently. The same config identity as
+ * the metadata cache, the same resolved command, the whole environment it is started with (another
+ * token, inherited or configured, is another server) and the folder it runs in. A session never
+ * gets a server started with another session's identity.
+ */
+export function sharedKey(entry: StdioServerEntry, launch: SharedLaunch): string {
+	const env = Object.fromEntries(Object.entries(launch.env).filter(([name]) => !VOLATILE_ENV.has(name)));
+	const project = entry.source.scope === "project" ? entry.source.path : undefined;
+	const identity = { config: configHash(entry), command: launch.command, args: launch.args, cwd: launch.cwd, env, project };
+	return createHash("sha256").update(stableStringify(identity)).digest("hex");
+}
+
+/** A transport to the shared server, or undefined when the broker cannot serve it (the session runs it itself). */
+export async function openBrokerTransport(
+	options: BrokerOptions,
+	request: Omit<OpenParams, "protocol" | "version" | "token">,
+	parse: (line: string) => JSONRPCMessage,
+	signal: AbortSignal,
+): Promise<SocketTransport | undefined> {
+	const socket = await reach(options.agentDir, signal);
+	if (!socket) return undefined;
+	const transport = new SocketTransport(socket, request.maxMessageBytes, parse, "the shared MCP broker", BROKER_GONE);
+	const broker = readBrokerFile(options.agentDir);
+	const token = broker?.token ?? "";
+	// A broker killed outright (SIGKILL, OOM) leaves its servers running when they ignore stdin's
+	// end: the sessions it served end them, found by the broker's pid in their environment.
+	socket.once("close", () => {
+		if (transport.failure === BROKER_GONE && broker) void endOrphans(broker.pid);
+	});
+	const params: OpenParams = { ...request, protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION, token };
+	const reply = await ask(transport, OPEN_METHOD, params, signal);
+	if (!reply || "error" in reply) {
+		// A silent broker (stopped, wedged) or one of another version answers the same next time.
+		if (!signal.aborted) unavailableUntil.set(options.agentDir, Date.now() + RETRY_START_MS);
+		transport.destroy();
+		return undefined;
+	}
+	return transport;
+}
+
+/** How long a broker whose socket closed may take to die before it counts as alive (then it ended its servers itself). */
+const BROKER_DEATH_MS = 2000;
+
+/**
+ * Kills the servers a dead broker left. Its socket closes while the kernel is still ending it, a
+ * moment before it stops counting as alive: that moment is waited for.
+ */
+async function endOrphans(brokerPid: number): Promise<void> {
+	for (const deadline = Date.now() + BROKER_DEATH_MS; isAlive(brokerPid); await delay(50)) {
+		if (Date.now() > deadline) return; // it lives: it closed this session on purpose
+	}
+	killAllSync(tagged(BROKER_TAG, String(brokerPid)));
+}
+
+/** What the broker runs, for `/mcp` and the CLI's status; undefined when no broker runs. Never starts one. */
+export async function brokerStatus(agentDir: string, timeoutMs = 1000): Promise<BrokerStatus | undefined> {
+	const path = socketPath(agentDir);
+	if (process.platform !== "win32" && (!existsSync(path) || !socketDirIsPrivate(path))) return undefined;
+	const socket = await connectSocket(path, timeoutMs).catch(() => undefined);
+	if (!socket) return undefined;
+	const transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line) as JSONRPCMessage, "the shared MCP broker");
+	const reply = await ask(transport, STATUS_METHOD, { token: readBrokerFile(agentDir)?.token ?? "" }, AbortSignal.timeout(timeoutMs));
+	await transport.close();
+	return reply && "result" in reply ? (reply.result as BrokerStatus) : undefined;
+}
+
+/** One request to the broker itself; undefined when it does not answer in time. */
+async function ask(transport: SocketTransport, method: string, params: object, signal: AbortSignal): Promise<{ result: unknown } | { error: unknown } | undefined> {
+	const id = `pi-broker-${method}`;
+	const reply = new Promise<{ result: unknown } | { error: unknown } | undefined>((resolve) => {
+		transport.onmessage = (message) => {
+			const m = message as { id?: unknown; result?: unknown; error?: unknown };
+			if (m.id === id) resolve("error" in m && m.error !== undefined ? { error: m.error } : { result: m.result });
+		};
+		transport.onclose = () => resolve(undefined);
+		signal.addEventListener("abort", () => resolve(undefined), { once: true });
+		setTimeout(() => resolve(undefined), REPLY_WAIT_MS).unref();
+	});
+	await transport.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage).catch(() => undefined);
+	const answer = await reply;
+	transport.onmessage = undefined;
+	transport.onclose = undefined;
+	return answer;
+}
+
+const starting = new Map<string, Promise<boolean>>();
+/**
+ * After a broker could not be started, or did not serve (silent, another version), this process
+ * runs its servers itself for a while instead of waiting again at every connect.
+ */
+const unavailableUntil = new Map<string, number>();
+const RETRY_START_MS = 60_000;
+
+/** Connects to the broker, starting it when none answers; undefined when none could be reached in time. */
+async function reach(agentDir: string, signal: AbortSignal): Promise<import("node:net").Socket | undefined> {
+	if (Date.now() < (unavailableUntil.get(agentDir) ?? 0)) return undefined;
+	const path = socketPath(agentDir);
+	if (!socketFolderOk(path)) {
+		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+		return undefined;
+	}
+	const attempt = () => connectSocket(path, 1000).catch(() => undefined);
+	const first = await attempt();
+	if (first || signal.aborted) return first;
+	// One start per agent dir at a time in this process; other processes are sorted out by the broker's lock.
+	let start = starting.get(agentDir);
+	if (!start) {
+		start = startBroker(agentDir).then(
+			() => true,
+			() => false, // no private folder for it (another user's), or no spawn
+		);
+		starting.set(agentDir, start);
+		void start.finally(() => starting.delete(agentDir));
+	}
+	if (!(await start)) {
+		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+		return undefined;
+	}
+	for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline && !signal.aborted; ) {
+		const socket = await attempt();
+		if (socket) return socket;
+		await delay(50);
+	}
+	if (!signal.aborted) unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+	return undefined;
+}
+
+/**
+ * Whether the socket's folder is the user's own and private (made so if missing). The session
+ * sends its environment and the broker's secret through it: a folder another user made (the
+ * fallback in a shared temp dir has a guessable name) is never connected to.
+ */
+function socketFolderOk(path: string): boolean {
+	try {
+		privateDir(dirname(path));
+		return true;
+	} catch {
+		return false; // another user's, or a symlink: run the servers in this session
+	}
+}
+
+/** A start younger than this is left to finish; an older marker is from a start that died. */
+const START_MARKER_MS = 10_000;
+
+/**
+ * Starts the broker detached: it outlives this session and serves the next ones. Eight sessions
+ * starting at once spawn one: the first to create the `starting` marker does, the others wait for
+ * its socket (the broker's own lock settles any race that is left).
+ */
+async function startBroker(agentDir: string): Promise<void> {
+	const bin = join(import.meta.dirname, "..", "bin", "pi-mcp-adapter.mjs");
+	// Its own folder as working directory: the session's may be a checkout that gets deleted.
+	const cwd = privateDir(brokerDir(agentDir));
+	const marker = join(cwd, STARTING_MARKER);
+	try {
+		closeSync(openSync(marker, "wx", 0o600));
+	} catch {
+		const age = Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+		if (age < START_MARKER_MS) return;
+		writeFileSync(marker, "", { mode: 0o600 });
+	}
+	const child = spawn(process.execPath, [bin, "__broker", agentDir], { cwd, detached: true, stdio: "ignore", windowsHide: true });
+	child.on("error", () => undefined);
+	child.unref();
+}

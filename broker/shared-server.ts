@@ -1,0 +1,265 @@
+// One shared server in the broker (broker.ts) and the sessions using it: a JSON-RPC relay, not a
+// second MCP implementation. The server's `initialize` is spoken once, with the first session's
+// capabilities, and later sessions get the same answer; each session's request ids and progress
+// tokens become the broker's own (every session's SDK starts at id 0), so answers, progress and
+// cancels reach only their own session; the server's own requests (elicitation, sampling, roots)
+// go to the session with the latest call in flight (stdio cannot say which call caused one);
+// notifications go to every session; `ping` is answered here. A session leaving cancels its calls
+// at the server; the last one leaving starts the linger; the server's exit fails every request in
+// flight with the reason and ends every session's connection.
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { OpenParams, SocketTransport } from "./wire.ts";
+import { StdioTransport } from "../transport/stdio.ts";
+import { TailBuffer } from "../transport/tail-buffer.ts";
+
+/** A server stays at most this long after its last session left. */
+const MAX_LINGER_MS = 10 * 60_000;
+const INIT_ID = "pi-broker-initialize";
+
+export type Id = string | number;
+export type Message = JSONRPCMessage & { id?: Id; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+
+/** One session's connection to the broker. */
+export class Session {
+	server?: SharedServer;
+	constructor(readonly transport: SocketTransport) {}
+	send(message: Message): void {
+		this.transport.send(message as JSONRPCMessage).catch(() => undefined);
+	}
+}
+
+interface Relayed {
+	readonly session: Session;
+	readonly id: Id;
+	readonly token?: string | number;
+}
+
+/** One shared server process and the sessions using it. */
+export class SharedServer {
+	readonly sessions = new Set<Session>();
+	readonly since = Date.now();
+	private transport?: StdioTransport;
+	private initialized?: Promise<Message>;
+	private readonly stderr = new TailBuffer(4096);
+	private nextId = 1;
+	/** Requests in flight, by the id the server sees. */
+	private readonly requests = new Map<number, Relayed>();
+	/** Progress tokens the server sees → the session's own. */
+	private readonly tokens = new Map<string, Relayed>();
+	/** The server's own requests handed to a session, by the id the session sees → the server's id. */
+	private readonly asked = new Map<string, { session: Session; id: Id }>();
+	private lingerMs = 0;
+	private linger?: ReturnType<typeof setTimeout>;
+	private lastCaller?: Session;
+	closing = false;
+	closed = false;
+
+	constructor(
+		readonly key: string,
+		readonly params: OpenParams,
+		private readonly onEnd: (server: SharedServer) => void,
+	) {}
+
+	get pid(): number | undefined {
+		return this.transport?.pid;
+	}
+
+	get inFlight(): number {
+		return this.requests.size;
+	}
+
+	attach(session: Session, lingerMs: number): void {
+		clearTimeout(this.linger);
+		this.lingerMs = Math.max(this.lingerMs, Math.min(lingerMs || MAX_LINGER_MS, MAX_LINGER_MS));
+		this.sessions.add(session);
+		session.server = this;
+	}
+
+	/** A session left: its requests are cancelled at the server; the last one leaving starts the linger. */
+	detach(session: Session): void {
+		if (!this.sessions.delete(session)) return;
+		for (const [id, relayed] of this.requests) {
+			if (relayed.session !== session) continue;
+			this.requests.delete(id);
+			this.sendUp({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the session ended" } });
+		}
+		for (const [token, relayed] of this.tokens) if (relayed.session === session) this.tokens.delete(token);
+		for (const [id, asked] of this.asked) {
+			if (asked.session !== session) continue;
+			this.asked.delete(id);
+			this.sendUp({ jsonrpc: "2.0", id: asked.id, error: { code: -32603, message: "The session asked went away" } } as Message);
+		}
+		if (this.lastCaller === session) this.lastCaller = undefined;
+		if (this.sessions.size === 0) {
+			this.linger = setTimeout(() => void this.close(), this.lingerMs);
+		}
+	}
+
+	/** The server's initialize result: the first session's handshake starts the server, later ones get the same answer. */
+	initialize(session: Session, request: Message): void {
+		this.initialized ??= this.start(request.params ?? {});
+		this.initialized.then(
+			(result) => session.send({ jsonrpc: "2.0", id: request.id as Id, result } as Message),
+			(error: Error) => session.send({ jsonrpc: "2.0", id: request.id as Id, error: { code: -32000, message: error.message } } as Message),
+		);
+	}
+
+	private async start(params: Record<string, unknown>): Promise<Message> {
+		const { launch, maxMessageBytes, connectTimeoutMs } = this.params;
+		const transport = new StdioTransport({
+			command: launch.command,
+			args: launch.args,
+			env: launch.env,
+			cwd: launch.cwd,
+			maxMessageBytes,
+			parse: deserializeMessage,
+			onStderr: (chunk) => this.stderr.push(chunk),
+		});
+		this.transport = transport;
+		let answer: (message: Message) => void = () => undefined;
+		const answered = new Promise<Message>((resolve) => (answer = resolve));
+		transport.onmessage = (message) => {
+			const m = message as Message;
+			if (m.id === INIT_ID && m.method === undefined) answer(m);
+			else this.fromServer(m);
+		};
+		const ended = new Promise<never>((_, reject) => {
+			transport.onclose = () => {
+				reject(new Error(this.exitReason("exited during its handshake")));
+				this.ended();
+			};
+		});
+		ended.catch(() => undefined);
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const timeout = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`Server "${this.params.name}" did not answer initialize within ${Math.round(connectTimeoutMs / 1000)} s`)), connectTimeoutMs);
+		});
+		timeout.catch(() => undefined);
+		try {
+			await transport.start();
+			await transport.send({ jsonrpc: "2.0", id: INIT_ID, method: "initialize", params } as JSONRPCMessage);
+			const reply = await Promise.race([answered, ended, timeout]);
+			if (reply.error) throw new Error(`Server "${this.params.name}" refused initialize: ${JSON.stringify(reply.error)}`);
+			await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
+			return reply.result as Message;
+		} catch (error) {
+			void this.close();
+			throw error;
+		} finally {
+			clearTimeout(timer);
+		}
+	}
+
+	/** A session's message for the server: ids and progress tokens made the broker's own. */
+	fromSession(session: Session, message: Message): void {
+		if (message.method === "initialize") return this.initialize(session, message);
+		if (message.method === "notifications/initialized") return;
+		if (message.method === "notifications/cancelled") {
+			const requestId = message.params?.requestId;
+			for (const [id, relayed] of this.requests) {
+				if (relayed.session !== session || relayed.id !== requestId) continue;
+				this.requests.delete(id);
+				this.sendUp({ ...message, params: { ...message.params, requestId: id } });
+			}
+			return;
+		}
+		if (message.method !== undefined && message.id !== undefined) {
+			const id = this.nextId++;
+			const meta = message.params?._meta as { progressToken?: string | number } | undefined;
+			const relayed: Relayed = { session, id: message.id, token: meta?.progressToken };
+			this.requests.set(id, relayed);
+			this.lastCaller = session;
+			let params = message.params;
+			if (meta?.progressToken !== undefined) {
+				this.tokens.set(`p${id}`, relayed);
+				params = { ...params, _meta: { ...meta, progressToken: `p${id}` } };
+			}
+			return this.sendUp({ ...message, id, params } as Message);
+		}
+		if (message.id !== undefined) {
+			// The session's answer to the server's own request.
+			const asked = this.asked.get(String(message.id));
+			if (!asked || asked.session !== session) return;
+			this.asked.delete(String(message.id));
+			return this.sendUp({ ...message, id: asked.id });
+		}
+		this.sendUp(message); // roots/list_changed and the like
+	}
+
+	private fromServer(message: Message): void {
+		if (message.method === undefined && message.id !== undefined) {
+			const relayed = this.requests.get(message.id as number);
+			if (!relayed) return; // cancelled, or its session left
+			this.requests.delete(message.id as number);
+			for (const [token, r] of this.tokens) if (r === relayed) this.tokens.delete(token);
+			return relayed.session.send({ ...message, id: relayed.id });
+		}
+		if (message.method === "ping" && message.id !== undefined) return this.sendUp({ jsonrpc: "2.0", id: message.id, result: {} } as Message);
+		if (message.id !== undefined) return this.askSession(message);
+		if (message.method === "notifications/progress") {
+			const relayed = this.tokens.get(String(message.params?.progressToken));
+			if (relayed) relayed.session.send({ ...message, params: { ...message.params, progressToken: relayed.token } });
+			return;
+		}
+		if (message.method === "notifications/cancelled") {
+			const requestId = message.params?.requestId;
+			for (const [id, asked] of this.asked) {
+				if (asked.id !== requestId) continue;
+				this.asked.delete(id);
+				asked.session.send({ ...message, params: { ...message.params, requestId: id } });
+			}
+			return;
+		}
+		for (const session of this.sessions) session.send(message);
+	}
+
+	/**
+	 * A request from the server (elicitation, sampling, roots): stdio cannot say which call caused
+	 * it, so it goes to the session with the latest call in flight, else the last one that called.
+	 */
+	private askSession(message: Message): void {
+		const inFlight = [...this.requests.values()];
+		const session = inFlight.at(-1)?.session ?? this.lastCaller ?? [...this.sessions].at(-1);
+		if (!session) return this.sendUp({ jsonrpc: "2.0", id: message.id as Id, error: { code: -32603, message: "No session is using this server" } } as Message);
+		const id = `s${this.nextId++}`;
+		this.asked.set(id, { session, id: message.id as Id });
+		session.send({ ...message, id });
+	}
+
+	private sendUp(message: Message): void {
+		this.transport?.send(message as JSONRPCMessage).catch(() => undefined);
+	}
+
+	/** Why the server is gone: the transport's own reason (a message over the limit) or its stderr's last words. */
+	private exitReason(what: string): string {
+		const failure = this.transport?.failure;
+		const tail = this.stderr.text().trim();
+		const why = failure ? `: ${failure}` : tail ? `. Its stderr ended with:\n${tail}` : "";
+		return `Server "${this.params.name}" ${failure ? "was closed" : what} (it runs in the shared MCP broker)${why}`;
+	}
+
+	/** The server is gone: every request in flight gets an error saying so, every session's connection ends. */
+	private ended(): void {
+		if (this.closed) return;
+		this.closed = true;
+		clearTimeout(this.linger);
+		const reason = this.exitReason(`exited with ${this.sessions.size} session(s) using it`);
+		for (const [, relayed] of this.requests) relayed.session.send({ jsonrpc: "2.0", id: relayed.id, error: { code: -32000, message: reason } } as Message);
+		this.requests.clear();
+		for (const session of this.sessions) void session.transport.close();
+		this.sessions.clear();
+		this.onEnd(this);
+	}
+
+	async close(): Promise<void> {
+		this.closing = true; // a session opening now gets a fresh server, not this one
+		if (this.transport) await this.transport.close();
+		this.ended();
+	}
+
+	/** When the broker must exit at once. */
+	killSync(): void {
+		this.transport?.killSync();
+	}
+}

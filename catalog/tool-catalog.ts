@@ -1,0 +1,123 @@
+// Every known tool of every server (connected or not), under the name the model uses for it.
+// Resolves a name from the model back to (server, original name), with close matches on a miss.
+import { closestNames } from "./closest-name.ts";
+import { resourceTools, templateTools } from "../resource-tools.ts";
+import { formatToolName, serverPrefix, type ServerMetadata, type ToolMetadata, type ToolPrefix } from "../types.ts";
+
+export interface CatalogTool extends ToolMetadata {
+	/** The name shown to the model: prefixed, sanitized, unique across servers. */
+	readonly qualifiedName: string;
+}
+
+export type Resolution = { kind: "found"; tool: CatalogTool } | { kind: "ambiguous"; tools: CatalogTool[] } | { kind: "missing"; suggestions: string[] };
+
+export class ToolCatalog {
+	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean }>();
+	private tools: CatalogTool[] = [];
+	private byName = new Map<string, CatalogTool>();
+	private byServer = new Map<string, CatalogTool[]>();
+	/** The lists are rebuilt on first use after a change: a session start sets every server once. */
+	private stale = false;
+	/** Bumped on every change, so indexes built on the catalog know when to rebuild. */
+	version = 0;
+
+	constructor(
+		private readonly prefix: ToolPrefix,
+		/** Server order (config order) decides which server keeps a name when two collide. */
+		private readonly serverOrder: readonly string[],
+	) {}
+
+	set(server: string, metadata: ServerMetadata, exposeResources: boolean): void {
+		this.servers.set(server, { ...metadata, exposeResources });
+		this.changed();
+	}
+
+	delete(server: string): void {
+		if (this.servers.delete(server)) this.changed();
+	}
+
+	has(server: string): boolean {
+		return this.servers.has(server);
+	}
+
+	all(): readonly CatalogTool[] {
+		this.build();
+		return this.tools;
+	}
+
+	forServer(server: string): CatalogTool[] {
+		this.build();
+		return [...(this.byServer.get(server) ?? [])];
+	}
+
+	resourceCount(server: string): number {
+		return this.servers.get(server)?.resources.length ?? 0;
+	}
+
+	/** Everything the server is known to expose (tools as listed, before naming), if it is known. */
+	metadata(server: string): ServerMetadata | undefined {
+		return this.servers.get(server);
+	}
+
+	/** Finds a tool by its qualified name, or by its own name when that is unambiguous. */
+	resolve(name: string, server?: string): Resolution {
+		this.build();
+		const exact = this.byName.get(name);
+		if (exact && (!server || exact.server === server)) return { kind: "found", tool: exact };
+		const pool = server ? this.forServer(server) : this.tools;
+		const own = pool.filter((t) => t.name === name || formatToolName(t.server, t.name, "none") === name);
+		if (own.length === 1) return { kind: "found", tool: own[0] };
+		if (own.length > 1) return { kind: "ambiguous", tools: own };
+		if (server) {
+			const prefixed = pool.find((t) => t.qualifiedName === `${serverPrefix(server, this.prefix)}_${name}`);
+			if (prefixed) return { kind: "found", tool: prefixed };
+		}
+		return { kind: "missing", suggestions: closestNames(name, pool.map((t) => t.qualifiedName)) };
+	}
+
+	private changed(): void {
+		this.stale = true;
+		this.version++;
+	}
+
+	private build(): void {
+		if (!this.stale) return;
+		this.stale = false;
+		const ordered = [...this.servers.keys()].sort((a, b) => rank(this.serverOrder, a) - rank(this.serverOrder, b));
+		const tools: CatalogTool[] = [];
+		const byName = new Map<string, CatalogTool>();
+		for (const server of ordered) {
+			const meta = this.servers.get(server);
+			if (!meta) continue;
+			const own = new Set(meta.tools.map((t) => t.name));
+			const all = [...meta.tools];
+			if (meta.exposeResources) {
+				const resources = resourceTools(server, meta.resources, own);
+				for (const r of resources) own.add(r.name);
+				all.push(...resources, ...templateTools(server, meta.templates ?? [], own));
+			}
+			for (const tool of all) {
+				let qualifiedName = formatToolName(server, tool.name, this.prefix);
+				// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.
+				if (byName.has(qualifiedName)) qualifiedName = formatToolName(server, tool.name, "server");
+				for (let n = 2; byName.has(qualifiedName); n++) qualifiedName = formatToolName(server, `${tool.name}_${n}`, "server");
+				const entry = { ...tool, qualifiedName };
+				byName.set(qualifiedName, entry);
+				tools.push(entry);
+			}
+		}
+		this.tools = tools;
+		this.byName = byName;
+		this.byServer = new Map();
+		for (const tool of tools) {
+			const list = this.byServer.get(tool.server);
+			if (list) list.push(tool);
+			else this.byServer.set(tool.server, [tool]);
+		}
+	}
+}
+
+function rank(order: readonly string[], server: string): number {
+	const i = order.indexOf(server);
+	return i < 0 ? order.length : i;
+}

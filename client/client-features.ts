@@ -1,0 +1,108 @@
+// What the client offers servers, for one session: roots (the working folder and any folders the
+// user's config adds), elicitation and sampling answered through the session's dialogs and model,
+// and servers' log messages written to mcp.log. The host (Pi's UI and model) is set by whoever
+// runs the session; without a UI, questions are declined at once and the tool result says why.
+import { homedir } from "node:os";
+import { basename, isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Root } from "@modelcontextprotocol/sdk/types.js";
+import { askForm, askUrl } from "./elicitation.ts";
+import { expandHome } from "../config/interpolate.ts";
+import { type Sampler, SamplingConsent } from "./sampling.ts";
+import type { ClientRequests } from "../transport/open-connection.ts";
+import { ServerLog } from "./server-log.ts";
+import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
+
+export interface ClientHost {
+	/** Pi's dialogs when the session has a UI (TUI, rpc); undefined in print and json modes. */
+	readonly dialogs?: Dialogs;
+	/** The session's current model, for sampling. */
+	readonly sampler?: () => Sampler | undefined;
+	readonly openBrowser?: (url: string) => void;
+	/** Why no one can be asked, when there are no dialogs (said in the tool result). */
+	readonly noUiReason?: string;
+}
+
+export interface ClientFeaturesOptions {
+	readonly agentDir: string;
+	readonly cwd: string;
+	/** settings.roots: more folders offered as roots (absolute, `~/`, or relative to cwd). */
+	readonly extraRoots?: readonly string[];
+	/** Applied to every log line. */
+	readonly scrub?: (text: string) => string;
+}
+
+const NO_UI = "Pi runs without a UI here (print or json mode): no one can answer";
+/** Notes kept per server until a tool result takes them: enough for one call's questions. */
+const MAX_NOTES = 5;
+
+export class ClientFeatures {
+	host: ClientHost = {};
+	readonly log: ServerLog;
+	private currentRoots: Root[];
+	private readonly options: ClientFeaturesOptions;
+	private readonly queue = new DialogQueue();
+	private readonly consent = new SamplingConsent();
+	private readonly notes = new Map<string, string[]>();
+
+	constructor(options: ClientFeaturesOptions) {
+		this.options = options;
+		this.log = new ServerLog(options.agentDir, options.scrub);
+		this.currentRoots = rootsFor(options.cwd, options.extraRoots ?? []);
+	}
+
+	/** The handlers a connection declares and uses. */
+	requests(): ClientRequests {
+		return {
+			roots: () => this.currentRoots.map((r) => ({ ...r })),
+			log: (server, message) => this.log.write(server, message),
+			elicit: async (server, params, signal) => {
+				const dialogs = this.host.dialogs;
+				if (!dialogs) {
+					this.note(server, `"${server}" asked the user: "${plain(params.message, 200)}". ${this.host.noUiReason ?? NO_UI}, so it was declined.`);
+					return { action: "decline" };
+				}
+				const openBrowser = this.host.openBrowser ?? (() => undefined);
+				return this.queue.run(() =>
+					params.mode === "url" ? askUrl(dialogs, server, params, signal, openBrowser) : askForm(dialogs, server, params, signal),
+				);
+			},
+			sample: (server, params, signal) => {
+				const dialogs = this.host.dialogs;
+				const noUi = this.host.noUiReason ?? NO_UI;
+				return this.queue.run(() => this.consent.answer(dialogs, this.host.sampler?.(), server, params, signal, noUi));
+			},
+		};
+	}
+
+	/** The roots for a new working folder; true when they changed (connected servers are then told). */
+	setWorkingFolder(cwd: string): boolean {
+		const next = rootsFor(cwd, this.options.extraRoots ?? []);
+		if (JSON.stringify(next) === JSON.stringify(this.currentRoots)) return false;
+		this.currentRoots = next;
+		return true;
+	}
+
+	roots(): readonly Root[] {
+		return this.currentRoots;
+	}
+
+	/** What happened to a server's questions since the last call: for the tool result. */
+	takeNotes(server: string): string[] {
+		const notes = this.notes.get(server) ?? [];
+		this.notes.delete(server);
+		return notes;
+	}
+
+	private note(server: string, text: string): void {
+		const notes = this.notes.get(server) ?? [];
+		notes.push(text);
+		this.notes.set(server, notes.slice(-MAX_NOTES));
+	}
+}
+
+/** The working folder first, then the configured folders, each once. */
+function rootsFor(cwd: string, extra: readonly string[]): Root[] {
+	const folders = [cwd, ...extra.map((p) => expandHome(p, homedir())).map((p) => (isAbsolute(p) ? p : resolve(cwd, p)))];
+	return [...new Set(folders)].map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder }));
+}

@@ -1,0 +1,55 @@
+// What every `mcp` mode answers with: the result shape, its run options, and the notes that say
+// which servers an answer could not cover (still starting, failed, awaiting approval).
+import type { ServerLifecycle } from "../lifecycle.ts";
+import type { OutputGuard } from "./output-guard.ts";
+import type { Progress } from "../server-manager.ts";
+import type { PiContent } from "./tool-results.ts";
+
+export interface ProxyResult {
+	readonly content: PiContent[];
+	readonly isError: boolean;
+	readonly details: { readonly mode: string; readonly [key: string]: unknown };
+}
+
+export interface ProxyRunOptions {
+	readonly signal?: AbortSignal;
+	/** Progress the server reports during a call. */
+	readonly onProgress?: (progress: Progress) => void;
+	/** Moves oversized text to a file; without one, results pass whole (the CLI). */
+	readonly output?: OutputGuard;
+	/** How long answers wait for servers still starting (the CLI waits longer: it has nothing else to do). */
+	readonly waitMs?: Waits;
+	/** What became of a server's questions during a call (declined without a UI, ...), for its result. */
+	readonly notes?: (server: string) => string[];
+}
+
+export interface Waits {
+	/** Search, status and name lookups. */
+	readonly brief: number;
+	/** Listing one server's tools. */
+	readonly list: number;
+}
+
+export const text = (t: string): PiContent[] => [{ type: "text", text: t }];
+export const ok = (mode: string, body: string, details: Record<string, unknown> = {}): ProxyResult => ({
+	content: text(body),
+	isError: false,
+	details: { mode, ...details },
+});
+export const failure = (mode: string, body: string, details: Record<string, unknown> = {}): ProxyResult => ({
+	content: text(body),
+	isError: true,
+	details: { mode, error: true, ...details },
+});
+
+export function failedNote(lifecycle: ServerLifecycle): string {
+	const names = lifecycle.serverNames();
+	const failed = names.filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
+	const waiting = names.filter((n) => lifecycle.state(n) === "awaiting-approval");
+	const starting = names.filter((n) => lifecycle.state(n) === "starting" && !lifecycle.catalog.has(n));
+	const notes: string[] = [];
+	if (starting.length > 0) notes.push(`\n(not searched yet, still starting: ${starting.join(", ")}; search again in a moment)`);
+	if (failed.length > 0) notes.push(`\n(not searched, failed to connect: ${failed.join(", ")})`);
+	if (waiting.length > 0) notes.push(`\n(not searched, awaiting approval: ${waiting.join(", ")}; ask the user to run /mcp approve)`);
+	return notes.join("");
+}

@@ -1,0 +1,169 @@
+// The one `mcp` tool the model sees, and its modes (priority tool > connect > describe > search >
+// server > status). Each mode answers with text a model can act on; every failure says what was
+// wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
+import { describeError, quote } from "../transport/errors.ts";
+import { formatProblem } from "../config.ts";
+import { loadSearch, type ServerLifecycle } from "../lifecycle.ts";
+import { describeTool, toolLine } from "./tool-format.ts";
+import type { ProxyInput } from "./surface.ts";
+import { countLabel, stateText } from "../pi/server-status.ts";
+import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
+import { callMode, resolveTool } from "./calls.ts";
+
+export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
+export { progressText } from "./calls.ts";
+
+/** Hits shown by default, and how many of the best carry their parameters. */
+const SEARCH_LIMIT = 5;
+const HITS_WITH_PARAMS = 3;
+/** A hit must answer at least this share of the query's words... */
+const GOOD_COVERAGE = 0.5;
+/** ...and score at least this share of the best hit's, or it is padding. */
+const WEAK_SCORE = 0.15;
+/** How much of the ranking the details (Pi's UI and logs, never the model) keep. */
+const RANKED_IN_DETAILS = 20;
+/**
+ * How long an answer waits for servers whose tools are not known yet: one slow or dead server
+ * never stalls search or status; the answer says which servers are still starting.
+ */
+const BRIEF_WAIT_MS = 2000;
+/** Listing one server's tools needs that server: it may take a little longer (an npx download). */
+const LIST_WAIT_MS = 8000;
+/** How much of a server's instructions `mcp({server})` shows. */
+const INSTRUCTIONS_CHARS = 2000;
+
+function capped(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
+	const result = await dispatch(lifecycle, input, options, options.waitMs ?? { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS });
+	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
+	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
+	if (result.details.mode === "tool" && !result.isError) return result;
+	const scrub = (text: string) => lifecycle.manager.redactor.scrub(text);
+	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
+}
+
+async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
+	const mode = pickMode(input);
+	try {
+		switch (mode) {
+			case "tool":
+				return await callMode(lifecycle, input.tool as string, input, options, waits);
+			case "connect":
+				return await connectMode(lifecycle, input.connect as string);
+			case "describe":
+				return await describeMode(lifecycle, input.describe as string, input.server, waits);
+			case "search":
+				return await searchMode(lifecycle, input, waits);
+			case "server":
+				return await serverMode(lifecycle, input.server as string, input.includeSchemas !== false, waits);
+			default:
+				// The first run fills the cache in the background: a moment's wait lets the model see tool counts.
+				await lifecycle.settled(waits.brief);
+				return statusMode(lifecycle);
+		}
+	} catch (error) {
+		return failure(mode, describeError(error));
+	}
+}
+
+type Mode = "tool" | "connect" | "describe" | "search" | "server" | "status";
+
+function pickMode(input: ProxyInput): Mode {
+	if (present(input.tool)) return "tool";
+	if (present(input.connect)) return "connect";
+	if (present(input.describe)) return "describe";
+	if (present(input.search)) return "search";
+	if (present(input.server)) return "server";
+	return "status";
+}
+
+const present = (v: string | undefined): v is string => typeof v === "string" && v.trim().length > 0;
+function statusMode(lifecycle: ServerLifecycle): ProxyResult {
+	const names = lifecycle.serverNames();
+	if (names.length === 0) {
+		const errors = lifecycle.config.problems.filter((p) => p.severity === "error").map(formatProblem);
+		if (errors.length > 0) return ok("status", `No MCP server could be loaded; the config has problems (tell the user):\n${errors.slice(0, 5).join("\n")}`);
+		return ok("status", "No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under \"mcpServers\".");
+	}
+	const lines = names.map((name) => `- ${name}: ${stateText(lifecycle, name)}`);
+	const errors = lifecycle.config.problems.filter((p) => p.severity === "error" && !p.server).map(formatProblem);
+	const broken = errors.length > 0 ? `\nConfig problems (tell the user):\n${errors.slice(0, 3).join("\n")}` : "";
+	return ok("status", `MCP servers:\n${lines.join("\n")}${broken}\nFind tools with mcp({search:"words"}).`, {
+		servers: names.map((name) => ({ name, state: lifecycle.state(name) })),
+	});
+}
+
+async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean, waits: Waits): Promise<ProxyResult> {
+	if (!lifecycle.knows(server)) return failure("server", lifecycle.unknownServer(server));
+	const blocked = lifecycle.blocked(server);
+	if (blocked) return failure("server", blocked, { server });
+	if (!lifecycle.catalog.has(server)) {
+		const starting = await lifecycle.ensureMetadata([server], waits.list);
+		if (starting.length > 0) return ok("server", `Server "${server}" is still starting; list its tools again in a moment.`, { server, starting });
+		// Not known and not starting: it failed, and this says why (fast, within the failure backoff).
+		if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
+	}
+	const tools = lifecycle.catalog.forServer(server);
+	const instructions = lifecycle.instructions(server);
+	// The server's own words on how to use it, once, where the model looks at its tools.
+	const about = instructions ? `\nInstructions from "${server}":\n${capped(instructions.trim(), INSTRUCTIONS_CHARS)}\n` : "";
+	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.${about}`, { server });
+	const body = `${server}: ${countLabel(lifecycle, server)}${about}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
+	return ok("server", body, { server, count: tools.length });
+}
+
+async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: Waits): Promise<ProxyResult> {
+	const query = (input.search as string).trim();
+	if (input.server && !lifecycle.knows(input.server)) {
+		return failure("search", lifecycle.unknownServer(input.server));
+	}
+	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined, waits.brief);
+	const { searchCatalog } = await loadSearch();
+	// Only what the answer can use: the good hits (within WEAK_SCORE of the best) and the 20 best for details.
+	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server, keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE } });
+	if (hits.length === 0) {
+		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint(lifecycle)}.${failedNote(lifecycle)}`, { query, count: 0 });
+	}
+	// A hit that answers under half the query's words is a guess: say so rather than pad the answer.
+	const good = hits.filter((h) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE);
+	if (good.length === 0) {
+		const closest = hits.slice(0, 3).map((h) => toolLine(h.tool, false));
+		const body = `No tool matches all of ${quote(query)}. Closest:\n${closest.join("\n")}\nOr ${listHint(lifecycle)}.${failedNote(lifecycle)}`;
+		return ok("search", body, { query, count: 0, closest: hits.slice(0, 3).map((h) => h.tool.qualifiedName) });
+	}
+	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
+	const shown = good.slice(0, limit);
+	const withParams = input.includeSchemas !== false;
+	const lines = shown.map((h, i) => toolLine(h.tool, withParams && i < HITS_WITH_PARAMS));
+	const more = good.length > shown.length ? `\n(${good.length - shown.length} more: raise limit or add words)` : "";
+	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
+	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
+	const ranked = hits.slice(0, RANKED_IN_DETAILS).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
+	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
+}
+
+/** Where to look when search finds nothing good: the servers whose tools are known. */
+function listHint(lifecycle: ServerLifecycle): string {
+	const known = lifecycle.serverNames().filter((n) => lifecycle.catalog.has(n));
+	return `list a server's tools: mcp({server:"name"}) (${known.join(", ")})`;
+}
+
+async function describeMode(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<ProxyResult> {
+	const tool = await resolveTool(lifecycle, name, server, waits);
+	if ("error" in tool) return failure("describe", tool.error);
+	return ok("describe", describeTool(tool), { server: tool.server, tool: tool.name });
+}
+
+async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<ProxyResult> {
+	const blocked = lifecycle.blocked(server);
+	if (blocked) return failure("connect", blocked, { server });
+	const connection = await lifecycle.reconnect(server);
+	const count = lifecycle.catalog.forServer(server).length;
+	return ok("connect", `Connected to "${server}" (${connection.transportKind}): ${count} tools. List them with mcp({server:"${server}"}).`, {
+		server,
+		count,
+	});
+}

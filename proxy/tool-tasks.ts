@@ -1,0 +1,65 @@
+// Calling a tool that requires tasks (`execution.taskSupport: "required"`, SEP-1686): the call
+// creates a task, which is polled with the SDK's tasks/get until it ends, then tasks/result gives
+// the tool's result. Status messages become progress; cancelling (Esc, the time cap) sends
+// tasks/cancel. The loop is ours, not the SDK's requestStream, so that a server's pollInterval
+// can never stall an abort or keep Pi alive: every wait is capped and abortable.
+import { sleep } from "../bounds/waits.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpSdk } from "../transport/open-connection.ts";
+import type { Progress } from "../server-manager.ts";
+
+export interface TaskCallOptions {
+	readonly signal?: AbortSignal;
+	/** Timeout of each request (create, poll, result). */
+	readonly timeout: number;
+	/** The longest the whole task may run before it is cancelled. */
+	readonly maxTotalTimeout: number;
+	readonly onProgress?: (progress: Progress) => void;
+}
+
+const MIN_POLL_MS = 100;
+const MAX_POLL_MS = 5000;
+/** How long cancelling a task may take before it is left to expire (its TTL). */
+const CANCEL_TIMEOUT_MS = 5000;
+
+export async function callToolAsTask(
+	sdk: McpSdk,
+	client: Client,
+	params: { name: string; arguments: Record<string, unknown> },
+	options: TaskCallOptions,
+): Promise<CallToolResult> {
+	const stop = new AbortController();
+	const abort = () => stop.abort(options.signal?.reason);
+	if (options.signal?.aborted) abort();
+	options.signal?.addEventListener("abort", abort, { once: true });
+	const cap = setTimeout(
+		() => stop.abort(new Error(`${params.name} did not finish within ${Math.round(options.maxTotalTimeout / 1000)} s; its task was cancelled (settings.maxTotalTimeoutMs).`)),
+		options.maxTotalTimeout,
+	);
+	const request = { signal: stop.signal, timeout: options.timeout };
+	let taskId: string | undefined;
+	try {
+		const created = await client.request({ method: "tools/call", params }, sdk.CreateTaskResultSchema, { ...request, task: {} });
+		taskId = created.task.taskId;
+		let task = created.task;
+		let polls = 0;
+		while (!sdk.isTerminal(task.status)) {
+			// input_required: tasks/result delivers the server's queued questions (elicitation) and waits for the end.
+			if (task.status === "input_required") break;
+			await sleep(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollInterval ?? 1000)), stop.signal);
+			task = await client.experimental.tasks.getTask(taskId, request);
+			options.onProgress?.({ progress: ++polls, message: task.statusMessage ?? task.status });
+		}
+		if (task.status === "failed") throw new Error(`${params.name} failed${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+		if (task.status === "cancelled") throw new Error(`${params.name} was cancelled by the server${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+		return await client.experimental.tasks.getTaskResult(taskId, sdk.CallToolResultSchema, request);
+	} catch (error) {
+		if (!stop.signal.aborted) throw error;
+		if (taskId) await client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
+		throw stop.signal.reason ?? error;
+	} finally {
+		clearTimeout(cap);
+		options.signal?.removeEventListener("abort", abort);
+	}
+}

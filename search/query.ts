@@ -1,0 +1,120 @@
+// What a search query (and a tool's text) means to the index: words split (snake, kebab, dots,
+// camelCase) and stemmed, and the query expanded with general-English synonyms (WordNet,
+// search-thesaurus.ts, the sense chosen by the rest of the query) and the few software idioms a
+// dictionary cannot know (search-lexicon.ts), each below the query's own words. tool-search.ts
+// ranks tools with it.
+import { stemmer } from "stemmer";
+import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./lexicon.ts";
+import { baseForm, synonymsOf } from "./thesaurus.ts";
+
+/** A word found through a software idiom's equivalent counts this much of the word itself. */
+const EQUIVALENT_WEIGHT = 0.55;
+/** A WordNet synonym counts its sense's weight times this. */
+const SYNONYM_WEIGHT = 0.6;
+
+/** Lowercase word pieces: `createIssue`, `create_issue`, `create-issue`, `create.issue` → create, issue. */
+export function tokenize(text: string): string[] {
+	return text
+		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+		.toLowerCase()
+		.split(/[^a-z0-9]+/)
+		.filter((t) => t.length > 0);
+}
+
+const stems = new Map<string, string>();
+/** One word as the index keeps it: stemmed, so "issues", "issued" and "issue" meet. Memoized: indexing stems every word of every tool. */
+export function stem(word: string): string {
+	let stemmed = stems.get(word);
+	if (stemmed === undefined) {
+		stemmed = /^\d+$/.test(word) ? word : stemmer(word);
+		if (stems.size < 200_000) stems.set(word, stemmed);
+	}
+	return stemmed;
+}
+
+/** Words of a text as indexed: tokenized, without stopwords, stemmed. */
+export function analyze(text: string): string[] {
+	return analyzeTokens(tokenize(text));
+}
+
+/** Tokens as indexed: without stopwords, stemmed (for text already tokenized). */
+export function analyzeTokens(tokens: readonly string[]): string[] {
+	return tokens.filter((t) => !STOPWORDS.has(t)).map(stem);
+}
+
+/** Lexicon keyed by stemmed phrase ("who chang", "folder") → stemmed words of its equivalents. */
+const LEXICON: ReadonlyMap<string, readonly string[]> = (() => {
+	const map = new Map<string, Set<string>>();
+	for (const group of EQUIVALENTS) {
+		const members = group.map((m) => tokenize(m).map(stem));
+		for (const member of members) {
+			const key = member.join(" ");
+			const out = map.get(key) ?? new Set<string>();
+			for (const other of members) for (const word of other) if (!STOPWORDS.has(word)) out.add(word);
+			map.set(key, out);
+		}
+	}
+	return new Map([...map].map(([k, v]) => [k, [...v]]));
+})();
+
+/** Stemmed idioms from the lexicon (phrases of 2+ words marked as idioms). */
+const IDIOMS: ReadonlySet<string> = new Set(IDIOM_PHRASES.map((p) => tokenize(p).map(stem).join(" ")));
+const IDIOM_WORD_WEIGHT = 0.25;
+
+export interface ExpandedQuery {
+	/** Every term to look up (stemmed), with its weight: 1 for the query's own words. */
+	readonly weights: Map<string, number>;
+	/** Per meaningful query word, the terms that stand for it (itself and its equivalents). */
+	readonly concepts: Set<string>[];
+}
+
+/** The query's own words (weight 1) and their equivalents (lower weight), all stemmed. */
+export function expandQuery(query: string): ExpandedQuery {
+	const raw = tokenize(query);
+	const stems = raw.map(stem);
+	const weights = new Map<string, number>();
+	const concepts = new Map<string, Set<string>>();
+	const add = (term: string, weight: number) => weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+	raw.forEach((word, i) => {
+		if (STOPWORDS.has(word)) return;
+		add(stems[i], 1);
+		concepts.set(stems[i], new Set([stems[i]]));
+	});
+	// Phrases ("who changed", "pull request") and single words, with and without stopwords
+	// ("close the ticket" holds the phrase "close ticket").
+	const contentRaw = raw.filter((w) => !STOPWORDS.has(w));
+	const content = contentRaw.map(stem);
+	const idiomWords = new Set<string>();
+	// General English: WordNet synonyms of each word and two-word phrase, the sense chosen by the rest of the query.
+	const context = new Set(contentRaw.flatMap((w) => [w, baseForm(w) ?? w]));
+	for (let n = 2; n >= 1; n--) {
+		for (let i = 0; i + n <= contentRaw.length; i++) {
+			const words = contentRaw.slice(i, i + n);
+			const others = new Set([...context].filter((w) => !words.includes(w)));
+			for (const synonym of synonymsOf(words.join(" "), others)) {
+				const term = stem(synonym.word);
+				if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
+				add(term, synonym.weight * SYNONYM_WEIGHT);
+				for (const word of words) concepts.get(stem(word))?.add(term);
+			}
+		}
+	}
+	for (const sequence of [stems, content]) {
+		for (let n = 3; n >= 1; n--) {
+			for (let i = 0; i + n <= sequence.length; i++) {
+				const words = sequence.slice(i, i + n);
+				const phrase = words.join(" ");
+				if (n === 1 && idiomWords.has(phrase)) continue; // "file" in "file a ticket" is no document
+				for (const term of LEXICON.get(phrase) ?? []) {
+					add(term, EQUIVALENT_WEIGHT);
+					for (const word of words) concepts.get(word)?.add(term);
+				}
+				if (n > 1 && IDIOMS.has(phrase)) for (const word of words) idiomWords.add(word);
+			}
+		}
+	}
+	// An idiom ("file a ticket", "who changed"): its own words mean less than what it stands for.
+	for (const word of idiomWords) if (weights.has(word)) weights.set(word, IDIOM_WORD_WEIGHT);
+	return { weights, concepts: [...concepts.values()] };
+}

@@ -1,0 +1,122 @@
+// The fault suite through the real `pi -p` (both lines): every fault fixture at once, beside a
+// healthy server. Searches answer while dead servers are still "connecting"; each faulty call
+// fails fast and clearly; Pi exits by itself, soon after its answer, with its own exit code
+// (0, 1 after a model error, 143 on SIGTERM); no process and no file is left behind.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EVERYTHING, faultStdio, freePort, marked, ROOT, stopChild, TSX, waitForPort } from "../support/helpers.ts";
+import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, piCommand, runPi } from "../support/pi-cli-harness.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
+
+const STDIO_FAULTS = ["never-initialize", "ignore-sigterm", "flood", "deep-schema"];
+const HTTP_FAULTS = ["silent", "half-open", "reset-stream", "huge-body"];
+
+describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
+	let home: PiHome;
+	let tmp: string;
+	const marker = randomUUID();
+	const children: ReturnType<typeof spawn>[] = [];
+	beforeEach(async () => {
+		const servers: Record<string, unknown> = { ok: { command: process.execPath, args: [EVERYTHING, "stdio"], env: { FAULT_MARKER: marker } } };
+		for (const mode of STDIO_FAULTS) {
+			servers[mode.replace(/-/g, "_")] = faultStdio(mode, { FAULT_MARKER: marker });
+		}
+		for (const mode of HTTP_FAULTS) {
+			const port = await freePort();
+			children.push(spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), mode, String(port)], { stdio: "ignore" }));
+			await waitForPort(port);
+			servers[`http_${mode.replace(/-/g, "_")}`] = { url: `http://127.0.0.1:${port}/mcp` };
+		}
+		// Nothing listens there: the failed SSE fallback must not keep retrying (and Pi alive).
+		servers.unreachable = { url: `http://127.0.0.1:${await freePort()}/mcp` };
+		home = await createPiHome({ mcpConfig: { mcpServers: servers } });
+		tmp = join(home.root, "tmp");
+		mkdirSync(tmp);
+	});
+	afterEach(async () => {
+		await Promise.all(children.splice(0).map(stopChild));
+		await home.dispose();
+	});
+
+	it("searches answer while dead servers connect; faulty calls fail fast; pi exits soon with 0, leaving nothing", async () => {
+		const took: Record<string, number> = {};
+		let sentAt = 0;
+		const step = (label: string, args: Record<string, unknown>) => (req: ChatRequest) => {
+			if (label !== "first") took[String(Object.keys(took).length)] = Date.now() - sentAt;
+			sentAt = Date.now();
+			void req;
+			return { toolCall: { name: "mcp", arguments: args } };
+		};
+		const answers: string[] = [];
+		const calls = [
+			["first", { search: "echo" }],
+			["again", { search: "echo text" }],
+			["flood", { tool: "flood_blast" }],
+			["huge", { tool: "http_huge_body_work" }],
+			["reset", { tool: "http_reset_stream_work" }],
+			["deep", { describe: "deep_schema_deep" }],
+			["ok", { tool: "ok_echo", args: { message: "still here" } }],
+		] as const;
+		let answeredAt = 0;
+		const steps = [
+			...calls.map(([label, args], i) => (req: ChatRequest) => {
+				if (i > 0) answers.push(lastToolMessage(req));
+				return step(label, args)(req);
+			}),
+			(req: ChatRequest) => {
+				took[String(Object.keys(took).length)] = Date.now() - sentAt;
+				answers.push(lastToolMessage(req));
+				answeredAt = Date.now();
+				return { text: "done" };
+			},
+		];
+		const run = await runPi(home, "exercise every server", { host, steps, env: { TMPDIR: tmp }, timeoutMs: 120_000 });
+		const exitedAt = Date.now();
+		expect(run.code, run.stderr).toBe(0);
+		const [first, again, flood, huge, reset, deep, ok] = answers;
+		// The dead servers are still connecting: the searches say so instead of waiting for them.
+		expect(first).toContain("ok_echo");
+		expect(first).toMatch(/still starting: .*never_initialize/);
+		expect(again).toContain("ok_echo");
+		// Liveness, not speed: a search that waited for the dead servers would take their 30 s connect
+		// timeout; the bound leaves room for a loaded CI machine (a 2 s wait plus loading the engine).
+		expect(took[0]).toBeLessThan(10_000);
+		expect(took[1]).toBeLessThan(10_000);
+		expect(flood).toContain("more than 128 MB without a line end");
+		expect(huge).toContain("over 128 MB; it was cut off");
+		expect(reset).toContain("Connection lost before the answer");
+		expect(took[4]).toBeLessThan(5000); // not the 60 s request timeout
+		expect(deep).toContain("A schema nested 8000 levels");
+		expect(ok).toBe("Echo: still here");
+		// Exit: within a few seconds of the answer (the fill grace, then SIGTERM/SIGKILL for the stubborn).
+		expect(exitedAt - answeredAt).toBeLessThan(8000);
+		expect(marked(marker)).toEqual([]);
+		expect(readdirSync(tmp).filter((n) => n.startsWith("pi-mcp"))).toEqual([]);
+	}, 150_000);
+
+	it("pi's own exit code survives shutdown: after a model error, and 143 on SIGTERM, even with stubborn servers", async () => {
+		// The model endpoint fails while the servers are still connecting; Pi's code is what it is without the extension
+		// (Pi 1.5 exits 1; pi 0.73 exits 0 after a model error in print mode).
+		const failing = () => [() => ({ toolCall: { name: "mcp", arguments: { search: "x" } } }), () => ({ httpStatus: 500 })];
+		const own = await runPi(home, "hi", { host, steps: failing(), noExtension: true });
+		const broken = await runPi(home, "hi", { host, steps: failing(), env: { TMPDIR: tmp } });
+		expect(broken.code, broken.stderr).toBe(own.code);
+		if (host.name === "pi-1.5") expect(broken.code).toBe(1);
+		expect(marked(marker)).toEqual([]);
+
+		home.model.script([() => ({ toolCall: { name: "mcp", arguments: { tool: "ok_echo", args: { message: "x" } } } })]);
+		const { node, args, env } = piCommand(home, ["-p"], { host, extraArgs: ["wait"], env: { TMPDIR: tmp } });
+		const child = spawn(node, args, { cwd: home.cwd, env, stdio: "ignore" });
+		await new Promise((r) => setTimeout(r, 4000)); // servers (and the stubborn one) are up by now
+		child.kill("SIGTERM");
+		const code = await new Promise<number | null>((resolve) => child.on("close", (c, signal) => resolve(c ?? (signal ? 128 + 15 : null))));
+		expect(code).toBe(143);
+		const deadline = Date.now() + 5000;
+		while (marked(marker).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+		expect(marked(marker)).toEqual([]);
+	}, 120_000);
+});

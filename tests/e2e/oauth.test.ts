@@ -1,0 +1,315 @@
+// Signing in to a remote MCP server with OAuth, against a real OAuth-protected server built from
+// the SDK's server auth pieces: the call says "needs sign-in" (never waits for a browser); the
+// sign-in completes through the loopback callback; tokens are private files, refreshed after they
+// expire (once, even when two sessions refresh at once); a wrong state is refused; logout deletes.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { McpRuntime } from "../../mcp-runtime.ts";
+import { runProxy } from "../../proxy/proxy-tool.ts";
+import { contentText } from "../../proxy/tool-results.ts";
+import { freePort, ROOT, stopChild, tempDir, waitForPort } from "../support/helpers.ts";
+import { lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, startPiRpc } from "../support/pi-cli-harness.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
+
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+const BIN = join(ROOT, "bin/pi-mcp-adapter.mjs");
+
+interface OAuthServer {
+	readonly url: string;
+	stats(): Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>;
+	stop(): Promise<void>;
+}
+
+async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, string> = {}): Promise<OAuthServer> {
+	const port = await freePort();
+	const child: ChildProcess = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)], {
+		env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
+		stdio: "ignore",
+	});
+	await waitForPort(port);
+	return {
+		url: `http://127.0.0.1:${port}/mcp`,
+		stats: async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>,
+		stop: () => stopChild(child),
+	};
+}
+
+/** A browser that approves: it follows the authorization page's redirect to the callback. */
+const browser = (url: string) => void fetch(url).catch(() => undefined);
+
+/** Every access and refresh token in the sign-in files under an agent dir. */
+function storedTokens(agentDir: string): string[] {
+	const dir = join(agentDir, "mcp-oauth");
+	return readdirSync(dir).flatMap((f) => {
+		const tokens = JSON.parse(readFileSync(join(dir, f), "utf8")).tokens ?? {};
+		return [tokens.access_token, tokens.refresh_token].filter(Boolean);
+	});
+}
+
+describe("OAuth sign-in", () => {
+	let server: OAuthServer;
+	let dir: ReturnType<typeof tempDir>;
+	let agentDir: string;
+	const runtimes: McpRuntime[] = [];
+	const open = () => {
+		const runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		runtimes.push(runtime);
+		return runtime;
+	};
+	const ask = async (runtime: McpRuntime, input: Parameters<typeof runProxy>[1]) => contentText((await runProxy(runtime.lifecycle, input)).content);
+	const cli = (...args: string[]) =>
+		new Promise<{ code: number | null; out: string }>((resolve) => {
+			const child = spawn(process.execPath, [BIN, ...args], { cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+			let out = "";
+			child.stdout.on("data", (c) => {
+				out += c;
+				const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)$/m.exec(out)?.[1];
+				if (url && !out.includes("[opened]")) {
+					out += "[opened]";
+					browser(url);
+				}
+			});
+			child.stderr.on("data", (c) => (out += c));
+			child.on("close", (code) => resolve({ code, out }));
+		});
+
+	const setUp = async (ttl?: number, oauth?: Record<string, unknown>, env?: Record<string, string>) => {
+		server = await startOAuthServer(ttl, env);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url, ...(oauth ? { oauth } : {}) } } }));
+	};
+	beforeEach(() => {
+		dir = tempDir();
+		agentDir = join(dir.path, "agent");
+		mkdirSync(agentDir);
+	});
+	afterEach(async () => {
+		for (const runtime of runtimes.splice(0)) await runtime.shutdown();
+		await server?.stop();
+		dir.remove();
+	});
+
+	it("a call answers 'needs sign-in' at once; after the sign-in the next call works; files are private; no token shows", async () => {
+		await setUp();
+		const runtime = open();
+		const before = await ask(runtime, { tool: "prot_whoami" });
+		expect(before).toContain('Server "prot" needs sign-in: ask the user to run /mcp-auth prot');
+		expect(runtime.lifecycle.state("prot")).toBe("needs-auth");
+		let shown = "";
+		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		expect(shown).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/authorize\?response_type=code&client_id=.+&code_challenge=.+&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback&state=.+&resource=/);
+		const after = await ask(runtime, { tool: "prot_whoami" });
+		expect(after).toBe("hello, client signed in");
+		const files = readdirSync(join(agentDir, "mcp-oauth"));
+		expect(files).toHaveLength(1);
+		expect(statSync(join(agentDir, "mcp-oauth")).mode & 0o777).toBe(0o700);
+		expect(statSync(join(agentDir, "mcp-oauth", files[0])).mode & 0o777).toBe(0o600);
+		// The cache is written in the background after the connect: waited for, not assumed.
+		const cache = await vi.waitFor(() => readFileSync(join(agentDir, "mcp-cache.json"), "utf8"), { timeout: 10_000 });
+		const everywhere = [before, after, await ask(runtime, {}), runtime.lifecycle.failure("prot")?.message ?? "", cache].join("\n");
+		for (const token of storedTokens(agentDir)) expect(everywhere).not.toContain(token);
+	});
+
+	it("an expired access token is refreshed: the call still works", async () => {
+		await setUp(2);
+		const runtime = open();
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
+		await new Promise((r) => setTimeout(r, 2500));
+		await runtime.lifecycle.manager.closeAll(); // the next call connects with the (expired) token
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1 });
+	});
+
+	it("two sessions (processes) refreshing at once both keep working; the refresh token rotates exactly once", async () => {
+		await setUp(2);
+		const login = await cli("login", "prot");
+		expect(login.code, login.out).toBe(0);
+		expect(login.out).toContain('Signed in to "prot".');
+		await new Promise((r) => setTimeout(r, 2500));
+		const [a, b] = await Promise.all([cli("call", "prot_whoami"), cli("call", "prot_whoami")]);
+		expect(a.code, a.out).toBe(0);
+		expect(b.code, b.out).toBe(0);
+		expect(a.out).toContain("hello, client signed in");
+		expect(b.out).toContain("hello, client signed in");
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
+	});
+
+	it("a callback with another state is answered 400 and ignored: the real one still signs in; logout deletes the tokens", async () => {
+		await setUp();
+		const runtime = open();
+		const forgedStatus: number[] = [];
+		const forgedThenReal = (url: string) => {
+			const callback = new URL(new URL(url).searchParams.get("redirect_uri") as string);
+			callback.searchParams.set("code", "stolen-code");
+			callback.searchParams.set("state", "not-the-state");
+			void fetch(callback).then((res) => {
+				forgedStatus.push(res.status);
+				browser(url);
+			});
+		};
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: forgedThenReal });
+		expect(forgedStatus).toEqual([400]);
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+		expect(await runtime.signOut("prot")).toBe(true);
+		expect(readdirSync(join(agentDir, "mcp-oauth"))).toEqual([]);
+		expect(await ask(runtime, { tool: "prot_whoami" })).toContain("needs sign-in");
+	});
+});
+
+describe("a hostile authorization server", () => {
+	let server: OAuthServer | undefined;
+	let dir: ReturnType<typeof tempDir>;
+	let runtime: McpRuntime | undefined;
+	const signInAgainst = async (env: Record<string, string>, opened: string[] = []) => {
+		server = await startOAuthServer(3600, env);
+		const agentDir = join(dir.path, "agent");
+		mkdirSync(agentDir, { recursive: true });
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url } } }));
+		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		return runtime.signIn("prot", { show: (url) => void opened.push(url), openBrowser: (url) => void opened.push(url) });
+	};
+	beforeEach(() => {
+		dir = tempDir();
+	});
+	afterEach(async () => {
+		await runtime?.shutdown();
+		await server?.stop();
+		dir.remove();
+	});
+
+	it("a 400 MB metadata document is refused after 1 MB", async () => {
+		await expect(signInAgainst({ HUGE_METADATA: "1" })).rejects.toThrow(/more than the 1048576 bytes an OAuth document may have/);
+	});
+
+	it("a metadata document that trickles forever ends the sign-in with a clear error", async () => {
+		await expect(signInAgainst({ TRICKLE_METADATA: "1" })).rejects.toThrow(/did not answer within 15 s/);
+	}, 30_000);
+
+	it("a sign-in page that is not a web address (file:) is neither shown nor opened", async () => {
+		const opened: string[] = [];
+		await expect(signInAgainst({ FILE_AUTHORIZE: "1" }, opened)).rejects.toThrow(/sign-in page is not a web address \(file:\)/);
+		expect(opened).toEqual([]);
+	});
+});
+
+describe("Pi 1.5's oauth settings", () => {
+	let server: OAuthServer | undefined;
+	let dir: ReturnType<typeof tempDir>;
+	let agentDir: string;
+	let runtime: McpRuntime | undefined;
+	const configure = async (oauth: Record<string, unknown>, env?: Record<string, string>) => {
+		server = await startOAuthServer(3600, env);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url, oauth } } }));
+		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		return runtime;
+	};
+	const call = async () => contentText((await runProxy((runtime as McpRuntime).lifecycle, { tool: "prot_whoami" })).content);
+	beforeEach(() => {
+		dir = tempDir();
+		agentDir = join(dir.path, "agent");
+		mkdirSync(agentDir);
+	});
+	afterEach(async () => {
+		await runtime?.shutdown();
+		await server?.stop();
+		dir.remove();
+	});
+
+	it("callbackUrl without a port: the redirect URI is sent as written with a free port added, on localhost, with a registered client", async () => {
+		const rt = await configure({ callbackUrl: "http://localhost/oauth/done" });
+		let shown = "";
+		await rt.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		const redirect = new URL(shown).searchParams.get("redirect_uri") ?? "";
+		expect(redirect).toMatch(/^http:\/\/localhost:\d+\/oauth\/done$/);
+		// Pi's document lists only /callback: a client was registered for this URI instead.
+		expect(new URL(shown).searchParams.get("client_id")).not.toContain("pi.dev");
+		expect(await call()).toBe("hello, client signed in");
+	});
+
+	it("a callbackUrl off this machine, or cimd with a clientId, is refused before anything is sent", async () => {
+		const rt = await configure({ callbackUrl: "https://example.com/callback" });
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/callbackUrl must use http on localhost, 127\.0\.0\.1 or \[::1\]/);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: (server as OAuthServer).url, oauth: { clientRegistration: "cimd", clientId: "mine" } } } }));
+		const again = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		try {
+			await expect(again.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/"cimd" cannot be combined with clientId or clientName/);
+		} finally {
+			await again.shutdown();
+		}
+		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 0, requests: 0 });
+	});
+
+	it("cimd against a server that does not accept documents fails and says how to fix it", async () => {
+		const rt = await configure({ clientRegistration: "cimd" });
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/does not accept Client ID Metadata Documents .*use "dcr" or "auto"/);
+	});
+
+	it("a server advertising a wrong authorization server: sign-in fails, and works with authServerMetadataUrl", async () => {
+		const rt = await configure({}, { WRONG_AS: "1" });
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/Sign-in to "prot" failed/);
+		await rt.shutdown();
+		const origin = new URL((server as OAuthServer).url).origin;
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: (server as OAuthServer).url, oauth: { authServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server` } } } }));
+		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		let shown = "";
+		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		expect(shown.startsWith(`${origin}/authorize?`)).toBe(true);
+		expect(await call()).toBe("hello, client signed in");
+		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 1 });
+	});
+});
+
+describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
+	let server: OAuthServer;
+	let home: PiHome;
+	afterEach(async () => {
+		await home?.dispose();
+		await server?.stop();
+	});
+
+	it("the model is told to ask; /mcp-auth shows the URL, finishes through the callback; the next call works; /mcp logout and /mcp login as in Pi 1.5", async () => {
+		server = await startOAuthServer();
+		home = await createPiHome({ mcpConfig: { mcpServers: { prot: { url: server.url } } } });
+		const call = () => ({ toolCall: { name: "mcp", arguments: { tool: "prot_whoami" } } });
+		const pi = await startPiRpc({ home, host, env: { BROWSER: "none" }, steps: [call, (req) => ({ text: lastToolMessage(req) }), call, (req) => ({ text: lastToolMessage(req) })] });
+		try {
+			const notify = (e: { type: string; method?: unknown }) => e.type === "extension_ui_request" && e.method === "notify";
+			let from = pi.events.length;
+			pi.send({ id: "1", type: "prompt", message: "who am i" });
+			await pi.waitFor((e) => e.type === "agent_end", from);
+			expect(lastToolMessage(home.model.requests[1])).toContain('Server "prot" needs sign-in: ask the user to run /mcp-auth prot');
+			await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "setStatus" && String(e.statusText).includes("1 need sign-in"));
+
+			from = pi.events.length;
+			pi.send({ id: "2", type: "prompt", message: "/mcp-auth prot" });
+			const shown = await pi.waitFor((e) => notify(e) && String(e.message).includes("/authorize?"), from);
+			browser(/(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(String(shown.message))?.[1] as string);
+			const done = await pi.waitFor((e) => notify(e) && String(e.message).startsWith('Signed in to "prot"'), from, 30_000);
+			expect(String(done.message)).toContain("connected");
+
+			from = pi.events.length;
+			pi.send({ id: "3", type: "prompt", message: "who am i now" });
+			await pi.waitFor((e) => e.type === "agent_end", from);
+			expect(lastToolMessage(home.model.requests[3])).toBe("hello, client signed in");
+			const seen = `${JSON.stringify(pi.events)}\n${JSON.stringify(home.model.requests)}\n${pi.stderr()}`;
+			const tokens = storedTokens(home.agentDir);
+			expect(tokens.length).toBe(2);
+			for (const token of tokens) expect(seen).not.toContain(token);
+
+			// Pi 1.5's own spelling works too: /mcp logout, /mcp login.
+			from = pi.events.length;
+			pi.send({ id: "4", type: "prompt", message: "/mcp logout prot" });
+			await pi.waitFor((e) => notify(e) && String(e.message) === 'Signed out of "prot": its tokens are deleted.', from);
+			expect(storedTokens(home.agentDir)).toEqual([]);
+			pi.send({ id: "5", type: "prompt", message: "/mcp login prot" });
+			const again = await pi.waitFor((e) => notify(e) && String(e.message).includes("/authorize?"), from);
+			browser(/(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(String(again.message))?.[1] as string);
+			await pi.waitFor((e) => notify(e) && String(e.message).startsWith('Signed in to "prot"'), from, 30_000);
+			expect(storedTokens(home.agentDir)).toHaveLength(2);
+		} finally {
+			await pi.close();
+		}
+	}, 90_000);
+});

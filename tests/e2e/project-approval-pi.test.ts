@@ -1,0 +1,152 @@
+// A cloned repository in the real Pi (both lines): its .mcp.json names a command that leaves a
+// marker and a URL that records requests. Nothing runs or is contacted in -p, json, rpc or the
+// TUI until the user approves; the model is told why; a changed command asks again; on Pi 1.5 an
+// untrusted project's .pi/mcp.json is not read and --approve runs it.
+import { existsSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { markerServer } from "../support/helpers.ts";
+import { lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
+import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
+import { startPiTui } from "../support/pi-tui-harness.ts";
+import { type Recorder, startRecorder } from "../support/recorder.ts";
+
+const AWAITING = 'Server "proj" is awaiting approval: ask the user to run /mcp approve proj';
+const callProj = () => ({ toolCall: { name: "mcp", arguments: { tool: "proj_echo", args: { message: "hi" } } } });
+const answer = (req: Parameters<typeof lastToolMessage>[0]) => ({ text: `tool said: ${lastToolMessage(req)}` });
+
+describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
+	let home: PiHome;
+	let recorder: Recorder;
+	let marker: string;
+	beforeEach(async () => {
+		recorder = await startRecorder();
+		home = await createPiHome({ mcpConfig: { mcpServers: {} } });
+		marker = join(home.root, "started");
+		home.writeProjectFile(
+			".mcp.json",
+			JSON.stringify({
+				mcpServers: {
+					proj: markerServer(marker),
+					remote: { url: `http://127.0.0.1:${recorder.port}/mcp`, headers: { Authorization: "Bearer ${PLANTED_TOKEN}" } },
+				},
+			}),
+		);
+	});
+	afterEach(async () => {
+		await home.dispose();
+		await recorder.close();
+	});
+	const env = { PLANTED_TOKEN: "planted-4b1d9e2f" };
+
+	it("-p and json: nothing starts or is contacted, even when the model calls it; the model is told to ask", async () => {
+		const steps = [callProj, () => ({ toolCall: { name: "mcp", arguments: { connect: "remote" } } }), answer];
+		const print = await runPi(home, "use the project server", { host, env, steps });
+		expect(print.code, print.stderr).toBe(0);
+		expect(lastToolMessage(home.model.requests[1])).toContain(AWAITING);
+		expect(print.stdout).toContain('tool said: Server "remote" is awaiting approval');
+		expect(print.stderr).toContain("2 server(s) from this project's config await approval and will not run:");
+		expect(print.stderr).toContain(`    runs: sh -c "touch '${marker}'`);
+		expect(print.stderr).toContain('    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)');
+		expect(print.stderr).toContain("Run /mcp approve to allow them");
+
+		const json = await runPi(home, "again", { host, env, mode: "json", steps: [callProj, answer] });
+		expect(json.code, json.stderr).toBe(0);
+		expect(json.stdout).toContain("awaiting approval");
+		expect(existsSync(marker)).toBe(false);
+		expect(recorder.requests).toEqual([]);
+
+		const approve = await runPi(home, "/mcp approve proj", { host, env, steps: [] });
+		expect(approve.code, approve.stderr).toBe(0);
+		// Pi sends an extension's stdout to stderr in print mode.
+		expect(approve.stdout + approve.stderr).toContain("Approved (starting as configured)");
+		const after = await runPi(home, "use it", { host, env, steps: [callProj, answer] });
+		expect(after.stdout).toContain("tool said: Echo: hi");
+		expect(existsSync(marker)).toBe(true);
+		expect(recorder.requests).toEqual([]);
+	});
+
+	it("a .mcp.json that links to /dev/zero: a clear error, and Pi answers and exits as usual", async () => {
+		rmSync(join(home.cwd, ".mcp.json"));
+		symlinkSync("/dev/zero", join(home.cwd, ".mcp.json"));
+		const run = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toContain("hello");
+		expect(run.stderr).toContain(`${join(home.cwd, ".mcp.json")}: is not a regular file`);
+	});
+
+	it("rpc: the question is asked and nothing runs meanwhile; /mcp approve lets it run; a changed command asks again", async () => {
+		const pi = await startPiRpc({ home, host, env, steps: [callProj, answer, callProj, answer] });
+		try {
+			const question = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "select");
+			expect(String(question.title)).toContain(`    runs: sh -c "touch '${marker}'`);
+			expect(String(question.title)).toContain("    connects to: http://127.0.0.1");
+			expect(String(question.title)).toContain('    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)');
+			let from = pi.events.length;
+			pi.send({ id: "p1", type: "prompt", message: "call it" });
+			await pi.waitFor((e) => e.type === "agent_end", from);
+			expect(lastToolMessage(home.model.requests[1])).toContain(AWAITING);
+			expect(existsSync(marker)).toBe(false);
+
+			from = pi.events.length;
+			pi.send({ id: "a1", type: "prompt", message: "/mcp approve proj" });
+			const approved = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "notify", from);
+			expect(String(approved.message)).toContain("Approved (starting as configured)");
+			from = pi.events.length;
+			pi.send({ id: "p2", type: "prompt", message: "call it again" });
+			await pi.waitFor((e) => e.type === "agent_end", from);
+			expect(lastToolMessage(home.model.requests[3])).toBe("Echo: hi");
+			expect(existsSync(marker)).toBe(true);
+			expect(recorder.requests).toEqual([]); // "remote" was not approved
+		} finally {
+			await pi.close();
+		}
+
+		const changed = join(home.root, "changed");
+		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(changed, ["--flag"]) } }));
+		const run = await runPi(home, "call it", { host, env, steps: [callProj, answer] });
+		expect(run.stdout).toContain("awaiting approval");
+		expect(existsSync(changed)).toBe(false);
+	});
+
+	it("TUI: the user is asked at start, nothing runs until they answer, and Approve all starts the servers", async () => {
+		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
+		const tui = startPiTui(home, { host, env });
+		try {
+			await tui.waitForText("wants to run these servers");
+			await tui.waitForText("Approve all");
+			await new Promise((r) => setTimeout(r, 500));
+			expect(existsSync(marker)).toBe(false);
+			tui.press("\r");
+			const deadline = Date.now() + 15_000;
+			while (!existsSync(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+			expect(existsSync(marker)).toBe(true);
+		} finally {
+			await tui.close();
+		}
+	});
+});
+
+describe("Pi 1.5 project trust", () => {
+	let home: PiHome;
+	afterEach(async () => home.dispose());
+
+	it("an untrusted project's .pi/mcp.json is not read; --approve (trust) runs its servers", async () => {
+		home = await createPiHome({ mcpConfig: { mcpServers: {} } });
+		const marker = join(home.root, "started");
+		home.writeProjectFile(".pi/mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
+		const status = () => ({ toolCall: { name: "mcp", arguments: {} } });
+
+		const untrusted = await runPi(home, "status", { host: PI_15, steps: [status, callProj, answer] });
+		expect(untrusted.code, untrusted.stderr).toBe(0);
+		expect(lastToolMessage(home.model.requests[1])).toContain("No MCP servers configured");
+		expect(existsSync(marker)).toBe(false);
+
+		rmSync(marker, { force: true });
+		const trusted = await runPi(home, "status", { host: PI_15, extraArgs: ["--approve"], steps: [callProj, answer] });
+		expect(trusted.code, trusted.stderr).toBe(0);
+		expect(trusted.stdout).toContain("tool said: Echo: hi");
+		expect(existsSync(marker)).toBe(true);
+	});
+});

@@ -1,0 +1,144 @@
+// Tool search on real vocabulary: tokenizing, stemming, equivalents and ranking over the real
+// catalogs (the engine alone; tests/e2e/search-real-server.test.ts lists them through a server).
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Catalog, loadCatalogs } from "../../bench/catalogs.ts";
+import { QUERIES } from "../../bench/search-queries.ts";
+import { ToolCatalog } from "../../catalog/tool-catalog.ts";
+import { baseForm, synonymsOf } from "../../search/thesaurus.ts";
+import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
+import { prepareSearch, searchCatalog } from "../../search/engine.ts";
+
+describe("tokenizing and stemming", () => {
+	it("splits names on _ - . and camelCase, and lowercases", () => {
+		expect(tokenize("linear_getIssueById")).toEqual(["linear", "get", "issue", "by", "id"]);
+		expect(tokenize("API-retrieve-a-page")).toEqual(["api", "retrieve", "a", "page"]);
+		expect(tokenize("git.cherry_pick")).toEqual(["git", "cherry", "pick"]);
+		expect(tokenize("getHTTPResponse")).toEqual(["get", "http", "response"]);
+	});
+
+	it("stems so that word forms meet, and drops stopwords", () => {
+		expect(stem("issues")).toBe(stem("issue"));
+		expect(stem("directories")).toBe(stem("directory"));
+		expect(analyze("list all the open issues")).toEqual(["list", "all", "open", "issu"]);
+	});
+
+	it("expands software-domain equivalents, phrases included, below the words themselves", () => {
+		const { weights } = expandQuery("make a folder");
+		expect(weights.get(stem("folder"))).toBe(1);
+		expect(weights.get(stem("directory"))).toBeLessThan(1);
+		expect(weights.get(stem("create"))).toBeLessThan(1);
+		expect(expandQuery("who changed this line").weights.get(stem("blame"))).toBeGreaterThan(0);
+		expect(expandQuery("open a pull request").weights.get(stem("merge"))).toBeGreaterThan(0);
+		expect(expandQuery("file a ticket").weights.get(stem("file"))).toBeLessThan(0.5); // "file" is the verb here
+	});
+
+	it("takes general-English synonyms from WordNet, below the words themselves", () => {
+		expect(synonymsOf("photo", new Set()).map((s) => s.word)).toContain("picture");
+		expect(synonymsOf("customer", new Set()).map((s) => s.word)).toContain("client");
+		expect(baseForm("meetings")).toBe("meeting");
+		const { weights } = expandQuery("add numbers");
+		expect(weights.get(stem("sum"))).toBeGreaterThan(0);
+		expect(weights.get(stem("sum"))).toBeLessThan(0.5);
+		expect(synonymsOf("qwertyuiop", new Set())).toEqual([]);
+	});
+});
+
+describe("ranking over the real catalogs", () => {
+	let catalog: ToolCatalog;
+	beforeAll(() => {
+		const catalogs: Catalog[] = loadCatalogs();
+		catalog = new ToolCatalog("server", catalogs.map((c) => c.server));
+		for (const c of catalogs) catalog.set(c.server, { tools: c.tools, resources: [] }, false);
+	});
+	const top = (query: string, n = 1, server?: string) => searchCatalog(catalog, query, { limit: n, server }).map((h) => `${h.tool.server}/${h.tool.name}`);
+
+	it.each([
+		["make a folder", ["filesystem/create_directory", "commander/create_directory"]],
+		["who changed this line", ["git/git_blame"]],
+		["take a screenshot", ["devtools/take_screenshot", "playwright/browser_take_screenshot", "puppeteer/puppeteer_screenshot"]],
+		["send a slack message", ["slack/slack_post_message"]],
+		["refund a payment", ["stripe/create_refund"]],
+	])("%s → the right tool first", (query, answers) => {
+		expect(answers).toContain(top(query)[0]);
+	});
+
+	it("leaving out the hits no answer can use changes nothing an answer shows (the 20 best, every hit near the best)", () => {
+		const key = (h: { tool: { qualifiedName: string }; score: number }) => `${h.tool.qualifiedName} ${h.score}`;
+		let spared = 0;
+		for (const [query] of QUERIES) {
+			const all = searchCatalog(catalog, query);
+			const kept = searchCatalog(catalog, query, { keep: { top: 20, share: 0.15 } });
+			expect(kept.slice(0, 20).map(key), query).toEqual(all.slice(0, 20).map(key));
+			const near = (hits: typeof all) => hits.filter((h) => h.score >= all[0].score * 0.15).map(key);
+			expect(near(kept), query).toEqual(near(all));
+			expect(searchCatalog(catalog, query, { limit: 5 }).map(key)).toEqual(all.slice(0, 5).map(key));
+			spared += all.length - kept.length;
+		}
+		expect(spared).toBeGreaterThan(QUERIES.length * 50); // the point: most hits are never scored
+	});
+
+	it("finds an issue tracker's create tool for 'file a ticket' in the top 3", () => {
+		expect(top("file a ticket", 3).some((t) => /create_issue|createIssue|jira_issues/.test(t))).toBe(true);
+	});
+
+	it("ranks a name match above a description match", () => {
+		const hits = searchCatalog(catalog, "blame", { limit: 5 });
+		expect(hits[0].tool.name).toBe("git_blame");
+		expect(hits[0].score).toBeGreaterThan(hits[1]?.score ?? 0);
+	});
+
+	it("tolerates typos in names", () => {
+		expect(top("screnshot")[0]).toMatch(/screenshot/);
+		expect(top("kubectl rolout")[0]).toBe("kubernetes/kubectl_rollout");
+	});
+
+	it("the exact tool name comes first, and `server` narrows the search", () => {
+		expect(top("create_issue", 1, "gitlab")).toEqual(["gitlab/create_issue"]);
+		expect(top("linear_getActiveCycle")).toEqual(["linear/linear_getActiveCycle"]);
+		expect(top("create issue", 5, "github").every((t) => t.startsWith("github/"))).toBe(true);
+	});
+
+	it("rebuilds the index when the catalog changes, not before", () => {
+		const small = new ToolCatalog("server", ["a"]);
+		small.set("a", { tools: [{ server: "a", name: "alpha", description: "first", inputSchema: {} }], resources: [] }, false);
+		expect(searchCatalog(small, "beta").length).toBe(0);
+		small.set("a", { tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] }, false);
+		expect(searchCatalog(small, "beta").map((h) => h.tool.name)).toEqual(["beta"]);
+	});
+
+	it("an index updated in place ranks exactly as one built afresh, after servers change, leave and come back", () => {
+		const catalogs = loadCatalogs();
+		const live = new ToolCatalog("server", catalogs.map((c) => c.server));
+		for (const c of catalogs) live.set(c.server, { tools: c.tools, resources: [] }, false);
+		searchCatalog(live, "warm up");
+		const github = catalogs.find((c) => c.server === "github") as Catalog;
+		live.delete("gitlab");
+		live.set("github", { tools: github.tools.slice(0, 10), resources: [] }, false);
+		const queries = ["create a merge request", "list pull requests", "open an issue", "take a screenshot", "add numbers"];
+		const fresh = new ToolCatalog("server", catalogs.map((c) => c.server));
+		for (const c of catalogs) if (c.server !== "gitlab") fresh.set(c.server, { tools: c.server === "github" ? github.tools.slice(0, 10) : c.tools, resources: [] }, false);
+		const names = (cat: ToolCatalog, q: string) => searchCatalog(cat, q, { limit: 5 }).map((h) => h.tool.qualifiedName);
+		for (const q of queries) expect(names(live, q)).toEqual(names(fresh, q));
+		expect(searchCatalog(live, "gitlab", { limit: 20 }).some((h) => h.tool.server === "gitlab")).toBe(false);
+	});
+
+	it("prepares the index in the background; a search that comes first finishes it and ranks the same", async () => {
+		const catalogs = loadCatalogs();
+		const build = () => {
+			const c = new ToolCatalog("server", catalogs.map((x) => x.server));
+			for (const x of catalogs) c.set(x.server, { tools: x.tools, resources: [] }, false);
+			return c;
+		};
+		const early = build();
+		prepareSearch(early);
+		const cold = build();
+		expect(names(early)).toEqual(names(cold)); // searched before the background steps ran
+		const waited = build();
+		prepareSearch(waited);
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		expect(names(waited)).toEqual(names(cold));
+		function names(c: ToolCatalog) {
+			return searchCatalog(c, "read a file from the repo", { limit: 5 }).map((h) => h.tool.qualifiedName);
+		}
+	});
+});

@@ -1,0 +1,443 @@
+// Opening one MCP connection: the SDK (imported on first use), stdio through our own transport
+// (linear reading, process-group kill), streamable HTTP with SSE fallback behind an HttpGuard,
+// all under one deadline that covers every transport tried and closes whatever it opened when it
+// fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
+// The pool around connections is server-manager.ts.
+import { oneLine, terminalSafe } from "../trust/safe-text.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { once, untilAborted } from "../bounds/waits.ts";
+import { resolveCommandValues } from "../config/command-values.ts";
+import { describeError, isAuthError } from "./errors.ts";
+import { HttpGuard } from "./http-guard.ts";
+import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
+import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "../oauth-handler.ts";
+import type { Redactor } from "../trust/redaction.ts";
+import { templateVariables } from "../resource-tools.ts";
+import { safeSchema } from "../catalog/safe-schema.ts";
+import { type BrokerOptions, openBrokerTransport, sharedKey } from "../broker/client.ts";
+import type { SharedLaunch } from "../broker/wire.ts";
+import { StdioTransport } from "./stdio.ts";
+import { TailBuffer } from "./tail-buffer.ts";
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Root } from "@modelcontextprotocol/sdk/types.js";
+import type {
+	HttpServerEntry,
+	PromptMetadata,
+	ResourceMetadata,
+	ResourceTemplateMetadata,
+	ServerEntry,
+	StdioServerEntry,
+	ToolAnnotations,
+	ToolMetadata,
+} from "../types.ts";
+
+export type McpSdk = typeof import("./mcp-sdk.ts");
+/** The SDK is imported on the first connect, keeping it out of Pi's startup (see mcp-sdk.ts). */
+export const loadSdk: () => Promise<McpSdk> = once(() => import("./mcp-sdk.ts"));
+
+export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
+export const STDERR_TAIL_BYTES = 8 * 1024;
+const MAX_PAGES = 100;
+
+export type TransportKind = "stdio" | "streamable-http" | "sse";
+
+export interface ServerConnection {
+	readonly name: string;
+	readonly entry: ServerEntry;
+	readonly client: Client;
+	readonly transportKind: TransportKind;
+	/** Pid of the stdio child, if any (none for a server the broker runs). */
+	readonly pid?: number;
+	/** Served by the per-user broker, shared with other sessions. */
+	readonly shared?: boolean;
+	tools: ToolMetadata[];
+	resources: ResourceMetadata[];
+	templates: ResourceTemplateMetadata[];
+	prompts: PromptMetadata[];
+	readonly instructions?: string;
+	status: "connected" | "closed";
+	lastUsedAt: number;
+	inFlight: number;
+	/** The last few KB the server wrote to stderr, for error messages. */
+	stderrTail(): string;
+	/** Why the transport itself ended the connection (a message over the limit), if it did. */
+	transportFailure(): string | undefined;
+	/** Closes the client and ends everything it opened (process tree, sockets). */
+	close(): Promise<void>;
+	/** The OAuth access token this connection sends, if any. */
+	readonly oauthToken?: string;
+	/** At process exit, when no await is possible. */
+	killSync(): void;
+}
+
+/** What opening a connection needs from the manager's options. */
+export interface OpenOptions {
+	readonly env: Readonly<Record<string, string | undefined>>;
+	readonly auth: AuthContext;
+	readonly connectTimeoutMs: number;
+	readonly maxMessageBytes: number;
+	readonly launch?: Launcher;
+	readonly debugLog?: (server: string, text: string) => void;
+	/** Told every credential sent, so no message shows it. */
+	readonly redactor: Redactor;
+	/** Where a started process registers its synchronous killer until it is closed (for process exit). */
+	readonly live?: Set<() => void>;
+	/** Told the WWW-Authenticate challenge of every 401/403 (step-up scope, resource metadata). */
+	readonly onChallenge?: (challenge: Challenge) => void;
+	/** Told the OAuth access token a connect sends, so a refusal can be matched to it. */
+	readonly onCredential?: (oauthToken: string) => void;
+	/** Answers to what a server may ask the client; what is given here is what the client declares it can do. */
+	readonly requests?: ClientRequests;
+	/** Which stdio servers run in the per-user broker, shared with other sessions. */
+	readonly broker?: BrokerOptions;
+}
+
+/**
+ * What servers may ask of the client (MCP server-to-client requests and notifications), answered
+ * for one server. Each handler given is a capability the client declares.
+ */
+export interface ClientRequests {
+	/** `elicitation/create`: ask the user for input (form) or to visit a URL. */
+	readonly elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+	/** `sampling/createMessage`: a completion from the user's model, with the user's consent. */
+	readonly sample?: (server: string, request: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
+	/** `roots/list`: the folders the server may work in (read on each request: they may change). */
+	readonly roots?: () => Root[];
+	/** `notifications/message`: the server's log messages. */
+	readonly log?: (server: string, message: LoggingMessageNotification["params"]) => void;
+}
+
+/** What a server's 401/403 said in its WWW-Authenticate header (RFC 6750, RFC 9728). */
+export interface Challenge {
+	readonly status: 401 | 403;
+	readonly error?: string;
+	readonly scope?: string;
+	readonly resourceMetadataUrl?: string;
+}
+
+/** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
+export type Launcher = (entry: StdioServerEntry) => Promise<{ readonly command: string; readonly args: readonly string[] }>;
+
+/** An open client and how to end it. */
+export interface Opened {
+	readonly client: Client;
+	readonly kind: TransportKind;
+	readonly pid?: number;
+	readonly stderrTail: () => string;
+	readonly transportFailure: () => string | undefined;
+	readonly close: () => Promise<void>;
+	readonly killSync: () => void;
+	/** The OAuth access token this connection sent, to know whether a refusal is about it. */
+	readonly oauthToken?: string;
+	/** Served by the per-user broker (the server process is shared with other sessions). */
+	readonly shared?: boolean;
+}
+
+/** Thrown when connecting did not finish within connectTimeoutMs. */
+export class ConnectTimeoutError extends Error {
+	constructor(server: string, ms: number) {
+		super(`Server "${server}" did not finish connecting within ${Math.round(ms / 1000)} s. Raise settings.connectTimeoutMs if it needs longer.`);
+		this.name = "ConnectTimeoutError";
+	}
+}
+
+/**
+ * Opens a connection within connectTimeoutMs (covering every transport tried), or fails and
+ * leaves nothing behind. `signal` cancels it (shutdown, close), with the same cleanup.
+ */
+export async function openConnection(sdk: McpSdk, entry: ServerEntry, options: OpenOptions, signal?: AbortSignal): Promise<Opened> {
+	const deadline = new AbortController();
+	const timer = setTimeout(() => deadline.abort(new ConnectTimeoutError(entry.name, options.connectTimeoutMs)), options.connectTimeoutMs);
+	const cancel = () => deadline.abort(signal?.reason ?? new Error(`Connecting to "${entry.name}" was cancelled`));
+	if (signal?.aborted) cancel();
+	signal?.addEventListener("abort", cancel, { once: true });
+	try {
+		// Cancelled before it began (shutdown right after a start): nothing is spawned or fetched.
+		if (deadline.signal.aborted) throw deadline.signal.reason;
+		return entry.transport === "stdio" ? await openStdio(sdk, entry, options, deadline.signal) : await openHttp(sdk, entry, options, deadline.signal);
+	} finally {
+		clearTimeout(timer);
+		signal?.removeEventListener("abort", cancel);
+	}
+}
+
+/** A client that declares (and answers) the server-to-client requests it was given handlers for. */
+function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}) {
+	const { elicit, sample, roots, log } = requests;
+	const client = new sdk.Client(CLIENT_INFO, {
+		capabilities: {
+			...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
+			...(sample ? { sampling: {} } : {}),
+			...(roots ? { roots: { listChanged: true } } : {}),
+		},
+	});
+	if (elicit) client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => elicit(server, request.params, extra.signal));
+	if (sample) client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) => sample(server, request.params, extra.signal));
+	if (roots) client.setRequestHandler(sdk.ListRootsRequestSchema, () => ({ roots: roots() }));
+	if (log) client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, (notification) => log(server, notification.params));
+	return client;
+}
+
+/** Connects a client over a transport, giving up when `signal` aborts; on any failure `cleanup` runs before the error is thrown. */
+async function connectClient(client: Client, transport: Transport, options: OpenOptions, signal: AbortSignal, cleanup: () => Promise<void>): Promise<void> {
+	try {
+		await untilAborted(client.connect(transport, { timeout: options.connectTimeoutMs, signal }), signal);
+	} catch (error) {
+		await cleanup();
+		throw signal.aborted ? (signal.reason ?? error) : error;
+	}
+}
+
+async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
+	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
+	const launch = (await options.launch?.(entry)) ?? entry;
+	const inherited = definedOnly(options.env);
+	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
+	if (signal.aborted) throw signal.reason;
+	if (options.broker?.shares(entry)) {
+		// The folder it would run in here: the broker's own is not the session's project.
+		const launched = { command: launch.command, args: launch.args, env: { ...inherited, ...env }, cwd: entry.cwd ?? process.cwd() };
+		const shared = await openShared(sdk, entry, launched, { ...options, broker: options.broker }, signal);
+		if (shared) return shared;
+	}
+	const transport = new StdioTransport({
+		command: launch.command,
+		args: launch.args,
+		env: { ...inherited, ...env },
+		cwd: entry.cwd,
+		maxMessageBytes: options.maxMessageBytes,
+		parse: sdk.deserializeMessage,
+		onStderr: (chunk) => {
+			stderr.push(chunk);
+			if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
+		},
+	});
+	const client = newClient(sdk, entry.name, options.requests);
+	const killSync = () => transport.killSync();
+	options.live?.add(killSync);
+	const close = async () => {
+		client.onclose = undefined;
+		await client.close().catch(() => undefined);
+		await transport.close();
+		options.live?.delete(killSync);
+	};
+	try {
+		await connectClient(client, transport, options, signal, close);
+	} catch (error) {
+		const tail = stderr.text().trim();
+		throw tail ? new Error(`${describeError(error)}\nServer stderr:\n${tail}`, { cause: error }) : error;
+	}
+	return {
+		client,
+		kind: "stdio",
+		pid: transport.pid,
+		stderrTail: () => stderr.text(),
+		transportFailure: () => transport.failure,
+		close,
+		killSync,
+	};
+}
+
+/** The server through the per-user broker; undefined when the broker cannot serve it (then it runs here). */
+async function openShared(
+	sdk: McpSdk,
+	entry: StdioServerEntry,
+	launch: SharedLaunch,
+	options: OpenOptions & { broker: BrokerOptions },
+	signal: AbortSignal,
+): Promise<Opened | undefined> {
+	const request = {
+		key: sharedKey(entry, launch),
+		name: entry.name,
+		launch,
+		maxMessageBytes: options.maxMessageBytes,
+		connectTimeoutMs: options.connectTimeoutMs,
+		lingerMs: options.broker.lingerMs(entry),
+	};
+	const transport = await openBrokerTransport(options.broker, request, sdk.deserializeMessage, signal);
+	if (!transport) return undefined;
+	const client = newClient(sdk, entry.name, options.requests);
+	const close = async () => {
+		client.onclose = undefined;
+		await client.close().catch(() => undefined);
+		await transport.close();
+	};
+	await connectClient(client, transport, options, signal, close);
+	return { client, kind: "stdio", shared: true, stderrTail: () => "", transportFailure: () => transport.failure, close, killSync: () => transport.destroy() };
+}
+
+/** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`), within one deadline. */
+async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
+	const url = new URL(entry.url);
+	const credentials = await requestHeaders(entry, options.auth);
+	if (credentials.oauthToken) options.onCredential?.(credentials.oauthToken);
+	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env), (secret) => options.redactor.add(secret));
+	if (signal.aborted) throw signal.reason;
+	options.redactor.add(...Object.values(headers));
+	const requestInit: RequestInit = { headers };
+	// Machine-to-machine OAuth: the SDK's client-credentials providers, through the transports' own 401 handling.
+	const authProvider = grantType(entry) === "client_credentials" ? clientCredentials(sdk, entry, options.redactor) : undefined;
+	const onRefused = (response: Response) => {
+		const { scope, error, resourceMetadataUrl } = sdk.extractWWWAuthenticateParams(response);
+		options.onChallenge?.({ status: response.status as 401 | 403, scope, error, resourceMetadataUrl: resourceMetadataUrl?.toString() });
+	};
+	const attempt = async (kind: "streamable-http" | "sse"): Promise<Opened> => {
+		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes, onRefused });
+		const inner =
+			kind === "sse"
+				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch, authProvider })
+				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch, authProvider });
+		const client = newClient(sdk, entry.name, options.requests);
+		const close = async () => {
+			client.onclose = undefined;
+			await client.close().catch(() => undefined);
+			guard.abort(); // no fetch, stream or EventSource retry outlives the connection
+		};
+		await connectClient(client, guard.wrap(inner), options, signal, close);
+		return { client, kind, stderrTail: () => "", transportFailure: () => undefined, close, killSync: () => guard.abort(), oauthToken: credentials.oauthToken };
+	};
+	if (entry.transport === "sse") return attempt("sse");
+	try {
+		return await attempt("streamable-http");
+	} catch (streamableError) {
+		if (isAuthError(streamableError) || signal.aborted) throw streamableError;
+		try {
+			return await attempt("sse");
+		} catch (sseError) {
+			if (isAuthError(sseError) || signal.aborted) throw sseError;
+			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, { cause: streamableError });
+		}
+	}
+}
+
+/** The SDK provider for `oauth: { grantType: "client_credentials", clientId, clientSecret | privateKey, algorithm? }`. */
+function clientCredentials(sdk: McpSdk, entry: HttpServerEntry, redactor: Redactor) {
+	const oauth = (entry.oauth ?? {}) as { clientId?: string; clientSecret?: string; privateKey?: string; algorithm?: string; scope?: string };
+	if (!oauth.clientId) throw new AuthRequiredError(entry.name, 'oauth.grantType "client_credentials" needs oauth.clientId', "token");
+	redactor.add(oauth.clientSecret, oauth.privateKey);
+	if (oauth.privateKey) {
+		return new sdk.PrivateKeyJwtProvider({ clientId: oauth.clientId, privateKey: oauth.privateKey, algorithm: oauth.algorithm ?? "RS256", scope: oauth.scope });
+	}
+	if (!oauth.clientSecret) throw new AuthRequiredError(entry.name, "client credentials need oauth.clientSecret or oauth.privateKey", "token");
+	return new sdk.ClientCredentialsProvider({ clientId: oauth.clientId, clientSecret: oauth.clientSecret, scope: oauth.scope });
+}
+
+/** What a server lists on connect. */
+export interface ListedMetadata {
+	tools: ToolMetadata[];
+	resources: ResourceMetadata[];
+	templates: ResourceTemplateMetadata[];
+	prompts: PromptMetadata[];
+}
+
+/** Every tool, resource, resource template and prompt of a server, across all pages; schemas made safe to store and show. */
+export async function listMetadata(client: Client, name: string, timeout: number, signal?: AbortSignal): Promise<ListedMetadata> {
+	const sdk = await loadSdk();
+	const options = { timeout, signal };
+	const capabilities = client.getServerCapabilities() ?? {};
+	const list = <P extends { nextCursor?: string }>(method: string, schema: Parameters<Client["request"]>[1]) =>
+		allPages((cursor) => client.request({ method, params: cursorParams(cursor) }, schema, options) as Promise<P>);
+	const [toolPages, resourcePages, templatePages, promptPages] = await Promise.all([
+		list<ToolsPage>("tools/list", sdk.LenientToolsPage),
+		capabilities.resources ? list<ResourcesPage>("resources/list", sdk.LenientResourcesPage) : [],
+		capabilities.resources ? optionalList(list<TemplatesPage>("resources/templates/list", sdk.LenientTemplatesPage)) : [],
+		capabilities.prompts ? optionalList(list<PromptsPage>("prompts/list", sdk.LenientPromptsPage)) : [],
+	]);
+	const tools = toolPages.flatMap((page) =>
+		page.tools.map((tool) => ({
+			server: name,
+			name: tool.name,
+			title: tool.title,
+			description: tool.description ?? "",
+			inputSchema: safeSchema(tool.inputSchema),
+			annotations: annotationsOf(tool.annotations),
+			taskSupport: taskSupportOf(tool.execution),
+		})),
+	);
+	const resources = resourcePages.flatMap((page) =>
+		page.resources.map((r) => ({ uri: r.uri, name: r.name ?? r.uri, description: r.description, mimeType: r.mimeType })),
+	);
+	const templates = templatePages.flatMap((page) =>
+		page.resourceTemplates.flatMap((t) => {
+			const variables = templateVariables(t.uriTemplate);
+			return variables ? [{ uriTemplate: t.uriTemplate, name: t.name ?? t.title ?? t.uriTemplate, description: t.description, mimeType: t.mimeType, variables }] : [];
+		}),
+	);
+	const prompts = promptPages.flatMap((page) =>
+		page.prompts.map((p) => ({
+			name: p.name,
+			title: p.title,
+			description: p.description,
+			arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
+		})),
+	);
+	return { tools, resources, templates, prompts };
+}
+
+/** Templates and prompts are extras: a server that declares them but fails to list them still has its tools. */
+async function optionalList<P>(pages: Promise<P[]>): Promise<P[]> {
+	return pages.catch(() => []);
+}
+
+function taskSupportOf(execution: unknown): ToolMetadata["taskSupport"] {
+	const support = (execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+	return support === "required" || support === "optional" ? support : undefined;
+}
+
+const cursorParams = (cursor: string | undefined) => (cursor ? { cursor } : {});
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+
+/** The MCP annotations a server declared, kept only where they have the spec's types. */
+function annotationsOf(raw: unknown): ToolAnnotations | undefined {
+	if (typeof raw !== "object" || raw === null) return undefined;
+	const source = raw as Record<string, unknown>;
+	const out: Record<string, string | boolean> = {};
+	if (typeof source.title === "string") out.title = source.title;
+	for (const hint of HINTS) if (typeof source[hint] === "boolean") out[hint] = source[hint] as boolean;
+	return Object.keys(out).length > 0 ? (out as ToolAnnotations) : undefined;
+}
+
+/** Follows `nextCursor` until the server stops sending one (at most MAX_PAGES, against a loop). */
+async function allPages<P extends { nextCursor?: string }>(fetchPage: (cursor: string | undefined) => Promise<P>): Promise<P[]> {
+	const pages: P[] = [];
+	let cursor: string | undefined;
+	do {
+		const page = await fetchPage(cursor);
+		pages.push(page);
+		cursor = page.nextCursor;
+	} while (cursor && pages.length < MAX_PAGES);
+	return pages;
+}
+
+/** Timeouts and cancellations in words a user can act on. */
+export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {
+	const code = (error as { code?: unknown } | null)?.code;
+	if (code === -32001 && /timed out/i.test(describeError(error))) {
+		return new Error(
+			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (seconds) or settings.requestTimeoutMs if it needs longer.`,
+			{ cause: error },
+		);
+	}
+	return error;
+}
+
+/** Adds why the connection ended: the transport's own reason, or the end of a crashed server's stderr. */
+export function withStderr(error: unknown, connection: ServerConnection): unknown {
+	if (connection.status === "connected") return error;
+	const failure = connection.transportFailure();
+	if (failure) return new Error(`${describeError(error)}: ${failure}`, { cause: error });
+	const tail = connection.stderrTail().trim();
+	if (connection.transportKind !== "stdio" || !tail) return error;
+	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, { cause: error });
+}
+
+function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+	return out;
+}
+
+function defaultDebugLog(server: string, text: string): void {
+	process.stderr.write(terminalSafe(text).replace(/^(?=.)/gm, `[mcp:${oneLine(server)}] `));
+}

@@ -1,0 +1,150 @@
+// The stdio transport: the SDK's Transport contract and its own message (de)serialization, with
+// what its StdioClientTransport lacks for real-world servers:
+// - reading is linear in the data, with a clear error above a size limit (line-reader.ts);
+// - the server leads its own process group, and close ends the whole tree: stdin end, then
+//   SIGTERM, then SIGKILL, with waits that keep Node alive until it is done;
+// - a failure to start says what could not be started.
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import spawn from "cross-spawn";
+import { delay } from "../bounds/waits.ts";
+import { LineReader } from "./line-reader.ts";
+import { killAllSync, listTree, signal, tagged, terminateAll } from "../bounds/process-tree.ts";
+
+export interface StdioTransportOptions {
+	readonly command: string;
+	readonly args: readonly string[];
+	readonly env: Readonly<Record<string, string>>;
+	readonly cwd?: string;
+	/** A message (one line) longer than this closes the connection with a clear error. */
+	readonly maxMessageBytes: number;
+	readonly onStderr?: (chunk: Buffer) => void;
+	/** Turns a line into a message (the SDK's deserializeMessage); throws on a line that is not one. */
+	readonly parse: (line: string) => JSONRPCMessage;
+	/** How long a server may take to exit after its stdin ends, before SIGTERM (default 1 s). */
+	readonly exitGraceMs?: number;
+}
+
+const POSIX = process.platform !== "win32";
+/** The environment variable that tags a server's processes (see `tagged`). */
+const TAG = "PI_MCP_SERVER_ID";
+
+export class StdioTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+	/** Why the connection ended, when the transport ended it (a message over the limit). */
+	failure?: string;
+	private child?: ChildProcess;
+	private exited?: Promise<void>;
+	/** All of the child's output read (its pipes closed): what it said last is not lost. */
+	private drained?: Promise<void>;
+	private readonly reader: LineReader;
+	private closing?: Promise<void>;
+	/** In the server's environment, inherited by everything it starts: finds helpers that left its group (setsid). */
+	private readonly tag = randomBytes(8).toString("hex");
+
+	constructor(private readonly options: StdioTransportOptions) {
+		this.reader = new LineReader({
+			maxMessageBytes: options.maxMessageBytes,
+			parse: options.parse,
+			onMessage: (message) => this.onmessage?.(message),
+			onOverflow: () => {
+				const mb = Math.round(options.maxMessageBytes / 1024 / 1024);
+				this.failure = `the server sent more than ${mb} MB without a line end (a message over the limit, or output that is not MCP); the connection was closed. Raise settings.maxMessageMB if its answers are really that big.`;
+				this.onerror?.(new Error(this.failure));
+				void this.close();
+			},
+		});
+	}
+
+	/** Lines that were not JSON-RPC (a chatty library printing to stdout): skipped, counted. */
+	get garbageLines(): number {
+		return this.reader.garbageLines;
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	start(): Promise<void> {
+		if (this.child) throw new Error("StdioTransport already started");
+		const { command, args, env, cwd } = this.options;
+		const child = spawn(command, [...args], {
+			env: { ...env, [TAG]: this.tag },
+			cwd,
+			stdio: ["pipe", "pipe", "pipe"],
+			// Its own process group: one signal reaches the server and everything it started.
+			detached: POSIX,
+			windowsHide: true,
+		});
+		this.child = child;
+		this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+		this.drained = new Promise((resolve) => child.once("close", () => resolve()));
+		child.stdout?.on("data", (chunk: Buffer) => this.reader.read(chunk));
+		child.stderr?.on("data", (chunk: Buffer) => this.options.onStderr?.(chunk));
+		child.stdin?.on("error", (error) => this.onerror?.(error));
+		child.once("exit", () => {
+			if (!this.closing) this.closing = this.endTree().finally(() => this.onclose?.());
+		});
+		return new Promise((resolve, reject) => {
+			child.once("spawn", () => resolve());
+			child.once("error", (error: NodeJS.ErrnoException) => {
+				const why = error.code === "ENOENT" ? `command not found: ${command}${cwd ? ` (in ${cwd})` : ""}` : error.message;
+				reject(new Error(`cannot start the server: ${why}`, { cause: error }));
+			});
+		});
+	}
+
+	send(message: JSONRPCMessage): Promise<void> {
+		const stdin = this.child?.stdin;
+		if (!stdin || stdin.destroyed || this.closing) return Promise.reject(new Error("Not connected"));
+		return new Promise((resolve, reject) => {
+			stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+		});
+	}
+
+	close(): Promise<void> {
+		this.closing ??= this.endTree().finally(() => this.onclose?.());
+		return this.closing;
+	}
+
+	/** Last resort at process exit: SIGKILL the group and the tree, synchronously. */
+	killSync(): void {
+		const child = this.child;
+		const pid = child?.pid;
+		if (!child || !pid) return;
+		const leaderAlive = child.exitCode === null && child.signalCode === null;
+		killAllSync([...listTree(pid), ...tagged(TAG, this.tag), ...(leaderAlive ? [pid] : [])]);
+		if (POSIX && leaderAlive) signal(-pid, "SIGKILL");
+	}
+
+	/** stdin end, a short wait, then the whole tree (group and descendants) gets SIGTERM, then SIGKILL. */
+	private async endTree(): Promise<void> {
+		const child = this.child;
+		const pid = child?.pid;
+		if (!child || !pid) return;
+		// Listed first: once the leader exits, its children are re-parented and only the group finds them.
+		const tree = [...listTree(pid), ...tagged(TAG, this.tag)];
+		if (child.exitCode === null && child.signalCode === null) {
+			child.stdin?.end();
+			await Promise.race([this.exited, delay(this.options.exitGraceMs ?? 1000)]);
+		}
+		if (child.exitCode === null && child.signalCode === null) {
+			if (POSIX) signal(-pid, "SIGTERM");
+			await terminateAll([pid, ...tree]);
+			if (POSIX) signal(-pid, "SIGKILL");
+		} else {
+			// The leader is gone (its group id may be reused once empty): the members found are ended one by one.
+			await terminateAll([...new Set([...tree, ...listTree(pid), ...tagged(TAG, this.tag)])]);
+		}
+		// Its last words (a crash message on stderr) are read before the pipes go; a helper that
+		// keeps them open does not hold this up for long.
+		await Promise.race([this.drained, delay(300)]);
+		child.stdout?.destroy();
+		child.stderr?.destroy();
+		child.stdin?.destroy();
+	}
+}
