@@ -1,14 +1,14 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
 import { within } from "./bounds/waits.ts";
-import { terminalSafe } from "./trust/safe-text.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
-import type { ProxyInput } from "./proxy/surface.ts";
-import { runProxy } from "./proxy/proxy-tool.ts";
-import { describeError } from "./transport/errors.ts";
 import { brokerReport, turnedOffLine } from "./pi/server-status.ts";
+import { runProxy } from "./proxy/proxy-tool.ts";
+import type { ProxyInput } from "./proxy/surface.ts";
 import { contentText } from "./proxy/tool-results.ts";
+import { describeError } from "./transport/errors.ts";
+import { terminalSafe } from "./trust/safe-text.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   status                 servers and their state
@@ -100,7 +100,10 @@ async function demo(runtime: McpRuntime): Promise<boolean> {
 		["search add numbers", { search: "add numbers" }],
 		["describe everything_get-sum", { describe: "everything_get-sum" }],
 		['call everything_get-sum \'{"a": 2, "b": 3}\'', { tool: "everything_get-sum", args: '{"a": 2, "b": 3}' }],
-		['call everything_echo \'{"message": "hello from Pi"}\'', { tool: "everything_echo", args: { message: "hello from Pi" } }],
+		[
+			'call everything_echo \'{"message": "hello from Pi"}\'',
+			{ tool: "everything_echo", args: { message: "hello from Pi" } },
+		],
 		["status", {}],
 	];
 	let allOk = true;
@@ -120,7 +123,10 @@ async function sign(runtime: McpRuntime, command: "login" | "logout", server: st
 			return 0;
 		}
 		await runtime.signIn(server, {
-			show: (url) => print(`Open this address to sign in to "${server}":\n${url}\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`),
+			show: (url) =>
+				print(
+					`Open this address to sign in to "${server}":\n${url}\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`,
+				),
 			askPaste: process.stdin.isTTY ? (signal) => readLine(signal) : undefined,
 		});
 		print(`Signed in to "${server}".\n`);
@@ -152,7 +158,9 @@ async function decide(runtime: McpRuntime, command: "approve" | "deny", server: 
 	}
 	const decided = await runtime.decide(server ? [server] : [], command === "approve" ? "approved" : "denied");
 	if (decided.length === 0) {
-		print(server ? `"${server}" is from your own config: it needs no approval.\n` : "No project server needs a decision.\n");
+		print(
+			server ? `"${server}" is from your own config: it needs no approval.\n` : "No project server needs a decision.\n",
+		);
 		return 0;
 	}
 	print(`${command === "approve" ? "Approved" : "Denied"} for ${runtime.approvals.project}:\n`);
@@ -184,8 +192,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 	process.once("SIGTERM", onSignal);
 	try {
 		if (parsed.command === "demo") return (await demo(runtime)) ? 0 : 1;
-		if (parsed.command === "approve" || parsed.command === "deny") return await decide(runtime, parsed.command, parsed.rest[0]);
-		if (parsed.command === "login" || parsed.command === "logout") return await sign(runtime, parsed.command, parsed.rest[0]);
+		if (parsed.command === "approve" || parsed.command === "deny")
+			return await decide(runtime, parsed.command, parsed.rest[0]);
+		if (parsed.command === "login" || parsed.command === "logout")
+			return await sign(runtime, parsed.command, parsed.rest[0]);
 		const input = toInput(parsed);
 		if (typeof input === "string") {
 			printError(`${input}\n\n${USAGE}\n`);

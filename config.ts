@@ -4,11 +4,19 @@
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { isCommandValue } from "./config/command-values.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
-import { FileSchema, isValid, OutputGuardSchema, RawServerSchema, SettingsSchema, schemaErrors, unknownKeys } from "./config/schema.ts";
 import { readJsoncFile } from "./config/jsonc-file.ts";
-import { isCommandValue } from "./config/command-values.ts";
+import {
+	FileSchema,
+	isValid,
+	OutputGuardSchema,
+	RawServerSchema,
+	SettingsSchema,
+	schemaErrors,
+	unknownKeys,
+} from "./config/schema.ts";
 import { launchIdentity } from "./trust/project-approval.ts";
 import { maskUrl, worthMasking } from "./trust/redaction.ts";
 import { hasHiddenCharacters, visible } from "./trust/safe-text.ts";
@@ -16,17 +24,16 @@ import {
 	type ConfigProblem,
 	type ConfigSource,
 	DEFAULT_SETTINGS,
-	type McpConfig,
-	type McpSettings,
 	type Exposure,
 	type ExposureRules,
+	type McpConfig,
+	type McpSettings,
 	type ServerEntry,
 	type UnconfiguredServer,
 } from "./types.ts";
 
 /** Keys of a config file that belong to Pi 1.5's own MCP, not to servers: accepted without a warning. */
 const PI_FILE_KEYS = ["$schema", "autoEnableCodemode"];
-
 
 export interface LoadConfigOptions {
 	readonly cwd: string;
@@ -90,7 +97,8 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		if (read.kind === "error") {
 			problems.push({ severity: "error", file: file.path, message: read.message });
 			// Nothing from a broken file runs, but the servers it meant stay visible, with the reason.
-			for (const name of serverNamesIn(read.partial)) unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
+			for (const name of serverNamesIn(read.partial))
+				unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
 			continue;
 		}
 		if (!isValid(FileSchema, read.value)) {
@@ -98,12 +106,19 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			continue;
 		}
 		const data = read.value;
-		for (const message of unknownKeys(FileSchema, data, "key", PI_FILE_KEYS)) problems.push({ severity: "warning", file: file.path, message });
+		for (const message of unknownKeys(FileSchema, data, "key", PI_FILE_KEYS))
+			problems.push({ severity: "warning", file: file.path, message });
 		if (file.scope === "project" && (data.imports?.length || data.settings !== undefined)) {
 			// A repository cannot change how the user's own servers run (timeouts, sharing, the output
 			// guard, direct tools) nor start servers from the user's other hosts: said, and ignored.
-			const keys = [data.settings !== undefined ? '"settings"' : "", data.imports?.length ? '"imports"' : ""].filter(Boolean).join(" and ");
-			problems.push({ severity: "warning", file: file.path, message: `${keys} in a project's file are ignored: they would change your own servers; put them in ~/.pi/agent/mcp.json` });
+			const keys = [data.settings !== undefined ? '"settings"' : "", data.imports?.length ? '"imports"' : ""]
+				.filter(Boolean)
+				.join(" and ");
+			problems.push({
+				severity: "warning",
+				file: file.path,
+				message: `${keys} in a project's file are ignored: they would change your own servers; put them in ~/.pi/agent/mcp.json`,
+			});
 		} else {
 			for (const host of data.imports ?? []) imports.add(host);
 			if (data.settings !== undefined) settings = mergeSettings(settings, data.settings, file, problems);
@@ -152,9 +167,16 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 		const home = options.home ?? homedir();
 		// Within one host a later file wins (project over global); across hosts the first listed wins.
 		const fromHost = new Map<string, { raw: unknown; path: string; scope: ConfigSource["scope"] }>();
-		for (const found of readImport(host as ImportHost, { cwd: options.cwd, home, env, platform: options.platform ?? process.platform })) {
-			if (found.error) problems.push({ severity: "warning", file: found.path, message: `import ${host}: ${found.error}` });
-			for (const [name, raw] of Object.entries(found.servers)) fromHost.set(name, { raw, path: found.path, scope: found.scope });
+		for (const found of readImport(host as ImportHost, {
+			cwd: options.cwd,
+			home,
+			env,
+			platform: options.platform ?? process.platform,
+		})) {
+			if (found.error)
+				problems.push({ severity: "warning", file: found.path, message: `import ${host}: ${found.error}` });
+			for (const [name, raw] of Object.entries(found.servers))
+				fromHost.set(name, { raw, path: found.path, scope: found.scope });
 		}
 		for (const [name, { raw, path, scope }] of fromHost) {
 			if (servers.has(name) || ownNames.has(name) || unconfigured.has(name) || disabled.has(name)) continue; // imports only add servers defined nowhere else
@@ -173,16 +195,21 @@ function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, proble
 		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
 		return base;
 	}
-	for (const message of unknownKeys(SettingsSchema, raw, "setting")) problems.push({ severity: "warning", file: file.path, message: `settings: ${message}` });
+	for (const message of unknownKeys(SettingsSchema, raw, "setting"))
+		problems.push({ severity: "warning", file: file.path, message: `settings: ${message}` });
 	if (typeof raw.outputGuard === "object") {
-		for (const message of unknownKeys(OutputGuardSchema, raw.outputGuard, "key")) problems.push({ severity: "warning", file: file.path, message: `settings.outputGuard: ${message}` });
+		for (const message of unknownKeys(OutputGuardSchema, raw.outputGuard, "key"))
+			problems.push({ severity: "warning", file: file.path, message: `settings.outputGuard: ${message}` });
 	}
 	const defined: Record<string, unknown> = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
 	return { ...base, ...defined };
 }
 
 /** What became of one raw entry: a usable entry, turned off, or unusable with the reason. */
-export type Normalized = { kind: "entry"; entry: ServerEntry } | { kind: "disabled" } | { kind: "invalid"; reason: string };
+export type Normalized =
+	| { kind: "entry"; entry: ServerEntry }
+	| { kind: "disabled" }
+	| { kind: "invalid"; reason: string };
 
 /** Turns one raw entry into a ServerEntry, or records why it cannot be used. */
 export function normalizeServer(
@@ -198,12 +225,16 @@ export function normalizeServer(
 		return { kind: "invalid", reason };
 	};
 	// A name is shown in every list and dialog: one that can hide or rewrite text there is refused.
-	if (hasHiddenCharacters(name)) return invalid(`the server name "${visible(name)}" holds control or invisible characters; rename it`);
+	if (hasHiddenCharacters(name))
+		return invalid(`the server name "${visible(name)}" holds control or invisible characters; rename it`);
 	if (!isValid(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
-	for (const message of unknownKeys(RawServerSchema, raw, "field")) problems.push({ severity: "warning", file: source.path, server: name, message });
+	for (const message of unknownKeys(RawServerSchema, raw, "field"))
+		problems.push({ severity: "warning", file: source.path, server: name, message });
 	if (raw.disabled || raw.enabled === false) return { kind: "disabled" };
-	if (raw.command && raw.url) return invalid('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
-	if (!raw.command && !raw.url) return invalid('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
+	if (raw.command && raw.url)
+		return invalid('has both "command" and "url"; keep "command" for a local server or "url" for a remote one');
+	if (!raw.command && !raw.url)
+		return invalid('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
 
 	const failures: string[] = [];
 	const secrets: string[] = [];
@@ -218,7 +249,9 @@ export function normalizeServer(
 	};
 	// A `!command` value (Pi 1.5) is run when the server starts, by a shell that expands its own variables.
 	const expandMap = (field: string, map: Record<string, string> | undefined) =>
-		Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, isCommandValue(v) ? v : expand(`${field}.${k}`, v)]));
+		Object.fromEntries(
+			Object.entries(map ?? {}).map(([k, v]) => [k, isCommandValue(v) ? v : expand(`${field}.${k}`, v)]),
+		);
 
 	const base = {
 		name,
@@ -253,7 +286,8 @@ export function normalizeServer(
 	} else {
 		const url = expand("url", raw.url as string);
 		// The URL as written, masked: the expanded one may carry a token in its query.
-		if (failures.length === 0 && !isHttpUrl(url)) failures.push(`field "url": ${JSON.stringify(maskUrl(raw.url as string))} is not an http(s) URL`);
+		if (failures.length === 0 && !isHttpUrl(url))
+			failures.push(`field "url": ${JSON.stringify(maskUrl(raw.url as string))} is not an http(s) URL`);
 		const headers = expandMap("headers", raw.headers);
 		const bearerToken = raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken);
 		secrets.push(...Object.values(headers).filter((v) => !isCommandValue(v)), ...(bearerToken ? [bearerToken] : []));
@@ -275,10 +309,16 @@ export function normalizeServer(
 type PiExposure = "codemode" | "codemode-deferred" | "deferred" | "direct" | "hidden";
 
 /** Pi 1.5's exposure as it means here: codemode and deferred both reach the model through `mcp`. */
-function exposureRules(server: PiExposure | undefined, tools: Record<string, PiExposure> | undefined): ExposureRules | undefined {
+function exposureRules(
+	server: PiExposure | undefined,
+	tools: Record<string, PiExposure> | undefined,
+): ExposureRules | undefined {
 	if (server === undefined && tools === undefined) return undefined;
 	const map = (e: PiExposure): Exposure => (e === "direct" || e === "hidden" ? e : "proxy");
-	return { server: server === undefined ? undefined : map(server), tools: Object.entries(tools ?? {}).map(([pattern, e]) => [pattern, map(e)] as const) };
+	return {
+		server: server === undefined ? undefined : map(server),
+		tools: Object.entries(tools ?? {}).map(([pattern, e]) => [pattern, map(e)] as const),
+	};
 }
 
 /**
@@ -288,12 +328,30 @@ function exposureRules(server: PiExposure | undefined, tools: Record<string, PiE
  */
 function applyOverride(base: ServerEntry, raw: Record<string, unknown>): ServerEntry | undefined {
 	if (raw.enabled === false || raw.disabled === true) return undefined;
-	const exposure = exposureRules(raw.exposure as PiExposure | undefined, raw.toolExposure as Record<string, PiExposure> | undefined);
-	return exposure ? { ...base, exposure: { server: exposure.server ?? base.exposure?.server, tools: [...exposure.tools, ...(base.exposure?.tools ?? [])] } } : base;
+	const exposure = exposureRules(
+		raw.exposure as PiExposure | undefined,
+		raw.toolExposure as Record<string, PiExposure> | undefined,
+	);
+	return exposure
+		? {
+				...base,
+				exposure: {
+					server: exposure.server ?? base.exposure?.server,
+					tools: [...exposure.tools, ...(base.exposure?.tools ?? [])],
+				},
+			}
+		: base;
 }
 
 function isOverride(raw: unknown): raw is Record<string, unknown> {
-	return typeof raw === "object" && raw !== null && !("command" in raw) && !("url" in raw) && !("type" in raw) && isValid(RawServerSchema, raw);
+	return (
+		typeof raw === "object" &&
+		raw !== null &&
+		!("command" in raw) &&
+		!("url" in raw) &&
+		!("type" in raw) &&
+		isValid(RawServerSchema, raw)
+	);
 }
 
 /** The server names a (possibly partial) parsed file mentions under mcpServers. */
@@ -321,10 +379,21 @@ export function formatProblem(problem: ConfigProblem): string {
  * One entry from a raw object, as if read from the user's own file; throws on any problem.
  * For programs that build entries themselves (the conformance client, benchmarks, tests).
  */
-export function defineServer(name: string, raw: unknown, options: { cwd?: string; env?: Readonly<Record<string, string | undefined>> } = {}): ServerEntry {
+export function defineServer(
+	name: string,
+	raw: unknown,
+	options: { cwd?: string; env?: Readonly<Record<string, string | undefined>> } = {},
+): ServerEntry {
 	const problems: ConfigProblem[] = [];
 	const source: ConfigSource = { kind: "pi-global", scope: "user", path: "(defined in code)" };
-	const result = normalizeServer(name, raw, source, { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env }, problems);
-	if (result.kind !== "entry") throw new Error(problems.map(formatProblem).join("\n") || `server "${name}" is disabled`);
+	const result = normalizeServer(
+		name,
+		raw,
+		source,
+		{ cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env },
+		problems,
+	);
+	if (result.kind !== "entry")
+		throw new Error(problems.map(formatProblem).join("\n") || `server "${name}" is disabled`);
 	return result.entry;
 }

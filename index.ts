@@ -4,35 +4,49 @@
 // the project (an untrusted project's .pi/mcp.json is not even read) and which servers other
 // extensions registered; it is built again when those registrations change.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { RegisteredServer } from "./config.ts";
 import type { ClientHost } from "./client/client-features.ts";
+import { piSampler } from "./client/sampling.ts";
+import { safeDialogs } from "./client/user-dialogs.ts";
+import type { RegisteredServer } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { openSystemBrowser } from "./oauth/open-browser.ts";
 import { storedSignInNote } from "./oauth-handler.ts";
-import { askApproval } from "./trust/project-approval.ts";
-import { normalizeProxyInput, PROXY_DESCRIPTION, PROXY_TOOL_NAME, type ProxyInput, ProxyParams, proxyDescription } from "./proxy/surface.ts";
-import { progressText, runProxy } from "./proxy/proxy-tool.ts";
-import type { Progress } from "./server-manager.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
-import { piSampler } from "./client/sampling.ts";
-import { oneLine, terminalSafe } from "./trust/safe-text.ts";
 import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
-import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+import { progressText, runProxy } from "./proxy/proxy-tool.ts";
+import {
+	normalizeProxyInput,
+	PROXY_DESCRIPTION,
+	PROXY_TOOL_NAME,
+	type ProxyInput,
+	ProxyParams,
+	proxyDescription,
+} from "./proxy/surface.ts";
 import { contentText } from "./proxy/tool-results.ts";
-import { safeDialogs } from "./client/user-dialogs.ts";
+import type { Progress } from "./server-manager.ts";
+import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+import { askApproval } from "./trust/project-approval.ts";
+import { oneLine, terminalSafe } from "./trust/safe-text.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
 
 /** What Pi 1.5 adds to the extension API; feature-tested, since pi 0.73 has none of it. */
 interface Pi15Api {
 	getMcpServers?: () => RegisteredServer[];
-	on(event: "mcp_servers_change", handler: (event: { servers: RegisteredServer[] }, ctx: ExtensionContext) => void): void;
+	on(
+		event: "mcp_servers_change",
+		handler: (event: { servers: RegisteredServer[] }, ctx: ExtensionContext) => void,
+	): void;
 }
 
 /** What servers may use of the session: its dialogs (when there is a UI) and its current model. */
 function clientHost(ctx: ExtensionContext): ClientHost {
-	return { dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined, sampler: () => piSampler(ctx), openBrowser: openSystemBrowser };
+	return {
+		dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined,
+		sampler: () => piSampler(ctx),
+		openBrowser: openSystemBrowser,
+	};
 }
 
 /** Pi 1.5's project trust; undefined on Pi lines without it (pi 0.73). */
@@ -47,7 +61,12 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	let direct: DirectPlan | undefined;
 	const registeredDirect = new Set<string>();
 
-	const run = async (input: ProxyInput, signal: AbortSignal | undefined, onUpdate: OnUpdate | undefined, ctx: ExtensionContext) => {
+	const run = async (
+		input: ProxyInput,
+		signal: AbortSignal | undefined,
+		onUpdate: OnUpdate | undefined,
+		ctx: ExtensionContext,
+	) => {
 		const active = runtime ?? activate(ctx, registeredServers());
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
 		const onProgress = (p: Progress) =>
@@ -73,14 +92,18 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			prepareArguments: normalizeProxyInput,
 			execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
 			renderCall: (args, theme) => renderProxyCall(args, theme, lookup),
-			renderResult: (result, options, theme, context) => renderProxyResult({ ...result, isError: context.isError }, options, theme),
+			renderResult: (result, options, theme, context) =>
+				renderProxyResult({ ...result, isError: context.isError }, options, theme),
 		});
 	registerProxy(PROXY_DESCRIPTION);
 
 	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */
 	const syncDirectTools = (active: McpRuntime) => {
 		const allowed = active.lifecycle.serverNames().filter((n) => !active.lifecycle.blocked(n));
-		const others = pi.getAllTools().map((t) => t.name).filter((name) => name !== PROXY_TOOL_NAME && !registeredDirect.has(name));
+		const others = pi
+			.getAllTools()
+			.map((t) => t.name)
+			.filter((name) => name !== PROXY_TOOL_NAME && !registeredDirect.has(name));
 		direct = planDirectTools(active.lifecycle.catalog, directSelection(active.config, active.env), allowed, others);
 		for (const tool of direct.tools) {
 			if (registeredDirect.has(tool.name)) continue;
@@ -95,12 +118,14 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				...(tool.annotations ? { annotations: tool.annotations } : {}),
 				execute: (_id, params, signal, onUpdate, ctx) =>
 					run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
-				renderResult: (result, options, theme, context) => renderProxyResult({ ...result, isError: context.isError }, options, theme),
+				renderResult: (result, options, theme, context) =>
+					renderProxyResult({ ...result, isError: context.isError }, options, theme),
 			});
 		}
 	};
 
-	const registeredServers = (): RegisteredServer[] => (typeof pi15.getMcpServers === "function" ? pi15.getMcpServers() : []);
+	const registeredServers = (): RegisteredServer[] =>
+		typeof pi15.getMcpServers === "function" ? pi15.getMcpServers() : [];
 
 	/** Builds and starts a session's runtime (ending the previous one), and hooks it to Pi. */
 	const activate = (ctx: ExtensionContext, registered: readonly RegisteredServer[]): McpRuntime => {
@@ -121,7 +146,11 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		return active;
 	};
 
-	const prompts = new PromptCommands(pi, () => runtime, (ctx, text, level) => say(ctx, runtime, text, level));
+	const prompts = new PromptCommands(
+		pi,
+		() => runtime,
+		(ctx, text, level) => say(ctx, runtime, text, level),
+	);
 	registerCommands(pi, {
 		runtime: () => runtime,
 		direct: () => direct,
@@ -166,16 +195,22 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 function report(runtime: McpRuntime, direct: DirectPlan | undefined, ctx: ExtensionContext): void {
 	const lines = runtime.problemLines();
 	if (direct && direct.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
-		lines.push(`warning: the ${direct.tools.length} direct MCP tools cost about ${direct.tokens} tokens of context; consider fewer (directTools: ["tool", ...]).`);
+		lines.push(
+			`warning: the ${direct.tools.length} direct MCP tools cost about ${direct.tokens} tokens of context; consider fewer (directTools: ["tool", ...]).`,
+		);
 	}
 	const pending = runtime.pendingApproval();
 	if (pending.length > 0 && !ctx.hasUI) {
 		// Everything each would run and send, so that a later `/mcp approve` is a yes to what was shown.
 		lines.push(`${pending.length} server(s) from this project's config await approval and will not run:`);
-		lines.push(...pending.map((e) => `  ${runtime.describeLaunch(e)}`), "Run /mcp approve to allow them (/mcp approve <name> for one).");
+		lines.push(
+			...pending.map((e) => `  ${runtime.describeLaunch(e)}`),
+			"Run /mcp approve to allow them (/mcp approve <name> for one).",
+		);
 	}
 	if (lines.length === 0) return;
 	const message = terminalSafe(`MCP:\n${lines.join("\n")}`);
-	if (ctx.hasUI) ctx.ui.notify(message, runtime.config.problems.some((p) => p.severity === "error") ? "error" : "warning");
+	if (ctx.hasUI)
+		ctx.ui.notify(message, runtime.config.problems.some((p) => p.severity === "error") ? "error" : "warning");
 	else console.error(message);
 }

@@ -3,15 +3,15 @@
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
 import { mapLimit, once, within } from "./bounds/waits.ts";
+import { ToolCatalog } from "./catalog/tool-catalog.ts";
 import { formatProblem } from "./config.ts";
-import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
-import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
+import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
+import type { McpServerManager, ServerConnection } from "./server-manager.ts";
+import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
+import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
 import { scrubStrings } from "./trust/redaction.ts";
-import type { Challenge } from "./transport/open-connection.ts";
-import type { McpServerManager, ServerConnection } from "./server-manager.ts";
-import { ToolCatalog } from "./catalog/tool-catalog.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
 /** The search engine (MiniSearch, stemmer, WordNet) loads on the first search or index update, not with Pi. */
@@ -199,7 +199,10 @@ export class ServerLifecycle {
 
 	/** Every server the config names: the usable ones, then those that need configuration. */
 	serverNames(): string[] {
-		return [...this.config.servers.keys(), ...[...this.config.unconfigured.keys()].filter((n) => !this.config.servers.has(n))];
+		return [
+			...this.config.servers.keys(),
+			...[...this.config.unconfigured.keys()].filter((n) => !this.config.servers.has(n)),
+		];
 	}
 
 	state(name: string): ServerState {
@@ -221,7 +224,8 @@ export class ServerLifecycle {
 	/** Why a server may not run now (needs configuration, awaiting approval, denied), or undefined when it may. */
 	blocked(name: string): string | undefined {
 		const unconfigured = this.unconfigured(name);
-		if (unconfigured) return `Server "${name}" needs configuration: ${unconfigured.reason} (in ${unconfigured.source.path})`;
+		if (unconfigured)
+			return `Server "${name}" needs configuration: ${unconfigured.reason} (in ${unconfigured.source.path})`;
 		const entry = this.config.servers.get(name);
 		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
 		return gate === "allowed" ? undefined : approvalMessage(name, gate);
@@ -259,9 +263,17 @@ export class ServerLifecycle {
 		const entry = this.config.servers.get(name);
 		const error =
 			isAuthError(raw) && !(raw instanceof AuthRequiredError) && entry
-				? new AuthRequiredError(name, authDetail(raw, this.manager.challenge(name)), usesOAuth(entry) ? "sign-in" : "token")
+				? new AuthRequiredError(
+						name,
+						authDetail(raw, this.manager.challenge(name)),
+						usesOAuth(entry) ? "sign-in" : "token",
+					)
 				: raw;
-		this.failures.set(name, { message: describeError(error), at: this.now(), needsAuth: error instanceof AuthRequiredError });
+		this.failures.set(name, {
+			message: describeError(error),
+			at: this.now(),
+			needsAuth: error instanceof AuthRequiredError,
+		});
 		this.options.onChange?.();
 		return error;
 	}
@@ -285,9 +297,15 @@ export class ServerLifecycle {
 	 * With `waitMs`, waits at most that long (one slow or dead server never stalls an answer: the
 	 * connects go on in the background) and returns the servers still starting.
 	 */
-	async ensureMetadata(names: readonly string[] = this.serverNames(), waitMs?: number, signal?: AbortSignal): Promise<string[]> {
+	async ensureMetadata(
+		names: readonly string[] = this.serverNames(),
+		waitMs?: number,
+		signal?: AbortSignal,
+	): Promise<string[]> {
 		const missing = names.filter((n) => !this.catalog.has(n) && !this.blocked(n));
-		const work = mapLimit(missing, this.options.parallelism ?? 10, (name) => this.ensureConnected(name).catch(() => undefined));
+		const work = mapLimit(missing, this.options.parallelism ?? 10, (name) =>
+			this.ensureConnected(name).catch(() => undefined),
+		);
 		await (waitMs === undefined ? work : within(work, waitMs, signal));
 		return missing.filter((n) => !this.catalog.has(n) && !this.failures.has(n));
 	}
@@ -333,7 +351,12 @@ export class ServerLifecycle {
 			for (const entry of this.config.servers.values()) {
 				const connection = this.manager.get(entry.name);
 				const idle = this.idleMinutes(entry);
-				if (connection && idle !== undefined && connection.inFlight === 0 && this.now() - connection.lastUsedAt >= idle * 60_000) {
+				if (
+					connection &&
+					idle !== undefined &&
+					connection.inFlight === 0 &&
+					this.now() - connection.lastUsedAt >= idle * 60_000
+				) {
 					work.push(this.manager.close(entry.name));
 				} else if (entry.lifecycle === "keep-alive") {
 					work.push(this.checkHealth(entry));
@@ -409,9 +432,13 @@ export class ServerLifecycle {
 	/** "Unknown server" with the configured names and, when the config is broken, what is wrong with it. */
 	unknownServer(name: string): string {
 		const off = this.config.disabled?.get(name);
-		if (off) return `Server "${name}" is turned off ("enabled": false in ${off}). Ask the user if it should be turned on; servers that can be used: ${this.serverNames().join(", ") || "none"}.`;
+		if (off)
+			return `Server "${name}" is turned off ("enabled": false in ${off}). Ask the user if it should be turned on; servers that can be used: ${this.serverNames().join(", ") || "none"}.`;
 		const errors = this.config.problems.filter((p) => p.severity === "error");
-		const hint = errors.length > 0 ? ` The MCP config has problems, which may be why: ${errors.slice(0, 3).map(formatProblem).join(" | ")}` : "";
+		const hint =
+			errors.length > 0
+				? ` The MCP config has problems, which may be why: ${errors.slice(0, 3).map(formatProblem).join(" | ")}`
+				: "";
 		return unknownServerMessage(name, this.serverNames()) + hint;
 	}
 }
@@ -430,4 +457,3 @@ export function unknownServerMessage(name: string, known: readonly string[]): st
 		? `Unknown server ${quote(name)}: no MCP servers are configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.`
 		: `Unknown server ${quote(name)}. Configured servers: ${known.join(", ")}`;
 }
-

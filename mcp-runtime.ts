@@ -1,19 +1,20 @@
 // Everything one Pi session (or one CLI run) of the adapter holds, built from cwd, agentDir and
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
 // manager, lifecycle, and what the client offers servers (roots, elicitation, sampling, logs).
-import { ClientFeatures } from "./client/client-features.ts";
+
 import { atExit } from "./bounds/exit-cleanup.ts";
+import { ClientFeatures } from "./client/client-features.ts";
 import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
-import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
-import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
-import { about, type ServerBlurb } from "./proxy/surface.ts";
-import { Redactor } from "./trust/redaction.ts";
-import { McpServerManager } from "./server-manager.ts";
-import { authHelp, credentialRenewal, grantType, storedSignInNote, usesOAuth } from "./oauth-handler.ts";
 import type { SignInOptions } from "./oauth/sign-in.ts";
+import { authHelp, credentialRenewal, grantType, storedSignInNote, usesOAuth } from "./oauth-handler.ts";
+import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
+import { about, type ServerBlurb } from "./proxy/surface.ts";
+import { McpServerManager } from "./server-manager.ts";
+import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
+import { Redactor } from "./trust/redaction.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 
 export interface RuntimeOptions {
@@ -69,8 +70,15 @@ export class McpRuntime {
 			piTrusted: options.piTrusted,
 		});
 		const { settings } = this.config;
-		this.client = new ClientFeatures({ agentDir: this.agentDir, cwd: options.cwd, extraRoots: settings.roots, scrub: (t) => this.redactor.scrub(t) });
-		this.output = new OutputGuard(settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard });
+		this.client = new ClientFeatures({
+			agentDir: this.agentDir,
+			cwd: options.cwd,
+			extraRoots: settings.roots,
+			scrub: (t) => this.redactor.scrub(t),
+		});
+		this.output = new OutputGuard(
+			settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard },
+		);
 		const manager = new McpServerManager({
 			requestTimeoutMs: settings.requestTimeoutMs,
 			maxTotalTimeoutMs: settings.maxTotalTimeoutMs,
@@ -81,7 +89,9 @@ export class McpRuntime {
 			auth: { agentDir: this.agentDir, env: this.env },
 			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
 			launch: async (entry) => {
-				this.resolver ??= import("./npx-resolver.ts").then(({ NpxResolver }) => new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) }));
+				this.resolver ??= import("./npx-resolver.ts").then(
+					({ NpxResolver }) => new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) }),
+				);
 				return (await this.resolver).launcher()(entry);
 			},
 			redactor: this.redactor,
@@ -126,9 +136,9 @@ export class McpRuntime {
 
 	/** Approves or denies project servers (all that need a decision when `names` is empty) and applies it now. */
 	async decide(names: readonly string[], decision: Decision): Promise<ServerEntry[]> {
-		const entries = (names.length > 0 ? names.map((n) => this.config.servers.get(n)) : [...this.config.servers.values()]).filter(
-			(e): e is ServerEntry => e !== undefined && this.approvals.needsApproval(e),
-		);
+		const entries = (
+			names.length > 0 ? names.map((n) => this.config.servers.get(n)) : [...this.config.servers.values()]
+		).filter((e): e is ServerEntry => e !== undefined && this.approvals.needsApproval(e));
 		if (entries.length === 0) return [];
 		await this.approvals.decide(entries, decision);
 		// Started in the background, like at startup: the command answers at once.
@@ -145,7 +155,10 @@ export class McpRuntime {
 		return this.lifecycle
 			.serverNames()
 			.filter((name) => !["awaiting-approval", "denied"].includes(this.lifecycle.state(name)))
-			.map((name) => ({ name, about: about(this.config.servers.get(name)?.description ?? this.lifecycle.instructions(name), name) }));
+			.map((name) => ({
+				name,
+				about: about(this.config.servers.get(name)?.description ?? this.lifecycle.instructions(name), name),
+			}));
 	}
 
 	/**
@@ -173,7 +186,9 @@ export class McpRuntime {
 		const entry = this.config.servers.get(name);
 		if (!entry) throw new Error(this.lifecycle.unknownServer(name));
 		if (!usesOAuth(entry) || grantType(entry) === "client_credentials") {
-			throw new Error(`"${name}" does not sign in with a browser: ${authHelp(entry, name, { agentDir: this.agentDir, env: this.env })}`);
+			throw new Error(
+				`"${name}" does not sign in with a browser: ${authHelp(entry, name, { agentDir: this.agentDir, env: this.env })}`,
+			);
 		}
 		return entry;
 	}

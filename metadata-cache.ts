@@ -38,13 +38,26 @@ const CachedServerSchema = Type.Object({
 	configHash: Type.String(),
 	tools: Type.Array(CachedToolSchema),
 	resources: Type.Array(Type.Object({ uri: Type.String(), name: Type.String(), ...Described })),
-	templates: Type.Array(Type.Object({ uriTemplate: Type.String(), name: Type.String(), ...Described, variables: Type.Array(Type.String()) })),
+	templates: Type.Array(
+		Type.Object({
+			uriTemplate: Type.String(),
+			name: Type.String(),
+			...Described,
+			variables: Type.Array(Type.String()),
+		}),
+	),
 	prompts: Type.Array(
 		Type.Object({
 			name: Type.String(),
 			title: Type.Optional(Type.String()),
 			description: Type.Optional(Type.String()),
-			arguments: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), required: Type.Optional(Type.Boolean()) })),
+			arguments: Type.Array(
+				Type.Object({
+					name: Type.String(),
+					description: Type.Optional(Type.String()),
+					required: Type.Optional(Type.Boolean()),
+				}),
+			),
 		}),
 	),
 	cachedAt: Type.Number(),
@@ -58,7 +71,13 @@ type CacheFile = { version: number; servers: Record<string, CachedServer> };
 export function configHash(entry: ServerEntry): string {
 	const relevant =
 		entry.transport === "stdio"
-			? { command: entry.command, args: entry.args, env: entry.env, cwd: entry.cwd, exposeResources: entry.exposeResources }
+			? {
+					command: entry.command,
+					args: entry.args,
+					env: entry.env,
+					cwd: entry.cwd,
+					exposeResources: entry.exposeResources,
+				}
 			: {
 					url: entry.url,
 					headers: entry.headers,
@@ -114,7 +133,13 @@ export class MetadataCache {
 		const cached = this.servers[cacheKey(entry)];
 		if (!cached || this.now() - cached.cachedAt > CACHE_MAX_AGE_MS) return undefined;
 		const { resources, templates, prompts, instructions } = cached;
-		return { tools: cached.tools.map((t) => ({ ...t, server: entry.name })), resources, templates, prompts, instructions };
+		return {
+			tools: cached.tools.map((t) => ({ ...t, server: entry.name })),
+			resources,
+			templates,
+			prompts,
+			instructions,
+		};
 	}
 
 	/** Records a server's metadata and writes it (merged, locked, atomic). */
@@ -153,12 +178,17 @@ export class MetadataCache {
 		const keys = [...this.dirty];
 		this.dirty.clear();
 		try {
-			const written = await updateJsonFile(this.path, (raw) => ({ version: CACHE_VERSION, servers: validServers(raw) }), (file) => {
-				for (const key of keys) file.servers[key] = this.servers[key];
-				const cutoff = this.now() - CACHE_MAX_AGE_MS;
-				for (const [key, server] of Object.entries(file.servers)) if (server.cachedAt < cutoff) delete file.servers[key];
-				return file;
-			});
+			const written = await updateJsonFile(
+				this.path,
+				(raw) => ({ version: CACHE_VERSION, servers: validServers(raw) }),
+				(file) => {
+					for (const key of keys) file.servers[key] = this.servers[key];
+					const cutoff = this.now() - CACHE_MAX_AGE_MS;
+					for (const [key, server] of Object.entries(file.servers))
+						if (server.cachedAt < cutoff) delete file.servers[key];
+					return file;
+				},
+			);
 			// Adopt what other sessions wrote, except entries stored here since this write began.
 			for (const [key, server] of Object.entries(written.servers)) if (!this.dirty.has(key)) this.servers[key] = server;
 		} catch (error) {
@@ -171,8 +201,16 @@ export class MetadataCache {
 /** The valid servers in a cache file; a bad file or another version reads as empty. */
 function validServers(raw: unknown): Record<string, CachedServer> {
 	const file = raw as Partial<CacheFile> | null;
-	if (!file || typeof file !== "object" || file.version !== CACHE_VERSION || typeof file.servers !== "object" || !file.servers) return {};
+	if (
+		!file ||
+		typeof file !== "object" ||
+		file.version !== CACHE_VERSION ||
+		typeof file.servers !== "object" ||
+		!file.servers
+	)
+		return {};
 	const out: Record<string, CachedServer> = {};
-	for (const [key, server] of Object.entries(file.servers)) if (checks(CachedServerSchema, server)) out[key] = server as CachedServer;
+	for (const [key, server] of Object.entries(file.servers))
+		if (checks(CachedServerSchema, server)) out[key] = server as CachedServer;
 	return out;
 }

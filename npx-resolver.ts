@@ -158,7 +158,9 @@ export class NpxResolver {
 	}
 
 	/** The direct launch for an npx entry, or undefined to run it as configured. */
-	resolve(entry: Pick<StdioServerEntry, "command" | "args"> & { readonly env?: Readonly<Record<string, string>> }): Launch | undefined {
+	resolve(
+		entry: Pick<StdioServerEntry, "command" | "args"> & { readonly env?: Readonly<Record<string, string>> },
+	): Launch | undefined {
 		const npx = parseNpx(entry.command, entry.args);
 		if (!npx) return undefined;
 		const want = npx.range && EXACT.test(npx.range) ? npx.range : this.knownVersion(npx.spec);
@@ -208,16 +210,21 @@ export class NpxResolver {
 
 function npmView(spec: string, signal: AbortSignal): Promise<string | undefined> {
 	return new Promise((resolve) => {
-		execFile("npm", ["view", spec, "version", "--json"], { timeout: 15_000, windowsHide: true, signal }, (error, stdout) => {
-			if (error) return resolve(undefined);
-			try {
-				const parsed = JSON.parse(stdout) as string | string[];
-				// A range can match several versions; npm runs the highest, which `npm view` lists last.
-				resolve(Array.isArray(parsed) ? parsed[parsed.length - 1] : parsed);
-			} catch {
-				resolve(undefined);
-			}
-		});
+		execFile(
+			"npm",
+			["view", spec, "version", "--json"],
+			{ timeout: 15_000, windowsHide: true, signal },
+			(error, stdout) => {
+				if (error) return resolve(undefined);
+				try {
+					const parsed = JSON.parse(stdout) as string | string[];
+					// A range can match several versions; npm runs the highest, which `npm view` lists last.
+					resolve(Array.isArray(parsed) ? parsed[parsed.length - 1] : parsed);
+				} catch {
+					resolve(undefined);
+				}
+			},
+		);
 	});
 }
 

@@ -6,8 +6,8 @@
 import { statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { parseJson, readTextFile } from "./storage/file-guard.ts";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
+import { parseJson, readTextFile } from "./storage/file-guard.ts";
 import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
@@ -36,21 +36,31 @@ export class AuthRequiredError extends Error {
 
 /** OAuth sign-in applies to HTTP servers that are not given an Authorization of their own (as in Pi 1.5). */
 export function usesOAuth(entry: ServerEntry): entry is HttpServerEntry {
-	if (entry.transport === "stdio" || entry.bearerToken !== undefined || entry.bearerTokenEnv !== undefined) return false;
+	if (entry.transport === "stdio" || entry.bearerToken !== undefined || entry.bearerTokenEnv !== undefined)
+		return false;
 	return !Object.keys(entry.headers).some((h) => h.toLowerCase() === "authorization");
 }
 
 /** Which grant a server's `oauth` asks for: client credentials (machine to machine) needs no user. */
 export function grantType(entry: HttpServerEntry): "authorization_code" | "client_credentials" {
-	return (entry.oauth as { grantType?: unknown } | undefined)?.grantType === "client_credentials" ? "client_credentials" : "authorization_code";
+	return (entry.oauth as { grantType?: unknown } | undefined)?.grantType === "client_credentials"
+		? "client_credentials"
+		: "authorization_code";
 }
 
 /** Headers for an HTTP server, and the OAuth access token among them (to know later which one a server refused). */
-export async function requestHeaders(entry: HttpServerEntry, ctx: AuthContext): Promise<{ headers: Record<string, string>; oauthToken?: string }> {
+export async function requestHeaders(
+	entry: HttpServerEntry,
+	ctx: AuthContext,
+): Promise<{ headers: Record<string, string>; oauthToken?: string }> {
 	const headers: Record<string, string> = { ...entry.headers };
 	const token = entry.bearerToken ?? (entry.bearerTokenEnv ? ctx.env[entry.bearerTokenEnv] : undefined);
 	if (entry.bearerTokenEnv && !token && entry.bearerToken === undefined) {
-		throw new AuthRequiredError(entry.name, `the environment variable ${entry.bearerTokenEnv} (bearerTokenEnv) is not set`, "token");
+		throw new AuthRequiredError(
+			entry.name,
+			`the environment variable ${entry.bearerTokenEnv} (bearerTokenEnv) is not set`,
+			"token",
+		);
 	}
 	if (token) headers.Authorization = `Bearer ${token}`;
 	if (!usesOAuth(entry) || grantType(entry) === "client_credentials") return { headers };
@@ -84,7 +94,9 @@ async function accessToken(entry: HttpServerEntry, ctx: AuthContext): Promise<st
 export function storedSignInNote(agentDir: string): (entry: ServerEntry) => string | undefined {
 	return (entry) => {
 		if (!usesOAuth(entry) || grantType(entry) !== "authorization_code") return undefined;
-		return new SignInStore(agentDir, entry.name, entry.url).read().tokens ? "sends your stored OAuth sign-in for this name and URL" : undefined;
+		return new SignInStore(agentDir, entry.name, entry.url).read().tokens
+			? "sends your stored OAuth sign-in for this name and URL"
+			: undefined;
 	};
 }
 
@@ -100,10 +112,17 @@ interface RefusalChallenge {
  * 403 asking for more scope (step-up) is kept for the next sign-in, which needs the user.
  */
 export function credentialRenewal(ctx: AuthContext) {
-	return async (entry: ServerEntry, refused: string | undefined, challenge: RefusalChallenge | undefined): Promise<boolean> => {
+	return async (
+		entry: ServerEntry,
+		refused: string | undefined,
+		challenge: RefusalChallenge | undefined,
+	): Promise<boolean> => {
 		if (!usesOAuth(entry)) return false;
 		if (challenge?.status === 403 && challenge.error === "insufficient_scope" && challenge.scope) {
-			await new SignInStore(ctx.agentDir, entry.name, entry.url).update((s) => ({ ...s, stepUpScope: challenge.scope }));
+			await new SignInStore(ctx.agentDir, entry.name, entry.url).update((s) => ({
+				...s,
+				stepUpScope: challenge.scope,
+			}));
 			return false;
 		}
 		return renewRejected(entry, refused, ctx);
@@ -114,7 +133,11 @@ export function credentialRenewal(ctx: AuthContext) {
  * After a server refused the access token it was sent: refresh once (under the lock; if another
  * session already did, its new token is used as is). True when there is a new token to try.
  */
-export async function renewRejected(entry: ServerEntry, rejected: string | undefined, ctx: AuthContext): Promise<boolean> {
+export async function renewRejected(
+	entry: ServerEntry,
+	rejected: string | undefined,
+	ctx: AuthContext,
+): Promise<boolean> {
 	if (!usesOAuth(entry) || !rejected) return false;
 	const store = new SignInStore(ctx.agentDir, entry.name, entry.url);
 	const renewed = await refreshUnlessDone(store, rejected, ctx);
@@ -143,7 +166,10 @@ async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthCon
 				fetchFn: ctx.fetchFn,
 			});
 			// A server that does not rotate keeps the refresh token it gave before.
-			return { ...current, tokens: withExpiry({ ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token }, now()) };
+			return {
+				...current,
+				tokens: withExpiry({ ...fresh, refresh_token: fresh.refresh_token ?? tokens.refresh_token }, now()),
+			};
 		} catch {
 			// Refused (revoked, expired): the sign-in is over; the user signs in again.
 			return { ...current, tokens: undefined };
@@ -155,12 +181,15 @@ async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthCon
 /** The token file of a server; a name that could leave the folder is refused. */
 export function tokenPath(agentDir: string, server: string): string {
 	if (!/^[A-Za-z0-9._-]+$/.test(server) || server === "." || server === "..") {
-		throw new Error(`Server name "${server}" cannot name an OAuth token folder: use letters, digits, ".", "_" and "-" only.`);
+		throw new Error(
+			`Server name "${server}" cannot name an OAuth token folder: use letters, digits, ".", "_" and "-" only.`,
+		);
 	}
 	const base = resolve(agentDir, OAUTH_DIR);
 	const path = resolve(base, server, "tokens.json");
 	const rel = relative(base, path);
-	if (rel.startsWith("..") || rel.startsWith(sep)) throw new Error(`Server name "${server}" leaves the OAuth token folder.`);
+	if (rel.startsWith("..") || rel.startsWith(sep))
+		throw new Error(`Server name "${server}" leaves the OAuth token folder.`);
 	return path;
 }
 
@@ -180,7 +209,11 @@ export function readOAuthToken(agentDir: string, server: string, now: number = D
 	if (read.kind === "missing") return { kind: "missing", message: `no OAuth token at ${path}` };
 	if (read.kind === "error") return { kind: "invalid", message: `the OAuth token file ${path} ${read.message}` };
 	const exposed = readableByOthers(path);
-	if (exposed) return { kind: "invalid", message: `the OAuth token file ${path} is readable by other users (mode ${exposed}); run: chmod 600 ${path}` };
+	if (exposed)
+		return {
+			kind: "invalid",
+			message: `the OAuth token file ${path} is readable by other users (mode ${exposed}); run: chmod 600 ${path}`,
+		};
 	let data: TokenFile;
 	try {
 		data = parseJson(read.text) as TokenFile;
@@ -193,7 +226,10 @@ export function readOAuthToken(agentDir: string, server: string, now: number = D
 	const raw = typeof data.expires_at === "number" ? data.expires_at : undefined;
 	const expiresAt = raw === undefined ? undefined : raw > 1e12 ? raw : raw * 1000;
 	if (expiresAt !== undefined && expiresAt <= now) {
-		return { kind: "expired", message: `the OAuth token for "${server}" expired at ${new Date(expiresAt).toISOString()}` };
+		return {
+			kind: "expired",
+			message: `the OAuth token for "${server}" expired at ${new Date(expiresAt).toISOString()}`,
+		};
 	}
 	return { kind: "ok", token: data.access_token, expiresAt };
 }
@@ -214,9 +250,13 @@ export function authHelp(entry: ServerEntry | undefined, name: string, ctx: Auth
 	const lines = [`"${name}" (${maskUrl(entry.url)})`];
 	if (entry.bearerTokenEnv) {
 		const set = Boolean(ctx.env[entry.bearerTokenEnv]);
-		lines.push(`Sends a bearer token from the environment variable ${entry.bearerTokenEnv} (${set ? "set" : "not set"}).`);
+		lines.push(
+			`Sends a bearer token from the environment variable ${entry.bearerTokenEnv} (${set ? "set" : "not set"}).`,
+		);
 	} else if (entry.bearerToken !== undefined || !usesOAuth(entry)) {
-		lines.push('Sends the Authorization of its config ("bearerToken" or "headers"). If the server rejects it, replace it (use ${VAR} to keep it out of the file).');
+		lines.push(
+			'Sends the Authorization of its config ("bearerToken" or "headers"). If the server rejects it, replace it (use ${VAR} to keep it out of the file).',
+		);
 	} else if (grantType(entry) === "client_credentials") {
 		lines.push("Signs in with OAuth client credentials from its config (no user sign-in).");
 	} else {
@@ -225,12 +265,17 @@ export function authHelp(entry: ServerEntry | undefined, name: string, ctx: Auth
 		const now = ctx.now?.() ?? Date.now();
 		if (tokens && (stillValid(tokens, now, 0) || tokens.refresh_token)) {
 			const until = tokens.expires_at ? `, access valid until ${new Date(tokens.expires_at).toISOString()}` : "";
-			lines.push(`Signed in with OAuth${until}${tokens.refresh_token ? " (refreshed automatically)" : ""}${tokens.scope ? `; scope: ${tokens.scope}` : ""}.`);
+			lines.push(
+				`Signed in with OAuth${until}${tokens.refresh_token ? " (refreshed automatically)" : ""}${tokens.scope ? `; scope: ${tokens.scope}` : ""}.`,
+			);
 			lines.push(`/mcp-auth ${name} again signs in anew; /mcp-auth ${name} logout signs out.`);
 		} else {
-			lines.push(`Not signed in. /mcp-auth ${name} login opens the sign-in page (the URL is shown too, for a browser on another machine).`);
+			lines.push(
+				`Not signed in. /mcp-auth ${name} login opens the sign-in page (the URL is shown too, for a browser on another machine).`,
+			);
 		}
-		if (signIn.stepUpScope) lines.push(`The server asked for more access: the next sign-in requests scope "${signIn.stepUpScope}".`);
+		if (signIn.stepUpScope)
+			lines.push(`The server asked for more access: the next sign-in requests scope "${signIn.stepUpScope}".`);
 		if (entry.auth === "oauth") lines.push(...handMadeToken(name, ctx));
 	}
 	return lines.join("\n");
@@ -246,6 +291,11 @@ function handMadeToken(name: string, ctx: AuthContext): string[] {
 	}
 	const state = readOAuthToken(ctx.agentDir, name, ctx.now?.() ?? Date.now());
 	const token =
-		state.kind === "ok" ? `present${state.expiresAt ? `, valid until ${new Date(state.expiresAt).toISOString()}` : ""}` : state.message;
-	return [`A hand-made token file also works: ${path} (mode 600), { "access_token": "...", "expires_at": <epoch seconds> }.`, `Token: ${token}.`];
+		state.kind === "ok"
+			? `present${state.expiresAt ? `, valid until ${new Date(state.expiresAt).toISOString()}` : ""}`
+			: state.message;
+	return [
+		`A hand-made token file also works: ${path} (mode 600), { "access_token": "...", "expires_at": <epoch seconds> }.`,
+		`Token: ${token}.`,
+	];
 }

@@ -8,7 +8,11 @@ import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ResourceMetadata, ResourceTemplateMetadata, ToolMetadata } from "./types.ts";
 
 /** The tools for a server's resources; names never collide with its real tools or each other. */
-export function resourceTools(server: string, resources: readonly ResourceMetadata[], taken: ReadonlySet<string>): ToolMetadata[] {
+export function resourceTools(
+	server: string,
+	resources: readonly ResourceMetadata[],
+	taken: ReadonlySet<string>,
+): ToolMetadata[] {
 	const used = new Set(taken);
 	return resources.map((resource) => ({
 		server,
@@ -20,7 +24,11 @@ export function resourceTools(server: string, resources: readonly ResourceMetada
 }
 
 /** The tools for a server's resource templates: one string argument per template variable. */
-export function templateTools(server: string, templates: readonly ResourceTemplateMetadata[], taken: ReadonlySet<string>): ToolMetadata[] {
+export function templateTools(
+	server: string,
+	templates: readonly ResourceTemplateMetadata[],
+	taken: ReadonlySet<string>,
+): ToolMetadata[] {
 	const used = new Set(taken);
 	return templates.map((template) => ({
 		server,
@@ -34,9 +42,13 @@ export function templateTools(server: string, templates: readonly ResourceTempla
 /** Variables in `{?a,b}` and `{&c}` (query parts) may be left out; the others are part of the path. */
 function templateSchema(template: ResourceTemplateMetadata): JsonSchema {
 	const optional = new Set(
-		[...template.uriTemplate.matchAll(/\{[?&]([^}]*)\}/g)].flatMap((m) => m[1].split(",").map((v) => v.replace(/[*]|:\d+$/g, "").trim())),
+		[...template.uriTemplate.matchAll(/\{[?&]([^}]*)\}/g)].flatMap((m) =>
+			m[1].split(",").map((v) => v.replace(/[*]|:\d+$/g, "").trim()),
+		),
 	);
-	const properties = Object.fromEntries(template.variables.map((v) => [v, { type: "string", description: `{${v}} in ${template.uriTemplate}` }]));
+	const properties = Object.fromEntries(
+		template.variables.map((v) => [v, { type: "string", description: `{${v}} in ${template.uriTemplate}` }]),
+	);
 	return { type: "object", properties, required: template.variables.filter((v) => !optional.has(v)) };
 }
 
@@ -64,7 +76,11 @@ export function expandTemplate(template: string, args: Record<string, unknown>):
 	const variables: Record<string, string | string[]> = {};
 	for (const [name, value] of Object.entries(args)) {
 		if (value === undefined || value === null) continue;
-		variables[name] = Array.isArray(value) ? value.map(String) : typeof value === "object" ? JSON.stringify(value) : String(value);
+		variables[name] = Array.isArray(value)
+			? value.map(String)
+			: typeof value === "object"
+				? JSON.stringify(value)
+				: String(value);
 	}
 	return new UriTemplate(template).expand(variables);
 }
@@ -98,6 +114,8 @@ export function matchTemplate(template: string, uri: string): Record<string, str
 }
 
 /** resources/read contents as tool-result content blocks, so one converter serves both. */
-export function resourceResultToContent(result: ReadResourceResult): { type: "resource"; resource: ReadResourceResult["contents"][number] }[] {
+export function resourceResultToContent(
+	result: ReadResourceResult,
+): { type: "resource"; resource: ReadResourceResult["contents"][number] }[] {
 	return result.contents.map((resource) => ({ type: "resource" as const, resource }));
 }

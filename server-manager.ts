@@ -2,14 +2,27 @@
 // each may stop waiting on its own signal), calls counted in flight, events for the lifecycle,
 // session recovery, list_changed, and closing every connection, or connect under way, without
 // leaving a process behind. Opening one connection: server-connection.ts.
-import type { CallToolResult, CompleteResult, ElicitRequestURLParams, GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { resolveAgentDir } from "./config.ts";
-import { describeError, isAuthError, isSessionLost } from "./transport/errors.ts";
-import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
-import { Redactor } from "./trust/redaction.ts";
+import type {
+	CallToolResult,
+	CompleteResult,
+	ElicitRequestURLParams,
+	GetPromptResult,
+	ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { once, untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
-import type { Challenge, ClientRequests, Launcher, McpSdk, OpenOptions, ServerConnection } from "./transport/open-connection.ts";
+import { resolveAgentDir } from "./config.ts";
+import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
+import { describeError, isAuthError, isSessionLost } from "./transport/errors.ts";
+import type {
+	Challenge,
+	ClientRequests,
+	Launcher,
+	McpSdk,
+	OpenOptions,
+	ServerConnection,
+} from "./transport/open-connection.ts";
+import { Redactor } from "./trust/redaction.ts";
 import type { ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./transport/open-connection.ts";
@@ -68,7 +81,11 @@ export interface ServerManagerOptions {
 	 * Asked once when a server refuses credentials (at connect or mid-call), with the OAuth token it
 	 * refused and its challenge: true when there are new credentials to retry with (a refresh).
 	 */
-	readonly renewCredentials?: (entry: ServerEntry, refusedToken: string | undefined, challenge: Challenge | undefined) => Promise<boolean>;
+	readonly renewCredentials?: (
+		entry: ServerEntry,
+		refusedToken: string | undefined,
+		challenge: Challenge | undefined,
+	) => Promise<boolean>;
 	/** Answers to server-to-client requests (elicitation, ...): what is given is what the client declares. */
 	readonly requests?: ClientRequests;
 	/** Which stdio servers run in the per-user broker, shared with other sessions. */
@@ -161,7 +178,12 @@ export class McpServerManager {
 		return connection;
 	}
 
-	async callTool(name: string, tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+	async callTool(
+		name: string,
+		tool: string,
+		args: Record<string, unknown>,
+		options: CallOptions = {},
+	): Promise<CallToolResult> {
 		const size = Buffer.byteLength(JSON.stringify(args));
 		const limit = this.options.maxArgumentBytes ?? DEFAULT_MAX_ARGUMENT_BYTES;
 		if (size > limit) {
@@ -175,7 +197,8 @@ export class McpServerManager {
 			const params = { name: tool, arguments: args };
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);
-				if (!options.task) return connection.client.request({ method: "tools/call", params }, sdk.CallToolResultSchema, requestOptions);
+				if (!options.task)
+					return connection.client.request({ method: "tools/call", params }, sdk.CallToolResultSchema, requestOptions);
 				const { callToolAsTask } = await loadTasks();
 				return callToolAsTask(sdk, connection.client, params, { ...requestOptions, onProgress: options.onProgress });
 			};
@@ -193,7 +216,8 @@ export class McpServerManager {
 	private async visitRequiredPages(server: string, error: unknown, signal: AbortSignal | undefined): Promise<boolean> {
 		const elicit = this.options.requests?.elicit;
 		const { code, data } = (error ?? {}) as { code?: unknown; data?: { elicitations?: unknown } };
-		if (code !== -32042 || !elicit || !Array.isArray(data?.elicitations) || data.elicitations.length === 0) return false;
+		if (code !== -32042 || !elicit || !Array.isArray(data?.elicitations) || data.elicitations.length === 0)
+			return false;
 		for (const page of data.elicitations as ElicitRequestURLParams[]) {
 			if (page?.mode !== "url" || typeof page.url !== "string") return false;
 			const answer = await elicit(server, page, signal ?? new AbortController().signal);
@@ -203,8 +227,15 @@ export class McpServerManager {
 	}
 
 	/** A prompt's messages (prompts/get), with its arguments filled in. */
-	async getPrompt(name: string, prompt: string, args: Record<string, string>, options: CallOptions = {}): Promise<GetPromptResult> {
-		return this.track(name, (connection) => connection.client.getPrompt({ name: prompt, arguments: args }, this.requestOptions(connection, options)));
+	async getPrompt(
+		name: string,
+		prompt: string,
+		args: Record<string, string>,
+		options: CallOptions = {},
+	): Promise<GetPromptResult> {
+		return this.track(name, (connection) =>
+			connection.client.getPrompt({ name: prompt, arguments: args }, this.requestOptions(connection, options)),
+		);
 	}
 
 	/** Completions for one argument of a prompt or resource template (completion/complete); none when the server has none. */
@@ -217,7 +248,9 @@ export class McpServerManager {
 	): Promise<CompleteResult["completion"]["values"]> {
 		const connection = this.get(name);
 		if (!connection?.client.getServerCapabilities()?.completions) return [];
-		const result = await this.track(name, (c) => c.client.complete({ ref, argument, context: { arguments: context } }, this.requestOptions(c, options)));
+		const result = await this.track(name, (c) =>
+			c.client.complete({ ref, argument, context: { arguments: context } }, this.requestOptions(c, options)),
+		);
 		return result.completion.values;
 	}
 
@@ -227,7 +260,9 @@ export class McpServerManager {
 	}
 
 	async readResource(name: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-		return this.track(name, (connection) => connection.client.readResource({ uri }, this.requestOptions(connection, options)));
+		return this.track(name, (connection) =>
+			connection.client.readResource({ uri }, this.requestOptions(connection, options)),
+		);
 	}
 
 	/** Closes a server: a connect under way is cancelled (its process ended), a connection closed. */
@@ -274,7 +309,10 @@ export class McpServerManager {
 			// A streamable HTTP server that forgot our session (restarted), or refused a token that could
 			// be refreshed: connect again and retry once.
 			const sessionLost = connection.transportKind === "streamable-http" && isSessionLost(error);
-			if (!retried && (sessionLost || (isAuthError(error) && (await this.renew(connection.entry, connection.oauthToken))))) {
+			if (
+				!retried &&
+				(sessionLost || (isAuthError(error) && (await this.renew(connection.entry, connection.oauthToken))))
+			) {
 				await this.close(name);
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
@@ -304,13 +342,17 @@ export class McpServerManager {
 			resetTimeoutOnProgress: true,
 			maxTotalTimeout: this.options.maxTotalTimeoutMs ?? 600_000,
 			onprogress: options.onProgress
-				? (p: { progress: number; total?: number; message?: string }) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
+				? (p: { progress: number; total?: number; message?: string }) =>
+						options.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
 				: undefined,
 		};
 	}
 
 	private renew(entry: ServerEntry, refused: string | undefined): Promise<boolean> {
-		return this.options.renewCredentials?.(entry, refused, this.challenges.get(entry.name)).catch(() => false) ?? Promise.resolve(false);
+		return (
+			this.options.renewCredentials?.(entry, refused, this.challenges.get(entry.name)).catch(() => false) ??
+			Promise.resolve(false)
+		);
 	}
 
 	private async open(entry: ServerEntry, signal: AbortSignal, renewed = false): Promise<ServerConnection> {
@@ -336,10 +378,13 @@ export class McpServerManager {
 		try {
 			opened = await openConnection(sdk, entry, options, signal);
 		} catch (error) {
-			if (!renewed && !signal.aborted && isAuthError(error) && (await this.renew(entry, sent))) return this.open(entry, signal, true);
+			if (!renewed && !signal.aborted && isAuthError(error) && (await this.renew(entry, sent)))
+				return this.open(entry, signal, true);
 			if (error instanceof AuthRequiredError) throw error;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
-			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), { cause: error });
+			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), {
+				cause: error,
+			});
 		}
 		const connection: ServerConnection = {
 			name: entry.name,
@@ -363,10 +408,16 @@ export class McpServerManager {
 			oauthToken: opened.oauthToken,
 		};
 		try {
-			Object.assign(connection, await untilAborted(listMetadata(opened.client, entry.name, this.connectTimeoutMs(), signal), signal));
+			Object.assign(
+				connection,
+				await untilAborted(listMetadata(opened.client, entry.name, this.connectTimeoutMs(), signal), signal),
+			);
 		} catch (error) {
 			await connection.close();
-			throw new Error(this.redactor.scrub(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`), { cause: error });
+			throw new Error(
+				this.redactor.scrub(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`),
+				{ cause: error },
+			);
 		}
 		this.challenges.delete(entry.name);
 		opened.client.onclose = () => this.markClosed(connection);

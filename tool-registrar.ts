@@ -2,7 +2,14 @@
 // with Pi's own tools or each other. Results are converted by tool-results.ts.
 import { withoutPatterns } from "./catalog/safe-schema.ts";
 import type { CatalogTool, ToolCatalog } from "./catalog/tool-catalog.ts";
-import { exposureOf, formatToolName, type JsonSchema, type McpConfig, piToolName, type ToolAnnotations } from "./types.ts";
+import {
+	exposureOf,
+	formatToolName,
+	type JsonSchema,
+	type McpConfig,
+	piToolName,
+	type ToolAnnotations,
+} from "./types.ts";
 
 /**
  * Pi's own tools on both lines (Pi 1.5 adds powershell, codemode, tool_search and the MCP resource
@@ -49,14 +56,21 @@ export function directSelection(config: McpConfig, env: Readonly<Record<string, 
 	const name = (server: string, tool: string) => named.set(server, new Set([...(named.get(server) ?? []), tool]));
 	const fromEnv = env.MCP_DIRECT_TOOLS;
 	if (fromEnv !== undefined) {
-		for (const item of fromEnv.split(",").map((s) => s.trim()).filter(Boolean)) {
+		for (const item of fromEnv
+			.split(",")
+			.map((s) => s.trim())
+			.filter(Boolean)) {
 			const slash = item.indexOf("/");
 			const server = slash < 0 ? item : item.slice(0, slash);
 			if (!config.servers.has(server)) continue;
 			if (slash < 0) whole.add(server);
 			else name(server, item.slice(slash + 1));
 		}
-		return { isDirect: (server, tool) => whole.has(server) || (named.get(server)?.has(tool) ?? false), servers: new Set([...whole, ...named.keys()]), named };
+		return {
+			isDirect: (server, tool) => whole.has(server) || (named.get(server)?.has(tool) ?? false),
+			servers: new Set([...whole, ...named.keys()]),
+			named,
+		};
 	}
 	const servers = new Set<string>();
 	for (const entry of config.servers.values()) {
@@ -64,7 +78,13 @@ export function directSelection(config: McpConfig, env: Readonly<Record<string, 
 		if (choice === true) whole.add(entry.name);
 		else if (Array.isArray(choice)) for (const tool of choice) name(entry.name, tool);
 		const rules = entry.exposure;
-		if (whole.has(entry.name) || named.has(entry.name) || rules?.server === "direct" || rules?.tools.some(([, e]) => e === "direct")) servers.add(entry.name);
+		if (
+			whole.has(entry.name) ||
+			named.has(entry.name) ||
+			rules?.server === "direct" ||
+			rules?.tools.some(([, e]) => e === "direct")
+		)
+			servers.add(entry.name);
 	}
 	const isDirect = (server: string, tool: string) => {
 		const ruled = exposureOf(config.servers.get(server)?.exposure, tool);
@@ -101,7 +121,12 @@ export interface DirectPlan {
 export const DIRECT_TOOLS_TOKEN_WARNING = 5000;
 
 /** Direct tools from the catalog, named deterministically (config order) and never colliding. */
-export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection, serverOrder: readonly string[], othersTools: Iterable<string> = []): DirectPlan {
+export function planDirectTools(
+	catalog: ToolCatalog,
+	selection: DirectSelection,
+	serverOrder: readonly string[],
+	othersTools: Iterable<string> = [],
+): DirectPlan {
 	// Pi's tools, and those other extensions registered before us, are never replaced.
 	const taken = new Set([...RESERVED_TOOL_NAMES, ...othersTools]);
 	const tools: DirectTool[] = [];
@@ -114,7 +139,8 @@ export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection
 			continue;
 		}
 		const available = catalog.forServer(server).filter((t) => !t.resourceUri);
-		for (const name of selection.named.get(server) ?? []) if (!available.some((t) => t.name === name)) unknown.push(`${server}/${name}`);
+		for (const name of selection.named.get(server) ?? [])
+			if (!available.some((t) => t.name === name)) unknown.push(`${server}/${name}`);
 		for (const tool of available) {
 			if (!selection.isDirect(server, tool.name)) continue;
 			let name: string;
@@ -127,9 +153,17 @@ export function planDirectTools(catalog: ToolCatalog, selection: DirectSelection
 				for (let n = 2; taken.has(name); n++) name = formatToolName(server, `${tool.name}_${n}`, "server");
 			}
 			taken.add(name);
-			tools.push({ name, tool, description: tool.description || `${tool.name} (MCP server ${server})`, parameters: withoutPatterns(tool.inputSchema), annotations: tool.annotations });
+			tools.push({
+				name,
+				tool,
+				description: tool.description || `${tool.name} (MCP server ${server})`,
+				parameters: withoutPatterns(tool.inputSchema),
+				annotations: tool.annotations,
+			});
 		}
 	}
-	const tokens = Math.ceil(tools.reduce((sum, t) => sum + t.name.length + t.description.length + JSON.stringify(t.parameters).length, 0) / 4);
+	const tokens = Math.ceil(
+		tools.reduce((sum, t) => sum + t.name.length + t.description.length + JSON.stringify(t.parameters).length, 0) / 4,
+	);
 	return { tools, uncached, unknown, tokens };
 }

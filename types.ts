@@ -62,7 +62,12 @@ export function exposureOf(rules: ExposureRules | undefined, tool: string): Expo
 }
 
 function globToRegExp(pattern: string): RegExp {
-	return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+	return new RegExp(
+		`^${pattern
+			.split("*")
+			.map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+			.join(".*")}$`,
+	);
 }
 
 export interface StdioServerEntry extends ServerEntryBase {

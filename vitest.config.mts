@@ -1,6 +1,6 @@
+// Test tiers: `unit` runs no child process (seconds); `e2e` runs real servers and the real Pi.
 import { defineConfig } from "vitest/config";
 
-// Two tiers: `unit` runs no child process (seconds); `e2e` runs real servers and the real Pi.
 export default defineConfig({
 	test: {
 		testTimeout: 60_000,

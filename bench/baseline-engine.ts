@@ -5,8 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SearchHit, SearchOptions } from "../search/engine.ts";
 import type { ToolCatalog } from "../catalog/tool-catalog.ts";
+import type { SearchHit, SearchOptions } from "../search/engine.ts";
 
 const BASELINE_COMMIT = "5481084";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -18,7 +18,11 @@ export async function loadBaselineEngine(): Promise<SearchFn | undefined> {
 	try {
 		mkdirSync(dir, { recursive: true });
 		for (const file of ["tool-search.ts", "search-lexicon.ts"]) {
-			const source = execFileSync("git", ["show", `${BASELINE_COMMIT}:${file}`], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+			const source = execFileSync("git", ["show", `${BASELINE_COMMIT}:${file}`], {
+				cwd: ROOT,
+				encoding: "utf8",
+				stdio: ["ignore", "pipe", "ignore"],
+			});
 			// Its own two files side by side; everything else from the repository root.
 			writeFileSync(join(dir, file), source.replace(/from "\.\/(errors|tool-catalog)\.ts"/g, 'from "../../$1.ts"'));
 		}

@@ -21,7 +21,12 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 			};
 			return {
 				server: data.server,
-				tools: data.tools.map((t) => ({ server: data.server, name: t.name, description: t.description ?? "", inputSchema: { type: "object", ...t.inputSchema } })),
+				tools: data.tools.map((t) => ({
+					server: data.server,
+					name: t.name,
+					description: t.description ?? "",
+					inputSchema: { type: "object", ...t.inputSchema },
+				})),
 			};
 		});
 }

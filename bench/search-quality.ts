@@ -3,23 +3,26 @@
 // at once, plus small setups of a few servers), and the gap between them; the token cost of the
 // model's whole MCP surface, the median tokens of a search result, and search latency and index
 // build at 10,000 tools, side by side with the engine of issue 14's start.
+
+import { ToolCatalog } from "../catalog/tool-catalog.ts";
 import { defineServer } from "../config.ts";
 import { ServerLifecycle } from "../lifecycle.ts";
-import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy/surface.ts";
 import { runProxy } from "../proxy/proxy-tool.ts";
-import { McpServerManager } from "../server-manager.ts";
-import { ToolCatalog } from "../catalog/tool-catalog.ts";
+import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { searchCatalog, ToolSearchIndex } from "../search/engine.ts";
-import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
+import { McpServerManager } from "../server-manager.ts";
 import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
+import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";
-import { type Query, QUERIES } from "./search-queries.ts";
+import { QUERIES, type Query } from "./search-queries.ts";
 import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
 import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 
 function catalogOf(catalogs: readonly Catalog[], copies = 1): ToolCatalog {
-	const names = catalogs.flatMap((c) => Array.from({ length: copies }, (_, i) => (i === 0 ? c.server : `${c.server}${i + 1}`)));
+	const names = catalogs.flatMap((c) =>
+		Array.from({ length: copies }, (_, i) => (i === 0 ? c.server : `${c.server}${i + 1}`)),
+	);
 	const catalog = new ToolCatalog("server", names);
 	for (const c of catalogs) {
 		for (let i = 0; i < copies; i++) {
@@ -53,7 +56,13 @@ export function measureQuality(catalog: ToolCatalog, queries: readonly Query[] =
 		if (rank >= 0) rr += 1 / (rank + 1);
 		if (rank !== 0) misses.push({ query, got: ranked.slice(0, 3) });
 	}
-	return { queries: queries.length, hit1: hit1 / queries.length, hit5: hit5 / queries.length, mrr: rr / queries.length, misses };
+	return {
+		queries: queries.length,
+		hit1: hit1 / queries.length,
+		hit5: hit5 / queries.length,
+		mrr: rr / queries.length,
+		misses,
+	};
 }
 
 /** The test set: every catalog at once, then each small setup on its own catalogs. */
@@ -67,11 +76,14 @@ export function measureTest(catalogs: readonly Catalog[]): QualityReport {
 	return { queries, hit1: mean("hit1"), hit5: mean("hit5"), mrr: mean("mrr"), misses: parts.flatMap((p) => p.misses) };
 }
 
-const line = (r: QualityReport) => `hit@1 ${(r.hit1 * 100).toFixed(1)}%   hit@5 ${(r.hit5 * 100).toFixed(1)}%   MRR ${r.mrr.toFixed(3)}`;
+const line = (r: QualityReport) =>
+	`hit@1 ${(r.hit1 * 100).toFixed(1)}%   hit@5 ${(r.hit5 * 100).toFixed(1)}%   MRR ${r.mrr.toFixed(3)}`;
 
 /** A session holding all catalogs as if cached, to measure real search answers. */
 function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
-	const servers = new Map<string, ServerEntry>(catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]));
+	const servers = new Map<string, ServerEntry>(
+		catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]),
+	);
 	const config: McpConfig = { servers, unconfigured: new Map(), settings: DEFAULT_SETTINGS, problems: [] };
 	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
 	for (const c of catalogs) lifecycle.catalog.set(c.server, { tools: c.tools, resources: [] }, false);
@@ -97,7 +109,18 @@ function scale(catalogs: readonly Catalog[], copies: number, search: SearchFn): 
 	}
 	// A server reconnects with one tool's description changed: the next search pays for the update.
 	const github = catalogs.find((c) => c.server === "github") as Catalog;
-	big.set("github", { tools: github.tools.map((tool, i) => ({ ...tool, server: "github", description: i === 0 ? `${tool.description} (v2)` : tool.description })), resources: [] }, false);
+	big.set(
+		"github",
+		{
+			tools: github.tools.map((tool, i) => ({
+				...tool,
+				server: "github",
+				description: i === 0 ? `${tool.description} (v2)` : tool.description,
+			})),
+			resources: [],
+		},
+		false,
+	);
 	t = performance.now();
 	search(big, "create an issue", AS_THE_PROXY_ASKS);
 	const update = performance.now() - t;
@@ -116,7 +139,8 @@ function backgroundPause(big: ToolCatalog): number {
 	}
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const percentile = (xs: number[], p: number) =>
+	[...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 export async function main(): Promise<void> {
 	const catalogs = loadCatalogs();
@@ -126,15 +150,26 @@ export async function main(): Promise<void> {
 	console.log(`== search quality over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
 	console.log(`tuning set (${quality.queries} queries):  ${line(quality)}`);
 	console.log(`test set   (${test.queries} held-out):    ${line(test)}   (goals: 65% / 88%)`);
-	console.log(`gap tuning - test: hit@1 ${((quality.hit1 - test.hit1) * 100).toFixed(1)} points, hit@5 ${((quality.hit5 - test.hit5) * 100).toFixed(1)} (goal < 6)`);
+	console.log(
+		`gap tuning - test: hit@1 ${((quality.hit1 - test.hit1) * 100).toFixed(1)} points, hit@5 ${((quality.hit5 - test.hit5) * 100).toFixed(1)} (goal < 6)`,
+	);
 
-	const surface = toolDefinitionTokens({ name: PROXY_TOOL_NAME, description: PROXY_DESCRIPTION, parameters: ProxyParams });
-	console.log(`MCP surface the model receives: ${surface} o200k tokens (the mcp tool; nothing added to the system prompt; goal <= 180)`);
+	const surface = toolDefinitionTokens({
+		name: PROXY_TOOL_NAME,
+		description: PROXY_DESCRIPTION,
+		parameters: ProxyParams,
+	});
+	console.log(
+		`MCP surface the model receives: ${surface} o200k tokens (the mcp tool; nothing added to the system prompt; goal <= 180)`,
+	);
 
 	const lifecycle = sessionOf(catalogs);
 	const resultTokens: number[] = [];
-	for (const [query] of QUERIES) resultTokens.push(countTokens(contentText((await runProxy(lifecycle, { search: query })).content)));
-	console.log(`search result: median ${percentile(resultTokens, 0.5)} tokens, p90 ${percentile(resultTokens, 0.9)} (5 hits, parameters for the top 3)`);
+	for (const [query] of QUERIES)
+		resultTokens.push(countTokens(contentText((await runProxy(lifecycle, { search: query })).content)));
+	console.log(
+		`search result: median ${percentile(resultTokens, 0.5)} tokens, p90 ${percentile(resultTokens, 0.9)} (5 hits, parameters for the top 3)`,
+	);
 
 	const copies = Math.ceil(10_000 / catalog.all().length);
 	const baseline = await loadBaselineEngine();
@@ -142,8 +177,11 @@ export async function main(): Promise<void> {
 	if (baseline) console.log(`  engine of issue 14's start (${scale(catalogs, copies, baseline)})`);
 	else console.log("  (no git history: the engine of issue 14's start is not measured)");
 	console.log(`  current engine           (${scale(catalogs, copies, searchCatalog)})`);
-	console.log(`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms (goals: build < 300 ms, p50 < 5 ms, p99 < 20 ms)`);
-	if (process.argv.includes("--misses")) for (const m of quality.misses) console.log(`  miss: ${m.query} -> ${m.got.join(", ")}`);
+	console.log(
+		`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms (goals: build < 300 ms, p50 < 5 ms, p99 < 20 ms)`,
+	);
+	if (process.argv.includes("--misses"))
+		for (const m of quality.misses) console.log(`  miss: ${m.query} -> ${m.got.join(", ")}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

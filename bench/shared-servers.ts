@@ -4,12 +4,12 @@
 // process involved (Pi, servers, npx, the broker), and each session's time to its first tool result.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readBrokerFile } from "../broker/wire.ts";
 import { listDescendants } from "../bounds/process-tree.ts";
-import { rssMb } from "./process-memory.ts";
+import { readBrokerFile } from "../broker/wire.ts";
 import { TEST_NPM_CACHE } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
+import { rssMb } from "./process-memory.ts";
 
 const SESSIONS = 8;
 const CALLS = [
@@ -19,7 +19,11 @@ const CALLS = [
 ];
 
 function npxServer(log: string, name: string, pkg: string, extra: string[] = []): Record<string, unknown> {
-	return { command: "sh", args: ["-c", `echo ${name} >> '${log}'; exec npx -y ${pkg} "$@"`, "sh", ...extra], env: { npm_config_cache: TEST_NPM_CACHE } };
+	return {
+		command: "sh",
+		args: ["-c", `echo ${name} >> '${log}'; exec npx -y ${pkg} "$@"`, "sh", ...extra],
+		env: { npm_config_cache: TEST_NPM_CACHE },
+	};
 }
 
 /** Peak RSS (MB) of the processes `pids` lists, sampled every 100 ms until stopped. */
@@ -61,8 +65,14 @@ async function eightSessions(shared: boolean): Promise<Outcome> {
 			settings: { shareServers: shared },
 			mcpServers: {
 				memory: { ...npxServer(log, "memory", "@modelcontextprotocol/server-memory@2026.8.31"), idleTimeout: 0.1 },
-				everything: { ...npxServer(log, "everything", "@modelcontextprotocol/server-everything@2026.8.31", ["stdio"]), idleTimeout: 0.1 },
-				filesystem: { ...npxServer(log, "filesystem", "@modelcontextprotocol/server-filesystem@2026.8.31", [home.cwd]), idleTimeout: 0.1 },
+				everything: {
+					...npxServer(log, "everything", "@modelcontextprotocol/server-everything@2026.8.31", ["stdio"]),
+					idleTimeout: 0.1,
+				},
+				filesystem: {
+					...npxServer(log, "filesystem", "@modelcontextprotocol/server-filesystem@2026.8.31", [home.cwd]),
+					idleTimeout: 0.1,
+				},
 			},
 		}),
 	);
@@ -75,7 +85,10 @@ async function eightSessions(shared: boolean): Promise<Outcome> {
 		const before = starts();
 		// Every Pi (children of this process) with its servers, and the detached broker with its servers.
 		const broker = () => readBrokerFile(home.agentDir)?.pid;
-		const rss = samplePeakRss(() => [...listDescendants(process.pid), ...[broker()].flatMap((pid) => (pid ? [pid, ...listDescendants(pid)] : []))]);
+		const rss = samplePeakRss(() => [
+			...listDescendants(process.pid),
+			...[broker()].flatMap((pid) => (pid ? [pid, ...listDescendants(pid)] : [])),
+		]);
 		const t0 = performance.now();
 		const runs = await Promise.all(
 			Array.from({ length: SESSIONS }, (_, i) => {
@@ -99,7 +112,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export async function main(): Promise<void> {
 	const alone = await eightSessions(false);
 	const shared = await eightSessions(true);
-	console.log(`== ${SESSIONS} concurrent pi -p sessions, each calling 3 npx servers (memory, everything, filesystem) ==`);
+	console.log(
+		`== ${SESSIONS} concurrent pi -p sessions, each calling 3 npx servers (memory, everything, filesystem) ==`,
+	);
 	const row = (name: string, o: Outcome) =>
 		`${name} ${String(o.starts).padStart(2)} server starts, peak RSS ${o.peakMb.toFixed(0)} MB, first result median ${median(o.firstResultMs).toFixed(0)} ms (max ${Math.max(...o.firstResultMs).toFixed(0)}), all done in ${(o.wallMs / 1000).toFixed(1)} s`;
 	console.log(row("not shared:", alone));

@@ -4,13 +4,13 @@
 // Also the memory of an npx-launched server tree with and without npx resolution.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { listDescendants } from "../bounds/process-tree.ts";
 import { defineServer } from "../config.ts";
 import { NpxResolver } from "../npx-resolver.ts";
-import { listDescendants } from "../bounds/process-tree.ts";
 import { McpServerManager } from "../server-manager.ts";
-import type { StdioServerEntry } from "../types.ts";
 import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
+import type { StdioServerEntry } from "../types.ts";
 import { treeRssMb } from "./process-memory.ts";
 
 // 16: with 8 the median of a ~1.3 s run moved by ±10% between runs on a loaded 2-core machine (1.006 to 1.105).
@@ -48,11 +48,19 @@ async function npxMemory(): Promise<void> {
 		};
 		await measure(new McpServerManager()); // make sure npx has it cached
 		const plain = await measure(new McpServerManager());
-		const resolved = await measure(new McpServerManager({ launch: new NpxResolver({ agentDir: work.path, npmCache: TEST_NPM_CACHE }).launcher() }));
+		const resolved = await measure(
+			new McpServerManager({ launch: new NpxResolver({ agentDir: work.path, npmCache: TEST_NPM_CACHE }).launcher() }),
+		);
 		console.log("\n== npx-launched server-memory: process tree ==");
-		console.log(`plain npx:     ${plain.processes} processes, ${plain.mb.toFixed(0)} MB RSS, ready in ${plain.ms.toFixed(0)} ms`);
-		console.log(`resolved bin:  ${resolved.processes} processes, ${resolved.mb.toFixed(0)} MB RSS, ready in ${resolved.ms.toFixed(0)} ms`);
-		console.log(`memory ratio plain / resolved: ${(plain.mb / resolved.mb).toFixed(2)}x; ready-time ratio: ${(plain.ms / resolved.ms).toFixed(2)}x`);
+		console.log(
+			`plain npx:     ${plain.processes} processes, ${plain.mb.toFixed(0)} MB RSS, ready in ${plain.ms.toFixed(0)} ms`,
+		);
+		console.log(
+			`resolved bin:  ${resolved.processes} processes, ${resolved.mb.toFixed(0)} MB RSS, ready in ${resolved.ms.toFixed(0)} ms`,
+		);
+		console.log(
+			`memory ratio plain / resolved: ${(plain.mb / resolved.mb).toFixed(2)}x; ready-time ratio: ${(plain.ms / resolved.ms).toFixed(2)}x`,
+		);
 	} finally {
 		work.remove();
 	}
@@ -70,7 +78,11 @@ async function startupWith(count: number): Promise<void> {
 		const mcpServers = Object.fromEntries(
 			Array.from({ length: count }, (_, i) => [
 				`server${i}`,
-				{ command: "sh", args: ["-c", `echo ${i} >> '${log}'; exec '${process.execPath}' '${MEMORY}'`], env: { MEMORY_FILE_PATH: join(home.root, `m${i}.jsonl`) } },
+				{
+					command: "sh",
+					args: ["-c", `echo ${i} >> '${log}'; exec '${process.execPath}' '${MEMORY}'`],
+					env: { MEMORY_FILE_PATH: join(home.root, `m${i}.jsonl`) },
+				},
 			]),
 		);
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers }));
@@ -99,7 +111,9 @@ async function startupWith(count: number): Promise<void> {
 			withExt.push(w);
 		}
 		console.log(`== pi -p start to exit (one scripted turn), ${count} lazy servers (median of ${RUNS}) ==`);
-		console.log(`the cache, filled by real first runs: ${cached()}/${count} servers after ${firstRuns} run(s), ${(firstMs / 1000).toFixed(1)} s`);
+		console.log(
+			`the cache, filled by real first runs: ${cached()}/${count} servers after ${firstRuns} run(s), ${(firstMs / 1000).toFixed(1)} s`,
+		);
 		console.log(`without the extension: ${median(base).toFixed(1)} ms`);
 		console.log(`with the extension:    ${median(withExt).toFixed(1)} ms`);
 		console.log(`ratio with / without:  ${(median(withExt) / median(base)).toFixed(3)} (target < 1.10)`);

@@ -11,8 +11,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { defineServer } from "../config.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { StdioTransport } from "../transport/stdio.ts";
 import { freePort, ROOT, stopChild, waitForPort } from "../tests/support/helpers.ts";
+import { StdioTransport } from "../transport/stdio.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const FIXTURE = join(ROOT, "tests/fixtures/fault-stdio.ts");
@@ -21,8 +21,15 @@ const LIMIT = 128 * 1024 * 1024;
 function transportFor(kind: "sdk" | "adapter", mode: string, mb: number): Transport {
 	const env = { ...(process.env as Record<string, string>), MB: String(mb) };
 	const args = [TSX, FIXTURE, mode];
-	if (kind === "sdk") return new StdioClientTransport({ command: process.execPath, args, env, stderr: "ignore", maxBufferSize: LIMIT });
-	return new StdioTransport({ command: process.execPath, args, env, maxMessageBytes: LIMIT, parse: deserializeMessage });
+	if (kind === "sdk")
+		return new StdioClientTransport({ command: process.execPath, args, env, stderr: "ignore", maxBufferSize: LIMIT });
+	return new StdioTransport({
+		command: process.execPath,
+		args,
+		env,
+		maxMessageBytes: LIMIT,
+		parse: deserializeMessage,
+	});
 }
 
 /** Seconds to receive one tool answer of `mb` megabytes, and the CPU time this process spent on it. */
@@ -31,7 +38,9 @@ async function receive(kind: "sdk" | "adapter", mb: number): Promise<{ seconds: 
 	await client.connect(transportFor(kind, "big-line", mb));
 	const cpu0 = process.cpuUsage();
 	const t0 = performance.now();
-	await client.request({ method: "tools/call", params: { name: "blast", arguments: {} } }, CallToolResultSchema, { timeout: 600_000 });
+	await client.request({ method: "tools/call", params: { name: "blast", arguments: {} } }, CallToolResultSchema, {
+		timeout: 600_000,
+	});
 	const seconds = (performance.now() - t0) / 1000;
 	const used = process.cpuUsage(cpu0);
 	await client.close();
@@ -72,7 +81,9 @@ export async function main(): Promise<void> {
 	});
 	console.log(`stdio, 200 MB without a newline: ${(floodMs / 1000).toFixed(1)} s, +${floodMb.toFixed(0)} MB RSS`);
 	const port = await freePort();
-	const server = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), "huge-body", String(port)], { stdio: "ignore" });
+	const server = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), "huge-body", String(port)], {
+		stdio: "ignore",
+	});
 	await waitForPort(port);
 	const huge = defineServer("huge", { url: `http://127.0.0.1:${port}/mcp` });
 	let hugeMs = 0;

@@ -13,5 +13,7 @@ export function countTokens(text: string): number {
 }
 
 export function toolDefinitionTokens(tool: ToolDefinitionLike): number {
-	return countTokens(JSON.stringify({ name: tool.name, description: tool.description ?? "", parameters: tool.parameters }));
+	return countTokens(
+		JSON.stringify({ name: tool.name, description: tool.description ?? "", parameters: tool.parameters }),
+	);
 }

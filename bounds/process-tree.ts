@@ -17,7 +17,10 @@ function psTable(): PsRow[] {
 	if (process.platform === "win32") return [];
 	let table: string;
 	try {
-		table = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid="], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+		table = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid="], {
+			encoding: "utf8",
+			stdio: ["ignore", "pipe", "ignore"],
+		});
 	} catch {
 		return [];
 	}

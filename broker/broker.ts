@@ -9,6 +9,7 @@ import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
 import {
 	ADAPTER_VERSION,
 	BROKER_FILE,
@@ -28,7 +29,6 @@ import {
 	socketPath,
 	WRONG_VERSION,
 } from "./wire.ts";
-import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
 
 /** How long the broker waits with no session and no server before it exits. */
 const DEFAULT_IDLE_MS = 30_000;
@@ -49,11 +49,19 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 	let lastActive = Date.now();
 	const listener = createServer((socket) => accept(socket));
 	const token = randomBytes(32).toString("hex");
-	const authorized = (shown: unknown) => typeof shown === "string" && shown.length === token.length && timingSafeEqual(Buffer.from(shown), Buffer.from(token));
+	const authorized = (shown: unknown) =>
+		typeof shown === "string" &&
+		shown.length === token.length &&
+		timingSafeEqual(Buffer.from(shown), Buffer.from(token));
 
 	// Two sessions starting a broker at once: one listens, the other finds it alive and leaves.
 	const { lock } = await import("proper-lockfile");
-	const release = await lock(dir, { realpath: false, lockfilePath: join(dir, "start.lock"), stale: 10_000, retries: { retries: 50, minTimeout: 20, maxTimeout: 200 } });
+	const release = await lock(dir, {
+		realpath: false,
+		lockfilePath: join(dir, "start.lock"),
+		stale: 10_000,
+		retries: { retries: 50, minTimeout: 20, maxTimeout: 200 },
+	});
 	try {
 		if (await alive(path)) return 0;
 		if (process.platform !== "win32") rmSync(path, { force: true });
@@ -70,7 +78,11 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 	}
 	// What would end the broker unexpectedly is written down (sessions carry on without it).
 	const fatal = (error: unknown) => {
-		appendFileSync(join(dir, "broker.log"), `${new Date().toISOString()} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`, { mode: 0o600 });
+		appendFileSync(
+			join(dir, "broker.log"),
+			`${new Date().toISOString()} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+			{ mode: 0o600 },
+		);
 		for (const server of servers.values()) server.killSync(); // no server outlives its broker
 		process.exit(1);
 	};
@@ -98,11 +110,20 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 				lastActive = Date.now();
 				return session.server.fromSession(session, m);
 			}
-			if ((m.method === STATUS_METHOD || m.method === OPEN_METHOD) && m.id !== undefined && !authorized(m.params?.token)) {
-				session.send({ jsonrpc: "2.0", id: m.id, error: { code: NOT_AUTHORIZED, message: "not authorized: show the secret in broker.json" } } as Message);
+			if (
+				(m.method === STATUS_METHOD || m.method === OPEN_METHOD) &&
+				m.id !== undefined &&
+				!authorized(m.params?.token)
+			) {
+				session.send({
+					jsonrpc: "2.0",
+					id: m.id,
+					error: { code: NOT_AUTHORIZED, message: "not authorized: show the secret in broker.json" },
+				} as Message);
 				return void transport.close();
 			}
-			if (m.method === STATUS_METHOD && m.id !== undefined) return session.send({ jsonrpc: "2.0", id: m.id, result: status() } as Message);
+			if (m.method === STATUS_METHOD && m.id !== undefined)
+				return session.send({ jsonrpc: "2.0", id: m.id, result: status() } as Message);
 			if (m.method === OPEN_METHOD && m.id !== undefined) return open(session, m);
 			void transport.close();
 		};
@@ -111,7 +132,10 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 	function open(session: Session, message: Message): void {
 		const params = message.params as unknown as OpenParams;
 		if (params?.protocol !== BROKER_PROTOCOL || params.version !== ADAPTER_VERSION) {
-			const error = { code: WRONG_VERSION, message: `this broker runs pi-mcp-adapter ${ADAPTER_VERSION} (protocol ${BROKER_PROTOCOL})` };
+			const error = {
+				code: WRONG_VERSION,
+				message: `this broker runs pi-mcp-adapter ${ADAPTER_VERSION} (protocol ${BROKER_PROTOCOL})`,
+			};
 			return session.send({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
 		}
 		let server = servers.get(params.key);
@@ -136,7 +160,13 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 			version: ADAPTER_VERSION,
 			since,
 			sessions: [...sessions].filter((s) => s.server).length,
-			servers: [...servers.values()].map((s) => ({ name: s.params.name, pid: s.pid, since: s.since, sessions: s.sessions.size, inFlight: s.inFlight })),
+			servers: [...servers.values()].map((s) => ({
+				name: s.params.name,
+				pid: s.pid,
+				since: s.since,
+				sessions: s.sessions.size,
+				inFlight: s.inFlight,
+			})),
 		};
 	}
 
@@ -149,13 +179,16 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		const done = (code: number) => void stop().then(() => resolve(code));
 		process.once("SIGTERM", () => done(0));
 		process.once("SIGINT", () => done(0));
-		const timer = setInterval(() => {
-			// Only sessions using a server count: a connection that never said which server it wants does not.
-			const using = [...sessions].some((session) => session.server);
-			if (servers.size > 0 || using || Date.now() - lastActive < idleMs) return;
-			clearInterval(timer);
-			done(0);
-		}, Math.min(1000, idleMs));
+		const timer = setInterval(
+			() => {
+				// Only sessions using a server count: a connection that never said which server it wants does not.
+				const using = [...sessions].some((session) => session.server);
+				if (servers.size > 0 || using || Date.now() - lastActive < idleMs) return;
+				clearInterval(timer);
+				done(0);
+			},
+			Math.min(1000, idleMs),
+		);
 	});
 }
 
@@ -168,4 +201,3 @@ async function alive(path: string): Promise<boolean> {
 		return false;
 	}
 }
-

@@ -7,8 +7,10 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { delay } from "../bounds/waits.ts";
 import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
+import { delay } from "../bounds/waits.ts";
+import { configHash, stableStringify } from "../metadata-cache.ts";
+import type { StdioServerEntry } from "../types.ts";
 import {
 	ADAPTER_VERSION,
 	BROKER_PROTOCOL,
@@ -22,13 +24,11 @@ import {
 	readBrokerFile,
 	type SharedLaunch,
 	SocketTransport,
-	STATUS_METHOD,
 	STARTING_MARKER,
+	STATUS_METHOD,
 	socketDirIsPrivate,
 	socketPath,
 } from "./wire.ts";
-import { configHash, stableStringify } from "../metadata-cache.ts";
-import type { StdioServerEntry } from "../types.ts";
 
 /** Which servers a session shares through the broker, and for how long the broker keeps each. */
 export interface BrokerOptions {
@@ -51,7 +51,19 @@ const REPLY_WAIT_MS = 5000;
  * Variables that differ between two terminals of one user without changing what a server does:
  * left out of the shared key so that sessions of one project still share.
  */
-const VOLATILE_ENV = new Set(["_", "SHLVL", "OLDPWD", "PWD", "TERM_SESSION_ID", "WINDOWID", "TMUX_PANE", "SSH_TTY", "SSH_CLIENT", "SSH_CONNECTION", "STY"]);
+const VOLATILE_ENV = new Set([
+	"_",
+	"SHLVL",
+	"OLDPWD",
+	"PWD",
+	"TERM_SESSION_ID",
+	"WINDOWID",
+	"TMUX_PANE",
+	"SSH_TTY",
+	"SSH_CLIENT",
+	"SSH_CONNECTION",
+	"STY",
+]);
 
 /**
  * Who shares a server: everything that makes it behave differently. The same config identity as
@@ -62,7 +74,14 @@ const VOLATILE_ENV = new Set(["_", "SHLVL", "OLDPWD", "PWD", "TERM_SESSION_ID", 
 export function sharedKey(entry: StdioServerEntry, launch: SharedLaunch): string {
 	const env = Object.fromEntries(Object.entries(launch.env).filter(([name]) => !VOLATILE_ENV.has(name)));
 	const project = entry.source.scope === "project" ? entry.source.path : undefined;
-	const identity = { config: configHash(entry), command: launch.command, args: launch.args, cwd: launch.cwd, env, project };
+	const identity = {
+		config: configHash(entry),
+		command: launch.command,
+		args: launch.args,
+		cwd: launch.cwd,
+		env,
+		project,
+	};
 	return createHash("sha256").update(stableStringify(identity)).digest("hex");
 }
 
@@ -114,14 +133,29 @@ export async function brokerStatus(agentDir: string, timeoutMs = 1000): Promise<
 	if (process.platform !== "win32" && (!existsSync(path) || !socketDirIsPrivate(path))) return undefined;
 	const socket = await connectSocket(path, timeoutMs).catch(() => undefined);
 	if (!socket) return undefined;
-	const transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line) as JSONRPCMessage, "the shared MCP broker");
-	const reply = await ask(transport, STATUS_METHOD, { token: readBrokerFile(agentDir)?.token ?? "" }, AbortSignal.timeout(timeoutMs));
+	const transport = new SocketTransport(
+		socket,
+		1024 * 1024,
+		(line) => JSON.parse(line) as JSONRPCMessage,
+		"the shared MCP broker",
+	);
+	const reply = await ask(
+		transport,
+		STATUS_METHOD,
+		{ token: readBrokerFile(agentDir)?.token ?? "" },
+		AbortSignal.timeout(timeoutMs),
+	);
 	await transport.close();
 	return reply && "result" in reply ? (reply.result as BrokerStatus) : undefined;
 }
 
 /** One request to the broker itself; undefined when it does not answer in time. */
-async function ask(transport: SocketTransport, method: string, params: object, signal: AbortSignal): Promise<{ result: unknown } | { error: unknown } | undefined> {
+async function ask(
+	transport: SocketTransport,
+	method: string,
+	params: object,
+	signal: AbortSignal,
+): Promise<{ result: unknown } | { error: unknown } | undefined> {
 	const id = `pi-broker-${method}`;
 	const reply = new Promise<{ result: unknown } | { error: unknown } | undefined>((resolve) => {
 		transport.onmessage = (message) => {
@@ -215,7 +249,12 @@ async function startBroker(agentDir: string): Promise<void> {
 		if (age < START_MARKER_MS) return;
 		writeFileSync(marker, "", { mode: 0o600 });
 	}
-	const child = spawn(process.execPath, [bin, "__broker", agentDir], { cwd, detached: true, stdio: "ignore", windowsHide: true });
+	const child = spawn(process.execPath, [bin, "__broker", agentDir], {
+		cwd,
+		detached: true,
+		stdio: "ignore",
+		windowsHide: true,
+	});
 	child.on("error", () => undefined);
 	child.unref();
 }

@@ -9,16 +9,22 @@
 // flight with the reason and ends every session's connection.
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { OpenParams, SocketTransport } from "./wire.ts";
 import { StdioTransport } from "../transport/stdio.ts";
 import { TailBuffer } from "../transport/tail-buffer.ts";
+import type { OpenParams, SocketTransport } from "./wire.ts";
 
 /** A server stays at most this long after its last session left. */
 const MAX_LINGER_MS = 10 * 60_000;
 const INIT_ID = "pi-broker-initialize";
 
 export type Id = string | number;
-export type Message = JSONRPCMessage & { id?: Id; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+export type Message = JSONRPCMessage & {
+	id?: Id;
+	method?: string;
+	params?: Record<string, unknown>;
+	result?: unknown;
+	error?: unknown;
+};
 
 /** One session's connection to the broker. */
 export class Session {
@@ -82,13 +88,21 @@ export class SharedServer {
 		for (const [id, relayed] of this.requests) {
 			if (relayed.session !== session) continue;
 			this.requests.delete(id);
-			this.sendUp({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the session ended" } });
+			this.sendUp({
+				jsonrpc: "2.0",
+				method: "notifications/cancelled",
+				params: { requestId: id, reason: "the session ended" },
+			});
 		}
 		for (const [token, relayed] of this.tokens) if (relayed.session === session) this.tokens.delete(token);
 		for (const [id, asked] of this.asked) {
 			if (asked.session !== session) continue;
 			this.asked.delete(id);
-			this.sendUp({ jsonrpc: "2.0", id: asked.id, error: { code: -32603, message: "The session asked went away" } } as Message);
+			this.sendUp({
+				jsonrpc: "2.0",
+				id: asked.id,
+				error: { code: -32603, message: "The session asked went away" },
+			} as Message);
 		}
 		if (this.lastCaller === session) this.lastCaller = undefined;
 		if (this.sessions.size === 0) {
@@ -101,7 +115,12 @@ export class SharedServer {
 		this.initialized ??= this.start(request.params ?? {});
 		this.initialized.then(
 			(result) => session.send({ jsonrpc: "2.0", id: request.id as Id, result } as Message),
-			(error: Error) => session.send({ jsonrpc: "2.0", id: request.id as Id, error: { code: -32000, message: error.message } } as Message),
+			(error: Error) =>
+				session.send({
+					jsonrpc: "2.0",
+					id: request.id as Id,
+					error: { code: -32000, message: error.message },
+				} as Message),
 		);
 	}
 
@@ -133,14 +152,23 @@ export class SharedServer {
 		ended.catch(() => undefined);
 		let timer: ReturnType<typeof setTimeout> | undefined;
 		const timeout = new Promise<never>((_, reject) => {
-			timer = setTimeout(() => reject(new Error(`Server "${this.params.name}" did not answer initialize within ${Math.round(connectTimeoutMs / 1000)} s`)), connectTimeoutMs);
+			timer = setTimeout(
+				() =>
+					reject(
+						new Error(
+							`Server "${this.params.name}" did not answer initialize within ${Math.round(connectTimeoutMs / 1000)} s`,
+						),
+					),
+				connectTimeoutMs,
+			);
 		});
 		timeout.catch(() => undefined);
 		try {
 			await transport.start();
 			await transport.send({ jsonrpc: "2.0", id: INIT_ID, method: "initialize", params } as JSONRPCMessage);
 			const reply = await Promise.race([answered, ended, timeout]);
-			if (reply.error) throw new Error(`Server "${this.params.name}" refused initialize: ${JSON.stringify(reply.error)}`);
+			if (reply.error)
+				throw new Error(`Server "${this.params.name}" refused initialize: ${JSON.stringify(reply.error)}`);
 			await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
 			return reply.result as Message;
 		} catch (error) {
@@ -195,7 +223,8 @@ export class SharedServer {
 			for (const [token, r] of this.tokens) if (r === relayed) this.tokens.delete(token);
 			return relayed.session.send({ ...message, id: relayed.id });
 		}
-		if (message.method === "ping" && message.id !== undefined) return this.sendUp({ jsonrpc: "2.0", id: message.id, result: {} } as Message);
+		if (message.method === "ping" && message.id !== undefined)
+			return this.sendUp({ jsonrpc: "2.0", id: message.id, result: {} } as Message);
 		if (message.id !== undefined) return this.askSession(message);
 		if (message.method === "notifications/progress") {
 			const relayed = this.tokens.get(String(message.params?.progressToken));
@@ -221,7 +250,12 @@ export class SharedServer {
 	private askSession(message: Message): void {
 		const inFlight = [...this.requests.values()];
 		const session = inFlight.at(-1)?.session ?? this.lastCaller ?? [...this.sessions].at(-1);
-		if (!session) return this.sendUp({ jsonrpc: "2.0", id: message.id as Id, error: { code: -32603, message: "No session is using this server" } } as Message);
+		if (!session)
+			return this.sendUp({
+				jsonrpc: "2.0",
+				id: message.id as Id,
+				error: { code: -32603, message: "No session is using this server" },
+			} as Message);
 		const id = `s${this.nextId++}`;
 		this.asked.set(id, { session, id: message.id as Id });
 		session.send({ ...message, id });
@@ -245,7 +279,8 @@ export class SharedServer {
 		this.closed = true;
 		clearTimeout(this.linger);
 		const reason = this.exitReason(`exited with ${this.sessions.size} session(s) using it`);
-		for (const [, relayed] of this.requests) relayed.session.send({ jsonrpc: "2.0", id: relayed.id, error: { code: -32000, message: reason } } as Message);
+		for (const [, relayed] of this.requests)
+			relayed.session.send({ jsonrpc: "2.0", id: relayed.id, error: { code: -32000, message: reason } } as Message);
 		this.requests.clear();
 		for (const session of this.sessions) void session.transport.close();
 		this.sessions.clear();

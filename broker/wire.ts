@@ -16,7 +16,9 @@ import { LineReader } from "../transport/line-reader.ts";
 /** Bumped when the broker's methods or relaying change: a session and a broker of another protocol do not talk. */
 export const BROKER_PROTOCOL = 1;
 /** The adapter's version: a broker of another version is not used (sessions run their servers themselves). */
-export const ADAPTER_VERSION: string = (JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as { version: string }).version;
+export const ADAPTER_VERSION: string = (
+	JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as { version: string }
+).version;
 
 export const OPEN_METHOD = "pi-broker/open";
 /** In a shared server's environment: the pid of the broker that started it. */
@@ -135,7 +137,8 @@ export function privateDir(dir: string): string {
 	const stat = lstatSync(dir);
 	if (!stat.isDirectory()) throw new Error(`${dir} is not a folder (a symlink?): the MCP broker will not use it`);
 	const uid = process.getuid?.();
-	if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to another user: the MCP broker will not use it`);
+	if (uid !== undefined && stat.uid !== uid)
+		throw new Error(`${dir} belongs to another user: the MCP broker will not use it`);
 	// Ours and a real folder: tightening it cannot touch anything else.
 	if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 	return dir;
@@ -228,7 +231,9 @@ export class SocketTransport implements Transport {
 		// A server flooding logs or progress must not cost a session that still reads its connection:
 		// past a backlog, notifications are dropped (they are lossy by nature); answers never are.
 		if (!("id" in message) && this.socket.writableLength > NOTIFICATION_BACKLOG_BYTES) return Promise.resolve();
-		const sent = new Promise<void>((resolve, reject) => this.socket.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())));
+		const sent = new Promise<void>((resolve, reject) =>
+			this.socket.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())),
+		);
 		// A peer that stopped reading (a frozen session) must not grow this process without bound.
 		if (this.socket.writableLength > this.maxBacklogBytes) {
 			this.failure = `the other side stopped reading (${Math.round(this.socket.writableLength / 1024 / 1024)} MB waiting); the connection was closed`;

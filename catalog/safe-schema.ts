@@ -22,7 +22,9 @@ export function safeSchema(raw: unknown): JsonSchema {
 function boundedCopy(value: unknown): Json {
 	let budget = MAX_SCHEMA_NODES;
 	const root: { value?: Json } = {};
-	const stack: { source: unknown; depth: number; assign: (v: Json) => void }[] = [{ source: value, depth: 0, assign: (v) => (root.value = v) }];
+	const stack: { source: unknown; depth: number; assign: (v: Json) => void }[] = [
+		{ source: value, depth: 0, assign: (v) => (root.value = v) },
+	];
 	while (stack.length > 0) {
 		const { source, depth, assign } = stack.pop() as (typeof stack)[number];
 		if (--budget < 0) {
@@ -59,7 +61,8 @@ export function withoutPatterns(schema: JsonSchema): JsonSchema {
 		if (typeof value !== "object" || value === null) return value;
 		const out: Record<string, unknown> = {};
 		for (const [key, item] of Object.entries(value)) {
-			if ((key === "pattern" && typeof item === "string") || (key === "patternProperties" && typeof item === "object")) continue;
+			if ((key === "pattern" && typeof item === "string") || (key === "patternProperties" && typeof item === "object"))
+				continue;
 			out[key] = strip(item);
 		}
 		return out;

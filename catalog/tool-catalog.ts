@@ -1,15 +1,19 @@
 // Every known tool of every server (connected or not), under the name the model uses for it.
 // Resolves a name from the model back to (server, original name), with close matches on a miss.
-import { closestNames } from "./closest-name.ts";
+
 import { resourceTools, templateTools } from "../resource-tools.ts";
-import { formatToolName, serverPrefix, type ServerMetadata, type ToolMetadata, type ToolPrefix } from "../types.ts";
+import { formatToolName, type ServerMetadata, serverPrefix, type ToolMetadata, type ToolPrefix } from "../types.ts";
+import { closestNames } from "./closest-name.ts";
 
 export interface CatalogTool extends ToolMetadata {
 	/** The name shown to the model: prefixed, sanitized, unique across servers. */
 	readonly qualifiedName: string;
 }
 
-export type Resolution = { kind: "found"; tool: CatalogTool } | { kind: "ambiguous"; tools: CatalogTool[] } | { kind: "missing"; suggestions: string[] };
+export type Resolution =
+	| { kind: "found"; tool: CatalogTool }
+	| { kind: "ambiguous"; tools: CatalogTool[] }
+	| { kind: "missing"; suggestions: string[] };
 
 export class ToolCatalog {
 	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean }>();
@@ -72,7 +76,13 @@ export class ToolCatalog {
 			const prefixed = pool.find((t) => t.qualifiedName === `${serverPrefix(server, this.prefix)}_${name}`);
 			if (prefixed) return { kind: "found", tool: prefixed };
 		}
-		return { kind: "missing", suggestions: closestNames(name, pool.map((t) => t.qualifiedName)) };
+		return {
+			kind: "missing",
+			suggestions: closestNames(
+				name,
+				pool.map((t) => t.qualifiedName),
+			),
+		};
 	}
 
 	private changed(): void {
@@ -100,7 +110,8 @@ export class ToolCatalog {
 				let qualifiedName = formatToolName(server, tool.name, this.prefix);
 				// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.
 				if (byName.has(qualifiedName)) qualifiedName = formatToolName(server, tool.name, "server");
-				for (let n = 2; byName.has(qualifiedName); n++) qualifiedName = formatToolName(server, `${tool.name}_${n}`, "server");
+				for (let n = 2; byName.has(qualifiedName); n++)
+					qualifiedName = formatToolName(server, `${tool.name}_${n}`, "server");
 				const entry = { ...tool, qualifiedName };
 				byName.set(qualifiedName, entry);
 				tools.push(entry);

@@ -6,10 +6,10 @@ import { homedir } from "node:os";
 import { basename, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Root } from "@modelcontextprotocol/sdk/types.js";
-import { askForm, askUrl } from "./elicitation.ts";
 import { expandHome } from "../config/interpolate.ts";
-import { type Sampler, SamplingConsent } from "./sampling.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
+import { askForm, askUrl } from "./elicitation.ts";
+import { type Sampler, SamplingConsent } from "./sampling.ts";
 import { ServerLog } from "./server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
 
@@ -59,12 +59,17 @@ export class ClientFeatures {
 			elicit: async (server, params, signal) => {
 				const dialogs = this.host.dialogs;
 				if (!dialogs) {
-					this.note(server, `"${server}" asked the user: "${plain(params.message, 200)}". ${this.host.noUiReason ?? NO_UI}, so it was declined.`);
+					this.note(
+						server,
+						`"${server}" asked the user: "${plain(params.message, 200)}". ${this.host.noUiReason ?? NO_UI}, so it was declined.`,
+					);
 					return { action: "decline" };
 				}
 				const openBrowser = this.host.openBrowser ?? (() => undefined);
 				return this.queue.run(() =>
-					params.mode === "url" ? askUrl(dialogs, server, params, signal, openBrowser) : askForm(dialogs, server, params, signal),
+					params.mode === "url"
+						? askUrl(dialogs, server, params, signal, openBrowser)
+						: askForm(dialogs, server, params, signal),
 				);
 			},
 			sample: (server, params, signal) => {
@@ -103,6 +108,9 @@ export class ClientFeatures {
 
 /** The working folder first, then the configured folders, each once. */
 function rootsFor(cwd: string, extra: readonly string[]): Root[] {
-	const folders = [cwd, ...extra.map((p) => expandHome(p, homedir())).map((p) => (isAbsolute(p) ? p : resolve(cwd, p)))];
+	const folders = [
+		cwd,
+		...extra.map((p) => expandHome(p, homedir())).map((p) => (isAbsolute(p) ? p : resolve(cwd, p))),
+	];
 	return [...new Set(folders)].map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder }));
 }

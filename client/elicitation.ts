@@ -36,10 +36,18 @@ const DONE = "Done";
 /** Thrown inside the walk through the fields when the user presses Esc. */
 class Cancelled extends Error {}
 
-export async function askForm(dialogs: Dialogs, server: string, params: ElicitRequestFormParams, signal: AbortSignal): Promise<ElicitResult> {
+export async function askForm(
+	dialogs: Dialogs,
+	server: string,
+	params: ElicitRequestFormParams,
+	signal: AbortSignal,
+): Promise<ElicitResult> {
 	const properties = Object.entries(params.requestedSchema.properties ?? {});
 	if (properties.length > MAX_FIELDS) {
-		dialogs.notify(`MCP server "${server}" asked for ${properties.length} answers at once; Pi declined (at most ${MAX_FIELDS}).`, "warning");
+		dialogs.notify(
+			`MCP server "${server}" asked for ${properties.length} answers at once; Pi declined (at most ${MAX_FIELDS}).`,
+			"warning",
+		);
 		return { action: "decline" };
 	}
 	const required = new Set(params.requestedSchema.required ?? []);
@@ -56,7 +64,9 @@ export async function askForm(dialogs: Dialogs, server: string, params: ElicitRe
 		if (error instanceof Cancelled) return { action: "cancel" };
 		throw error;
 	}
-	const summary = properties.map(([name, raw]) => `${name}: ${shown(content[name], { ...(raw as object), name } as Field)}`).join("\n");
+	const summary = properties
+		.map(([name, raw]) => `${name}: ${shown(content[name], { ...(raw as object), name } as Field)}`)
+		.join("\n");
 	const send = await dialogs.confirm(`Send these answers to "${server}"?`, summary || "(no fields)", { signal });
 	return send ? { action: "accept", content } : { action: "decline" };
 }
@@ -75,7 +85,10 @@ export async function askUrl(
 		url = new URL("invalid:");
 	}
 	if (url.protocol !== "https:" && url.protocol !== "http:") {
-		dialogs.notify(`MCP server "${server}" asked you to open "${plain(params.url, 200)}", which is not a web address; Pi declined.`, "warning");
+		dialogs.notify(
+			`MCP server "${server}" asked you to open "${plain(params.url, 200)}", which is not a web address; Pi declined.`,
+			"warning",
+		);
 		return { action: "decline" };
 	}
 	const open = `Open ${url.host} in the browser`;
@@ -94,12 +107,28 @@ function label(field: Field, required: boolean): string {
 	return `${name}${required ? " (required)" : ""}${about}`;
 }
 
-async function askField(dialogs: Dialogs, field: Field, required: boolean, title: string, signal: AbortSignal): Promise<Value | undefined> {
+async function askField(
+	dialogs: Dialogs,
+	field: Field,
+	required: boolean,
+	title: string,
+	signal: AbortSignal,
+): Promise<Value | undefined> {
 	const choices = choicesOf(field);
 	if (field.type === "array") return askMany(dialogs, field, title, signal);
 	if (choices) return askOne(dialogs, choices, field, required, title, signal);
 	if (field.type === "boolean") {
-		return askOne(dialogs, [{ value: true, title: "Yes" }, { value: false, title: "No" }], field, required, title, signal);
+		return askOne(
+			dialogs,
+			[
+				{ value: true, title: "Yes" },
+				{ value: false, title: "No" },
+			],
+			field,
+			required,
+			title,
+			signal,
+		);
 	}
 	return askText(dialogs, field, required, title, signal);
 }
@@ -111,12 +140,20 @@ interface Choice {
 
 /** The options of a single-select field: `oneOf` with titles, `enum` with `enumNames` (legacy), or plain `enum`. */
 function choicesOf(field: Field): Choice[] | undefined {
-	if (Array.isArray(field.oneOf)) return field.oneOf.map((o) => ({ value: String(o.const), title: plain(String(o.title ?? o.const), 200) }));
+	if (Array.isArray(field.oneOf))
+		return field.oneOf.map((o) => ({ value: String(o.const), title: plain(String(o.title ?? o.const), 200) }));
 	if (!Array.isArray(field.enum)) return undefined;
 	return field.enum.map((v, i) => ({ value: String(v), title: plain(String(field.enumNames?.[i] ?? v), 200) }));
 }
 
-async function askOne(dialogs: Dialogs, choices: Choice[], field: Field, required: boolean, title: string, signal: AbortSignal): Promise<Value | undefined> {
+async function askOne(
+	dialogs: Dialogs,
+	choices: Choice[],
+	field: Field,
+	required: boolean,
+	title: string,
+	signal: AbortSignal,
+): Promise<Value | undefined> {
 	const shownAs = choices.map((c) => (c.value === field.default ? `${c.title} (default)` : c.title));
 	const options = !required && field.default === undefined ? [...shownAs, SKIP] : shownAs;
 	const picked = await dialogs.select(title, options, { signal });
@@ -127,13 +164,19 @@ async function askOne(dialogs: Dialogs, choices: Choice[], field: Field, require
 
 /** Several of a list: each pick toggles an item, "Done" ends (within minItems/maxItems). */
 async function askMany(dialogs: Dialogs, field: Field, title: string, signal: AbortSignal): Promise<Value | undefined> {
-	const items = field.items?.anyOf?.map((o) => ({ value: String(o.const), title: plain(String(o.title ?? o.const), 200) })) ??
+	const items =
+		field.items?.anyOf?.map((o) => ({ value: String(o.const), title: plain(String(o.title ?? o.const), 200) })) ??
 		(field.items?.enum ?? []).map((v) => ({ value: String(v), title: plain(String(v), 200) }));
 	const chosen = new Set(Array.isArray(field.default) ? field.default.map(String) : []);
 	let problem = "";
 	for (;;) {
-		const options = [...items.map((item) => `${chosen.has(item.value) ? "[x]" : "[ ]"} ${item.title}`), `${DONE} (${chosen.size} chosen)`];
-		const picked = await dialogs.select(`${title}\nPick to check or uncheck, then ${DONE}.${problem}`, options, { signal });
+		const options = [
+			...items.map((item) => `${chosen.has(item.value) ? "[x]" : "[ ]"} ${item.title}`),
+			`${DONE} (${chosen.size} chosen)`,
+		];
+		const picked = await dialogs.select(`${title}\nPick to check or uncheck, then ${DONE}.${problem}`, options, {
+			signal,
+		});
 		if (picked === undefined) throw new Cancelled();
 		const index = options.indexOf(picked);
 		if (index < items.length) {
@@ -154,7 +197,13 @@ function countProblem(count: number, field: Field): string {
 }
 
 /** Text or a number, asked again (saying why) until it is valid; empty means the default, or nothing. */
-async function askText(dialogs: Dialogs, field: Field, required: boolean, title: string, signal: AbortSignal): Promise<Value | undefined> {
+async function askText(
+	dialogs: Dialogs,
+	field: Field,
+	required: boolean,
+	title: string,
+	signal: AbortSignal,
+): Promise<Value | undefined> {
 	const numeric = field.type === "number" || field.type === "integer";
 	const placeholder = field.default !== undefined ? `default: ${plain(String(field.default), 100)}` : hint(field);
 	let problem = "";
@@ -178,7 +227,8 @@ async function askText(dialogs: Dialogs, field: Field, required: boolean, title:
 
 function hint(field: Field): string {
 	if (field.format) return field.format;
-	if (field.minimum !== undefined || field.maximum !== undefined) return `${field.minimum ?? ""}…${field.maximum ?? ""}`;
+	if (field.minimum !== undefined || field.maximum !== undefined)
+		return `${field.minimum ?? ""}…${field.maximum ?? ""}`;
 	return field.type === "integer" ? "a whole number" : field.type === "number" ? "a number" : "";
 }
 
@@ -195,12 +245,17 @@ const FORMATS: Record<string, { test: (text: string) => boolean; what: string }>
 	email: { test: (t) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(t), what: "an email address" },
 	uri: { test: (t) => URL.canParse(t), what: "a full address (https://…)" },
 	date: { test: (t) => /^\d{4}-\d{2}-\d{2}$/.test(t) && !Number.isNaN(Date.parse(t)), what: "a date as YYYY-MM-DD" },
-	"date-time": { test: (t) => !Number.isNaN(Date.parse(t)) && /\d{4}-\d{2}-\d{2}T/.test(t), what: "a date and time (YYYY-MM-DDThh:mm:ssZ)" },
+	"date-time": {
+		test: (t) => !Number.isNaN(Date.parse(t)) && /\d{4}-\d{2}-\d{2}T/.test(t),
+		what: "a date and time (YYYY-MM-DDThh:mm:ssZ)",
+	},
 };
 
 function checkText(text: string, field: Field): string | { problem: string } {
-	if (field.minLength !== undefined && text.length < field.minLength) return { problem: `At least ${field.minLength} characters.` };
-	if (field.maxLength !== undefined && text.length > field.maxLength) return { problem: `At most ${field.maxLength} characters.` };
+	if (field.minLength !== undefined && text.length < field.minLength)
+		return { problem: `At least ${field.minLength} characters.` };
+	if (field.maxLength !== undefined && text.length > field.maxLength)
+		return { problem: `At most ${field.maxLength} characters.` };
 	const format = field.format ? FORMATS[field.format] : undefined;
 	if (format && !format.test(text)) return { problem: `This should be ${format.what}.` };
 	return text;
@@ -208,6 +263,7 @@ function checkText(text: string, field: Field): string | { problem: string } {
 
 /** How an answer reads in the summary before sending. */
 function shown(value: Value | undefined, field: Field): string {
-	if (value === undefined) return field.default !== undefined ? `(default: ${plain(JSON.stringify(field.default), 100)})` : "(empty)";
+	if (value === undefined)
+		return field.default !== undefined ? `(default: ${plain(JSON.stringify(field.default), 100)})` : "(empty)";
 	return plain(Array.isArray(value) ? value.join(", ") : String(value), 200);
 }

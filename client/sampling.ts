@@ -48,7 +48,9 @@ export class SamplingConsent {
 			const title = consentTitle(server, sampler.modelName, params);
 			// The user consents to what they were shown: a request too long to show is not sent.
 			if (title.length > MAX_SHOWN_CHARS) {
-				throw new SamplingRefused(`The request is too long to show the user (${title.length} characters; at most ${MAX_SHOWN_CHARS}), so it was refused.`);
+				throw new SamplingRefused(
+					`The request is too long to show the user (${title.length} characters; at most ${MAX_SHOWN_CHARS}), so it was refused.`,
+				);
 			}
 			const once = "Allow once";
 			const always = `Always allow "${server}" in this session`;
@@ -57,8 +59,16 @@ export class SamplingConsent {
 			else if (choice !== once) throw new SamplingRefused("The user declined the sampling request.");
 		}
 		const reply = await sampler.complete(params, signal);
-		dialogs.notify(`"${server}" used ${sampler.modelName}: ${reply.inputTokens} tokens in, ${reply.outputTokens} out.`, "info");
-		return { role: "assistant", content: { type: "text", text: reply.text }, model: reply.model, stopReason: reply.stopReason };
+		dialogs.notify(
+			`"${server}" used ${sampler.modelName}: ${reply.inputTokens} tokens in, ${reply.outputTokens} out.`,
+			"info",
+		);
+		return {
+			role: "assistant",
+			content: { type: "text", text: reply.text },
+			model: reply.model,
+			stopReason: reply.stopReason,
+		};
 	}
 }
 
@@ -67,9 +77,12 @@ const MAX_SHOWN_CHARS = 20_000;
 
 /** Everything that would be sent: the system prompt and every message, whole (without terminal sequences). */
 function consentTitle(server: string, model: string, params: SamplingParams): string {
-	const lines = [`MCP server "${server}" asks to use your model (${model}, at most ${params.maxTokens} tokens). It would send:`];
+	const lines = [
+		`MCP server "${server}" asks to use your model (${model}, at most ${params.maxTokens} tokens). It would send:`,
+	];
 	if (params.systemPrompt) lines.push(`System: ${plain(params.systemPrompt, Number.POSITIVE_INFINITY)}`);
-	for (const message of params.messages) lines.push(`${message.role}: ${plain(messageText(message.content), Number.POSITIVE_INFINITY)}`);
+	for (const message of params.messages)
+		lines.push(`${message.role}: ${plain(messageText(message.content), Number.POSITIVE_INFINITY)}`);
 	return lines.join("\n");
 }
 
@@ -85,7 +98,11 @@ function messageText(content: SamplingContent): string {
 /** What a sampler needs of Pi's context: the current model and how to authenticate it. */
 export interface ModelHost {
 	readonly model?: Model<Api>;
-	readonly modelRegistry: { getApiKeyAndHeaders(model: Model<Api>): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }> };
+	readonly modelRegistry: {
+		getApiKeyAndHeaders(
+			model: Model<Api>,
+		): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }>;
+	};
 }
 
 /** A sampler on the session's current model through pi-ai's `complete` (Pi provides pi-ai to extensions on both lines). */
@@ -98,7 +115,10 @@ export function piSampler(host: ModelHost): Sampler | undefined {
 			const auth = await host.modelRegistry.getApiKeyAndHeaders(model);
 			if (!auth.ok) throw new Error(`The model ${model.id} cannot be used: ${auth.error}`);
 			const { complete } = await import("@mariozechner/pi-ai");
-			const context: Context = { systemPrompt: params.systemPrompt, messages: params.messages.map((m) => toPiMessage(m, model)) };
+			const context: Context = {
+				systemPrompt: params.systemPrompt,
+				messages: params.messages.map((m) => toPiMessage(m, model)),
+			};
 			const reply: AssistantMessage = await complete(model, context, {
 				apiKey: auth.apiKey,
 				headers: auth.headers,
@@ -106,7 +126,8 @@ export function piSampler(host: ModelHost): Sampler | undefined {
 				maxTokens: params.maxTokens,
 				temperature: params.temperature,
 			});
-			if (reply.stopReason === "error" || reply.stopReason === "aborted") throw new Error(`The model failed: ${reply.errorMessage ?? reply.stopReason}`);
+			if (reply.stopReason === "error" || reply.stopReason === "aborted")
+				throw new Error(`The model failed: ${reply.errorMessage ?? reply.stopReason}`);
 			const text = reply.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("");
 			return {
 				text,
@@ -124,7 +145,9 @@ function toPiMessage(message: SamplingParams["messages"][number], model: Model<A
 	const blocks = (Array.isArray(message.content) ? message.content : [message.content]) as Block[];
 	if (message.role === "user") {
 		const content: UserMessage["content"] = blocks.map((b) =>
-			b.type === "image" ? { type: "image", data: b.data, mimeType: b.mimeType } : { type: "text", text: b.type === "text" ? b.text : `[${b.type}]` },
+			b.type === "image"
+				? { type: "image", data: b.data, mimeType: b.mimeType }
+				: { type: "text", text: b.type === "text" ? b.text : `[${b.type}]` },
 		);
 		return { role: "user", content, timestamp: Date.now() };
 	}
@@ -134,7 +157,14 @@ function toPiMessage(message: SamplingParams["messages"][number], model: Model<A
 		api: model.api,
 		provider: model.provider,
 		model: model.id,
-		usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+		usage: {
+			input: 0,
+			output: 0,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
 		stopReason: "stop",
 		timestamp: Date.now(),
 	};

@@ -9,7 +9,10 @@ export const LOG_FILE = "mcp.log";
 export const MAX_LOG_BYTES = 5 * 1024 * 1024;
 
 export function formatLogLine(server: string, params: unknown, now = new Date()): string {
-	const message = typeof params === "object" && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : { data: params };
+	const message =
+		typeof params === "object" && params !== null && !Array.isArray(params)
+			? (params as Record<string, unknown>)
+			: { data: params };
 	const level = typeof message.level === "string" ? message.level : "info";
 	const logger = typeof message.logger === "string" && message.logger ? ` ${message.logger}:` : "";
 	const text = dataText(message.data).replace(/\r?\n/g, "\n    ");
@@ -29,7 +32,10 @@ export class ServerLog {
 	readonly path: string;
 	private size?: number;
 
-	constructor(agentDir: string, private readonly scrub: (text: string) => string = (t) => t) {
+	constructor(
+		agentDir: string,
+		private readonly scrub: (text: string) => string = (t) => t,
+	) {
 		this.path = join(agentDir, LOG_FILE);
 	}
 

@@ -24,9 +24,15 @@ export function plain(text: string, max = 2000): string {
 /** The same dialogs, every text they show cleaned of terminal sequences (a server or repository wrote it). */
 export function safeDialogs(ui: Dialogs): Dialogs {
 	return {
-		select: (title, options, opts) => ui.select(terminalSafe(title), options.map(oneLine), opts).then((picked) => (picked === undefined ? undefined : options[options.map(oneLine).indexOf(picked)] ?? picked)),
+		select: (title, options, opts) =>
+			ui
+				.select(terminalSafe(title), options.map(oneLine), opts)
+				.then((picked) =>
+					picked === undefined ? undefined : (options[options.map(oneLine).indexOf(picked)] ?? picked),
+				),
 		confirm: (title, message, opts) => ui.confirm(terminalSafe(title), terminalSafe(message), opts),
-		input: (title, placeholder, opts) => ui.input(terminalSafe(title), placeholder === undefined ? undefined : oneLine(placeholder), opts),
+		input: (title, placeholder, opts) =>
+			ui.input(terminalSafe(title), placeholder === undefined ? undefined : oneLine(placeholder), opts),
 		notify: (message, type) => ui.notify(terminalSafe(message), type),
 	};
 }

@@ -35,14 +35,21 @@ export async function resolveCommandValues(
 function run(command: string, env: Readonly<Record<string, string | undefined>>): Promise<string> {
 	const [shell, flag] = process.platform === "win32" ? [process.env.ComSpec ?? "cmd.exe", "/c"] : ["/bin/sh", "-c"];
 	return new Promise((resolve, reject) => {
-		execFile(shell, [flag, command], { env: { ...env }, timeout: TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
-			if (error) {
-				// The exit status and the end of stderr say why; the command's output is never shown.
-				const why = error.killed ? `no result within ${TIMEOUT_MS / 1000} s` : `exit ${error.code ?? "?"}${stderr.trim() ? `: ${stderr.trim().split("\n").slice(-2).join(" ")}` : ""}`;
-				reject(new Error(why));
-				return;
-			}
-			resolve(stdout.trim());
-		});
+		execFile(
+			shell,
+			[flag, command],
+			{ env: { ...env }, timeout: TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 },
+			(error, stdout, stderr) => {
+				if (error) {
+					// The exit status and the end of stderr say why; the command's output is never shown.
+					const why = error.killed
+						? `no result within ${TIMEOUT_MS / 1000} s`
+						: `exit ${error.code ?? "?"}${stderr.trim() ? `: ${stderr.trim().split("\n").slice(-2).join(" ")}` : ""}`;
+					reject(new Error(why));
+					return;
+				}
+				resolve(stdout.trim());
+			},
+		);
 	});
 }

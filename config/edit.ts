@@ -5,9 +5,9 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { readTextFile, writeFileAtomic } from "../storage/file-guard.ts";
-import { jsoncParser } from "./jsonc-file.ts";
 import { withFileLock } from "../storage/locked-json.ts";
 import type { McpConfig } from "../types.ts";
+import { jsoncParser } from "./jsonc-file.ts";
 
 /** The files this command may write: Pi's own, never a repository's .mcp.json or another tool's. */
 export interface EditableFiles {
@@ -26,8 +26,10 @@ export function editableFiles(agentDir: string, cwd: string): EditableFiles {
  */
 export async function turnOff(config: McpConfig, name: string, files: EditableFiles): Promise<string> {
 	const entry = config.servers.get(name);
-	if (!entry) throw new Error(config.disabled?.has(name) ? `"${name}" is already turned off.` : `Unknown server "${name}".`);
-	if (entry.source.scope === "project") throw new Error(`"${name}" comes from this project's config: /mcp deny ${name} keeps it from running.`);
+	if (!entry)
+		throw new Error(config.disabled?.has(name) ? `"${name}" is already turned off.` : `Unknown server "${name}".`);
+	if (entry.source.scope === "project")
+		throw new Error(`"${name}" comes from this project's config: /mcp deny ${name} keeps it from running.`);
 	// A user-level server: defined in the user's file (which gets "enabled": false) or hidden from it.
 	await edit(files.user, (text) => set(text, [name, "enabled"], false));
 	return `Turned "${name}" off (saved in ${files.user}).`;
@@ -37,9 +39,15 @@ export async function turnOff(config: McpConfig, name: string, files: EditableFi
 export async function turnOn(config: McpConfig, name: string, files: EditableFiles): Promise<string> {
 	const file = config.disabled?.get(name);
 	if (!file) throw new Error(config.servers.has(name) ? `"${name}" is already on.` : `Unknown server "${name}".`);
-	if (file !== files.user && file !== files.project) throw new Error(`"${name}" is turned off in ${file}, which /mcp does not edit (it is not Pi's own config): turn it on there.`);
+	if (file !== files.user && file !== files.project)
+		throw new Error(
+			`"${name}" is turned off in ${file}, which /mcp does not edit (it is not Pi's own config): turn it on there.`,
+		);
 	await edit(file, (text) => {
-		const raw = (jsoncParser().parse(text) as { mcpServers?: Record<string, Record<string, unknown>> } | undefined)?.mcpServers?.[name] ?? {};
+		const raw =
+			(jsoncParser().parse(text) as { mcpServers?: Record<string, Record<string, unknown>> } | undefined)?.mcpServers?.[
+				name
+			] ?? {};
 		// An entry that only hid a server of that name goes; `{}` alone would be an incomplete server.
 		if (Object.keys(raw).every((k) => k === "enabled" || k === "disabled")) return set(text, [name], undefined);
 		return set(set(text, [name, "enabled"], undefined), [name, "disabled"], undefined);
@@ -50,7 +58,12 @@ export async function turnOn(config: McpConfig, name: string, files: EditableFil
 /** Sets (undefined: removes) a value under mcpServers, keeping the rest of the text as it was. */
 function set(text: string, path: string[], value: unknown): string {
 	const { applyEdits, modify } = jsoncParser();
-	return applyEdits(text, modify(text, ["mcpServers", ...path], value, { formattingOptions: { insertSpaces: !/^\t/m.test(text), tabSize: 2 } }));
+	return applyEdits(
+		text,
+		modify(text, ["mcpServers", ...path], value, {
+			formattingOptions: { insertSpaces: !/^\t/m.test(text), tabSize: 2 },
+		}),
+	);
 }
 
 /**

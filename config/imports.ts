@@ -43,9 +43,9 @@ export function readImport(host: ImportHost, ctx: ImportContext): ImportedFile[]
 		case "vscode":
 			return [jsonServers(join(ctx.cwd, ".vscode", "mcp.json"), "project", "servers", fromVsCode)].filter(present);
 		case "windsurf":
-			return [jsonServers(join(ctx.home, ".codeium", "windsurf", "mcp_config.json"), "user", "mcpServers", fromWindsurf)].filter(
-				present,
-			);
+			return [
+				jsonServers(join(ctx.home, ".codeium", "windsurf", "mcp_config.json"), "user", "mcpServers", fromWindsurf),
+			].filter(present);
 		case "codex":
 			return [codex(join(ctx.home, ".codex", "config.toml"))].filter(present);
 	}
@@ -54,14 +54,20 @@ export function readImport(host: ImportHost, ctx: ImportContext): ImportedFile[]
 const present = (f: ImportedFile | undefined): f is ImportedFile => f !== undefined;
 
 export function claudeDesktopPath(ctx: ImportContext): string {
-	if (ctx.platform === "darwin") return join(ctx.home, "Library", "Application Support", "Claude", "claude_desktop_config.json");
+	if (ctx.platform === "darwin")
+		return join(ctx.home, "Library", "Application Support", "Claude", "claude_desktop_config.json");
 	if (ctx.platform === "win32") {
 		return join(ctx.env.APPDATA ?? join(ctx.home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json");
 	}
 	return join(ctx.env.XDG_CONFIG_HOME ?? join(ctx.home, ".config"), "Claude", "claude_desktop_config.json");
 }
 
-function jsonServers(path: string, scope: ImportedFile["scope"], key: string, map: (e: Obj) => Obj = (e) => e): ImportedFile | undefined {
+function jsonServers(
+	path: string,
+	scope: ImportedFile["scope"],
+	key: string,
+	map: (e: Obj) => Obj = (e) => e,
+): ImportedFile | undefined {
 	const read = readJsoncFile(path);
 	if (read.kind === "missing") return undefined;
 	if (read.kind === "error") return { path, scope, servers: {}, error: read.message };
@@ -98,7 +104,8 @@ function fromVsCode(e: Obj): Obj {
 
 /** Windsurf names the URL of a remote server `serverUrl`. */
 function fromWindsurf(e: Obj): Obj {
-	if (typeof e.serverUrl === "string" && e.url === undefined) return withoutKeys(e, ["serverUrl", "disabledTools"], { url: e.serverUrl });
+	if (typeof e.serverUrl === "string" && e.url === undefined)
+		return withoutKeys(e, ["serverUrl", "disabledTools"], { url: e.serverUrl });
 	return withoutKeys(e, ["disabledTools"], {});
 }
 

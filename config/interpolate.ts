@@ -32,7 +32,8 @@ export function interpolate(input: string, ctx: InterpolationContext): Interpola
 	try {
 		const { value, end } = expandUntil(input, 0, false, ctx, missing, values);
 		if (end !== input.length) throw new Malformed(`unexpected "}" at position ${end + 1}`);
-		if (missing.length > 0) return { ok: false, error: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set` };
+		if (missing.length > 0)
+			return { ok: false, error: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set` };
 		return { ok: true, value, values };
 	} catch (error) {
 		if (!(error instanceof Malformed)) throw error;
@@ -119,7 +120,8 @@ function expandBraced(
 function variableName(head: string): string {
 	const name = head.startsWith("env:") ? head.slice(4) : head;
 	if (name === "") throw new Malformed("empty variable name");
-	if (!NAME.test(name)) throw new Malformed(`"${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
+	if (!NAME.test(name))
+		throw new Malformed(`"${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
 	return name;
 }
 

@@ -47,13 +47,16 @@ function matches(s: Schema, value: unknown): boolean {
 	}
 	if (typeof value === "string" && s.minLength !== undefined && value.length < s.minLength) return false;
 	if (Array.isArray(value) && s.items && !value.every((item) => matches(s.items as Schema, item))) return false;
-	if (isObject(value) && (s.properties || s.patternProperties || s.required || s.additionalProperties !== undefined)) return objectMatches(s, value);
+	if (isObject(value) && (s.properties || s.patternProperties || s.required || s.additionalProperties !== undefined))
+		return objectMatches(s, value);
 	return true;
 }
 
 function objectMatches(s: Schema, value: Record<string, unknown>): boolean {
 	if ((s.required ?? []).some((key) => !(key in value))) return false;
-	const patterns = Object.entries(s.patternProperties ?? {}).map(([pattern, sub]) => [new RegExp(pattern, "u"), sub] as const);
+	const patterns = Object.entries(s.patternProperties ?? {}).map(
+		([pattern, sub]) => [new RegExp(pattern, "u"), sub] as const,
+	);
 	for (const [key, item] of Object.entries(value)) {
 		const own = s.properties?.[key];
 		if (own) {

@@ -7,7 +7,10 @@ import type { ParseError } from "jsonc-parser";
 import { jsonDepthOver, MAX_JSON_DEPTH, readTextFile } from "../storage/file-guard.ts";
 
 /** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
-export type ReadResult = { kind: "missing" } | { kind: "error"; message: string; partial?: unknown } | { kind: "ok"; value: unknown };
+export type ReadResult =
+	| { kind: "missing" }
+	| { kind: "error"; message: string; partial?: unknown }
+	| { kind: "ok"; value: unknown };
 
 /** jsonc-parser, loaded on first need (every Pi start pays for what it imports). */
 export function jsoncParser(): typeof import("jsonc-parser") {
@@ -20,7 +23,8 @@ export function readJsoncFile(path: string): ReadResult {
 	if (read.kind !== "ok") return read;
 	const text = read.text;
 	// Checked before parsing: no parser or later walk over the value can run out of stack.
-	if (jsonDepthOver(text)) return { kind: "error", message: `nests deeper than ${MAX_JSON_DEPTH} levels; this is not an MCP config` };
+	if (jsonDepthOver(text))
+		return { kind: "error", message: `nests deeper than ${MAX_JSON_DEPTH} levels; this is not an MCP config` };
 	try {
 		return { kind: "ok", value: JSON.parse(text) as unknown };
 	} catch {
@@ -34,7 +38,11 @@ export function readJsoncFile(path: string): ReadResult {
 		const before = text.slice(0, first.offset);
 		const line = before.split("\n").length;
 		const column = first.offset - before.lastIndexOf("\n");
-		return { kind: "error", message: `invalid JSON at line ${line}, column ${column}: ${printParseErrorCode(first.error)}`, partial: value };
+		return {
+			kind: "error",
+			message: `invalid JSON at line ${line}, column ${column}: ${printParseErrorCode(first.error)}`,
+			partial: value,
+		};
 	}
 	return { kind: "ok", value };
 }

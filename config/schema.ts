@@ -2,8 +2,8 @@
 // field as `field: must be <what>, got <value>` (credential fields by type only), and every key
 // the schema does not know named with the closest one it does. Loading and merging: config.ts.
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { checks, failingFields } from "./json-check.ts";
 import { closestNames } from "../catalog/closest-name.ts";
+import { checks, failingFields } from "./json-check.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
 /** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days): longer ones fire at once. */
@@ -27,7 +27,9 @@ export const RawServerSchema = Type.Object({
 	env: Type.Optional(StringMap),
 	cwd: Type.Optional(Type.String()),
 	url: Type.Optional(Type.String({ minLength: 1 })),
-	type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse"), Type.Literal("streamable-http")])),
+	type: Type.Optional(
+		Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse"), Type.Literal("streamable-http")]),
+	),
 	headers: Type.Optional(StringMap),
 	lifecycle: Type.Optional(Type.Union([Type.Literal("lazy"), Type.Literal("eager"), Type.Literal("keep-alive")])),
 	idleTimeout: Type.Optional(Minutes),
@@ -49,7 +51,10 @@ export const RawServerSchema = Type.Object({
 });
 export type RawServer = Static<typeof RawServerSchema>;
 
-export const OutputGuardSchema = Type.Object({ maxBytes: Type.Optional(Type.Number({ minimum: 1024 })), maxLines: Type.Optional(Type.Number({ minimum: 10 })) });
+export const OutputGuardSchema = Type.Object({
+	maxBytes: Type.Optional(Type.Number({ minimum: 1024 })),
+	maxLines: Type.Optional(Type.Number({ minimum: 10 })),
+});
 
 export const SettingsSchema = Type.Object({
 	toolPrefix: Type.Optional(Type.Union([Type.Literal("server"), Type.Literal("short"), Type.Literal("none")])),
@@ -63,9 +68,7 @@ export const SettingsSchema = Type.Object({
 	trustProjectServers: Type.Optional(Type.Boolean()),
 	shareServers: Type.Optional(Type.Boolean()),
 	roots: Type.Optional(Type.Array(Type.String())),
-	outputGuard: Type.Optional(
-		Type.Union([Type.Literal(false), OutputGuardSchema]),
-	),
+	outputGuard: Type.Optional(Type.Union([Type.Literal(false), OutputGuardSchema])),
 });
 
 export const FileSchema = Type.Object({
@@ -102,7 +105,15 @@ function kindOf(value: unknown): string {
 
 /** "a list of strings", `one of "lazy", "eager"`, ... from a JSON Schema. */
 function describeSchema(schema: unknown): string {
-	const s = schema as { type?: string; const?: unknown; anyOf?: unknown[]; items?: unknown; minimum?: number; exclusiveMinimum?: number; maximum?: number };
+	const s = schema as {
+		type?: string;
+		const?: unknown;
+		anyOf?: unknown[];
+		items?: unknown;
+		minimum?: number;
+		exclusiveMinimum?: number;
+		maximum?: number;
+	};
 	if (s.anyOf) {
 		const consts = s.anyOf.map((v) => (v as { const?: unknown }).const);
 		if (consts.every((v) => v !== undefined)) return `one of ${consts.map((v) => JSON.stringify(v)).join(", ")}`;
@@ -121,7 +132,6 @@ function describeSchema(schema: unknown): string {
 	if (s.type === "string") return "a string";
 	return "valid";
 }
-
 
 /** Whether a value has the schema's shape (the TypeBox schema read as JSON Schema; see json-check.ts). */
 export function isValid<T extends TSchema>(schema: T, value: unknown): value is Static<T> {

@@ -8,12 +8,16 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+	OAuthClientInformationMixed,
+	OAuthClientMetadata,
+	OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { describeError } from "../transport/errors.ts";
+import type { HttpServerEntry } from "../types.ts";
 import { isWebAddress, openSystemBrowser } from "./open-browser.ts";
 import { type SignIn, SignInStore } from "./store.ts";
-import type { HttpServerEntry } from "../types.ts";
 
 /** Pi's Client ID Metadata Document: its redirect URIs are http://127.0.0.1:<any port>/callback. */
 export const DEFAULT_CLIENT_METADATA_URL = "https://pi.dev/oauth/client.json";
@@ -74,7 +78,9 @@ function callbackTarget(settings: OAuthSettings): CallbackTarget {
 	}
 	const host = parsed.hostname;
 	if (parsed.protocol !== "http:" || (host !== "localhost" && host !== "127.0.0.1" && host !== "[::1]")) {
-		throw new Error("oauth.callbackUrl must use http on localhost, 127.0.0.1 or [::1] (the sign-in listens on this machine only)");
+		throw new Error(
+			"oauth.callbackUrl must use http on localhost, 127.0.0.1 or [::1] (the sign-in listens on this machine only)",
+		);
 	}
 	const written = settings.callbackUrl;
 	const port = parsed.port ? Number(parsed.port) : (settings.callbackPort ?? 0);
@@ -99,8 +105,14 @@ function documentFits(target: CallbackTarget): boolean {
 /** Pi 1.5's rule: `cimd` cannot be combined with a client of one's own or a redirect the document does not list. */
 function checkRegistration(settings: OAuthSettings, target: CallbackTarget): void {
 	if (settings.clientRegistration !== "cimd") return;
-	if (settings.clientId || settings.clientName) throw new Error('oauth.clientRegistration "cimd" cannot be combined with clientId or clientName: remove one of them');
-	if (!documentFits(target)) throw new Error('oauth.clientRegistration "cimd" needs a callbackUrl on localhost or 127.0.0.1 with the path /callback');
+	if (settings.clientId || settings.clientName)
+		throw new Error(
+			'oauth.clientRegistration "cimd" cannot be combined with clientId or clientName: remove one of them',
+		);
+	if (!documentFits(target))
+		throw new Error(
+			'oauth.clientRegistration "cimd" needs a callbackUrl on localhost or 127.0.0.1 with the path /callback',
+		);
 }
 
 export interface SignInOptions {
@@ -141,19 +153,37 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const stop = new AbortController();
 	const onAbort = () => stop.abort(options.signal?.reason);
 	options.signal?.addEventListener("abort", onAbort, { once: true });
-	const timer = setTimeout(() => stop.abort(new Error("sign-in was not finished in time")), options.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
+	const timer = setTimeout(
+		() => stop.abort(new Error("sign-in was not finished in time")),
+		options.timeoutMs ?? SIGN_IN_TIMEOUT_MS,
+	);
 	try {
 		const provider = new SignInProvider(store, settings, callback.url, documentFits(target), (url) => {
 			options.show(url);
 			(options.openBrowser ?? openSystemBrowser)(url);
 		});
-		const first = await sdk.auth(provider, { serverUrl: entry.url, scope, resourceMetadataUrl: challenge.resourceMetadataUrl, fetchFn });
+		const first = await sdk.auth(provider, {
+			serverUrl: entry.url,
+			scope,
+			resourceMetadataUrl: challenge.resourceMetadataUrl,
+			fetchFn,
+		});
 		if (first === "AUTHORIZED") return;
-		const redirected = await Promise.race([callback.next(stop.signal, (url) => provider.answersThisSignIn(url)), pasted(options.askPaste, stop.signal)]);
+		const redirected = await Promise.race([
+			callback.next(stop.signal, (url) => provider.answersThisSignIn(url)),
+			pasted(options.askPaste, stop.signal),
+		]);
 		const code = provider.checkRedirect(redirected);
-		await sdk.auth(provider, { serverUrl: entry.url, authorizationCode: code, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
+		await sdk.auth(provider, {
+			serverUrl: entry.url,
+			authorizationCode: code,
+			resourceMetadataUrl: challenge.resourceMetadataUrl,
+			scope,
+			fetchFn,
+		});
 	} catch (error) {
-		if (stop.signal.aborted) throw new Error(`Sign-in to "${entry.name}" stopped: ${describeError(stop.signal.reason)}`, { cause: error });
+		if (stop.signal.aborted)
+			throw new Error(`Sign-in to "${entry.name}" stopped: ${describeError(stop.signal.reason)}`, { cause: error });
 		throw new Error(`Sign-in to "${entry.name}" failed: ${describeError(error)}`, { cause: error });
 	} finally {
 		clearTimeout(timer);
@@ -180,18 +210,29 @@ function boundedFetch(inner: FetchLike): FetchLike {
 		try {
 			const response = await inner(url, { ...init, signal });
 			const declared = Number(response.headers.get("content-length"));
-			if (declared > MAX_OAUTH_DOCUMENT_BYTES) throw new Error(`${String(url)} answered ${declared} bytes, over the ${MAX_OAUTH_DOCUMENT_BYTES} an OAuth document may have`);
+			if (declared > MAX_OAUTH_DOCUMENT_BYTES)
+				throw new Error(
+					`${String(url)} answered ${declared} bytes, over the ${MAX_OAUTH_DOCUMENT_BYTES} an OAuth document may have`,
+				);
 			const chunks: Uint8Array[] = [];
 			let size = 0;
 			for await (const chunk of response.body ?? []) {
 				size += chunk.byteLength;
-				if (size > MAX_OAUTH_DOCUMENT_BYTES) throw new Error(`${String(url)} sent more than the ${MAX_OAUTH_DOCUMENT_BYTES} bytes an OAuth document may have`);
+				if (size > MAX_OAUTH_DOCUMENT_BYTES)
+					throw new Error(
+						`${String(url)} sent more than the ${MAX_OAUTH_DOCUMENT_BYTES} bytes an OAuth document may have`,
+					);
 				chunks.push(chunk);
 			}
 			const body = [101, 204, 205, 304].includes(response.status) ? null : Buffer.concat(chunks);
-			return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+			return new Response(body, {
+				status: response.status,
+				statusText: response.statusText,
+				headers: response.headers,
+			});
 		} catch (error) {
-			if (deadline.aborted && !init?.signal?.aborted) throw new Error(`${String(url)} did not answer within ${OAUTH_REQUEST_MS / 1000} s`, { cause: error });
+			if (deadline.aborted && !init?.signal?.aborted)
+				throw new Error(`${String(url)} did not answer within ${OAUTH_REQUEST_MS / 1000} s`, { cause: error });
 			throw error;
 		}
 	};
@@ -204,11 +245,16 @@ function boundedFetch(inner: FetchLike): FetchLike {
  * the discovery the SDK's auth() then starts from.
  */
 async function pinAuthorizationServer(store: SignInStore, metadataUrl: string, fetchFn: FetchLike): Promise<void> {
-	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await import("@modelcontextprotocol/sdk/shared/auth.js");
+	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await import(
+		"@modelcontextprotocol/sdk/shared/auth.js"
+	);
 	const expected = issuerOf(metadataUrl);
 	let body: unknown;
 	try {
-		const response = await fetchFn(metadataUrl, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(15_000) });
+		const response = await fetchFn(metadataUrl, {
+			headers: { accept: "application/json" },
+			signal: AbortSignal.timeout(15_000),
+		});
 		if (!response.ok) throw new Error(`HTTP ${response.status}`);
 		body = await response.json();
 	} catch (error) {
@@ -216,11 +262,19 @@ async function pinAuthorizationServer(store: SignInStore, metadataUrl: string, f
 	}
 	const parsed = OAuthMetadataSchema.safeParse(body);
 	const metadata = parsed.success ? parsed.data : OpenIdProviderDiscoveryMetadataSchema.safeParse(body).data;
-	if (!metadata) throw new Error("oauth.authServerMetadataUrl does not point to authorization server metadata (no issuer, authorization_endpoint or token_endpoint)");
+	if (!metadata)
+		throw new Error(
+			"oauth.authServerMetadataUrl does not point to authorization server metadata (no issuer, authorization_endpoint or token_endpoint)",
+		);
 	if (metadata.issuer.replace(/\/$/, "") !== expected) {
-		throw new Error(`the metadata at oauth.authServerMetadataUrl names issuer ${metadata.issuer}, but its URL implies ${expected} (refused: RFC 8414)`);
+		throw new Error(
+			`the metadata at oauth.authServerMetadataUrl names issuer ${metadata.issuer}, but its URL implies ${expected} (refused: RFC 8414)`,
+		);
 	}
-	await store.update((s) => ({ ...s, discovery: { authorizationServerUrl: metadata.issuer, authorizationServerMetadata: metadata } }));
+	await store.update((s) => ({
+		...s,
+		discovery: { authorizationServerUrl: metadata.issuer, authorizationServerMetadata: metadata },
+	}));
 }
 
 /**
@@ -243,7 +297,9 @@ function issuerOf(metadataUrl: string): string {
 		if (path.startsWith(known)) return `${url.origin}${path.slice(known.length)}`.replace(/\/$/, "");
 		if (path.endsWith(known)) return `${url.origin}${path.slice(0, -known.length)}`.replace(/\/$/, "");
 	}
-	throw new Error("oauth.authServerMetadataUrl must end in /.well-known/oauth-authorization-server or /.well-known/openid-configuration");
+	throw new Error(
+		"oauth.authServerMetadataUrl must end in /.well-known/oauth-authorization-server or /.well-known/openid-configuration",
+	);
 }
 
 /** Sign out: the stored client, tokens and discovery of this server go. */
@@ -264,7 +320,16 @@ async function probe(
 		const response = await fetchFn(url, {
 			method: "POST",
 			headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-			body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "pi-mcp-adapter", version: "0.1.0" } } }),
+			body: JSON.stringify({
+				jsonrpc: "2.0",
+				id: 0,
+				method: "initialize",
+				params: {
+					protocolVersion: "2025-11-25",
+					capabilities: {},
+					clientInfo: { name: "pi-mcp-adapter", version: "0.1.0" },
+				},
+			}),
 			signal: AbortSignal.timeout(15_000),
 		});
 		await response.body?.cancel().catch(() => undefined);
@@ -296,7 +361,13 @@ class SignInProvider implements OAuthClientProvider {
 
 	/** A Client ID Metadata Document is used where the server supports it, unless the config says otherwise. */
 	get clientMetadataUrl(): string | undefined {
-		if (this.settings.clientId || this.settings.clientRegistration === "dcr" || this.settings.clientName || !this.documentFits) return undefined;
+		if (
+			this.settings.clientId ||
+			this.settings.clientRegistration === "dcr" ||
+			this.settings.clientName ||
+			!this.documentFits
+		)
+			return undefined;
 		return this.settings.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
 	}
 
@@ -316,13 +387,19 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	clientInformation(): OAuthClientInformationMixed | undefined {
-		if (this.settings.clientId) return { client_id: this.settings.clientId, ...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}) };
+		if (this.settings.clientId)
+			return {
+				client_id: this.settings.clientId,
+				...(this.settings.clientSecret ? { client_secret: this.settings.clientSecret } : {}),
+			};
 		return this.current.client;
 	}
 
 	async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
 		if (this.settings.clientRegistration === "cimd" && client.client_id !== this.clientMetadataUrl) {
-			throw new Error('the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"');
+			throw new Error(
+				'the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"',
+			);
 		}
 		this.current = await this.store.update((s) => ({ ...s, client }));
 	}
@@ -339,11 +416,15 @@ class SignInProvider implements OAuthClientProvider {
 		// PKCE is required: a server whose metadata does not list S256 is refused, not tried. (With no
 		// metadata at all, the 2025-03-26 fallback endpoints, PKCE S256 is what that spec required.)
 		if (!isWebAddress(authorizationUrl.href)) {
-			throw new Error(`the authorization server's sign-in page is not a web address (${authorizationUrl.protocol}); it was not opened`);
+			throw new Error(
+				`the authorization server's sign-in page is not a web address (${authorizationUrl.protocol}); it was not opened`,
+			);
 		}
 		const metadata = this.current.discovery?.authorizationServerMetadata;
 		if (metadata && !metadata.code_challenge_methods_supported?.includes("S256")) {
-			throw new Error("the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported); signing in to it is not safe");
+			throw new Error(
+				"the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported); signing in to it is not safe",
+			);
 		}
 		this.present(authorizationUrl.toString());
 	}
@@ -357,8 +438,13 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	async saveDiscoveryState(discovery: OAuthDiscoveryState): Promise<void> {
-		if (this.settings.clientRegistration === "cimd" && discovery.authorizationServerMetadata?.client_id_metadata_document_supported !== true) {
-			throw new Error('the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"');
+		if (
+			this.settings.clientRegistration === "cimd" &&
+			discovery.authorizationServerMetadata?.client_id_metadata_document_supported !== true
+		) {
+			throw new Error(
+				'the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"',
+			);
 		}
 		this.current = await this.store.update((s) => ({ ...s, discovery }));
 	}
@@ -385,13 +471,21 @@ class SignInProvider implements OAuthClientProvider {
 	/** The code from the redirect, once it is proven to answer this request: state, then iss (RFC 9207). */
 	checkRedirect(redirected: string): string {
 		const params = new URL(redirected).searchParams;
-		if (params.get("state") !== this.expectedState) throw new Error("the redirect's state does not match this sign-in (refused: it may come from another site)");
+		if (params.get("state") !== this.expectedState)
+			throw new Error("the redirect's state does not match this sign-in (refused: it may come from another site)");
 		const error = params.get("error");
-		if (error) throw new Error(`the authorization server said ${error}${params.get("error_description") ? `: ${params.get("error_description")}` : ""}`);
-		const metadata = this.current.discovery?.authorizationServerMetadata as { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+		if (error)
+			throw new Error(
+				`the authorization server said ${error}${params.get("error_description") ? `: ${params.get("error_description")}` : ""}`,
+			);
+		const metadata = this.current.discovery?.authorizationServerMetadata as
+			| { issuer?: string; authorization_response_iss_parameter_supported?: boolean }
+			| undefined;
 		const iss = params.get("iss");
-		if (iss !== null && metadata?.issuer && iss !== metadata.issuer) throw new Error(`the redirect names issuer ${iss}, not ${metadata.issuer} (refused)`);
-		if (iss === null && metadata?.authorization_response_iss_parameter_supported) throw new Error("the redirect has no iss although the authorization server sends one (refused)");
+		if (iss !== null && metadata?.issuer && iss !== metadata.issuer)
+			throw new Error(`the redirect names issuer ${iss}, not ${metadata.issuer} (refused)`);
+		if (iss === null && metadata?.authorization_response_iss_parameter_supported)
+			throw new Error("the redirect has no iss although the authorization server sends one (refused)");
 		const code = params.get("code");
 		if (!code) throw new Error("the redirect carries no authorization code");
 		return code;
@@ -424,7 +518,9 @@ async function listen(target: CallbackTarget): Promise<Callback> {
 			}
 			const full = new URL(req.url ?? "/", redirect).toString();
 			if (!accept(full)) {
-				res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("This does not answer the sign-in Pi is waiting for.");
+				res
+					.writeHead(400, { "content-type": "text/plain; charset=utf-8" })
+					.end("This does not answer the sign-in Pi is waiting for.");
 				return;
 			}
 			res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -434,7 +530,11 @@ async function listen(target: CallbackTarget): Promise<Callback> {
 		servers.push(server);
 		await new Promise<void>((resolve, reject) => {
 			server.once("error", (error: NodeJS.ErrnoException) =>
-				reject(error.code === "EADDRINUSE" ? new Error(`the callback port ${port} is in use (oauth.callbackPort or oauth.callbackUrl)`) : error),
+				reject(
+					error.code === "EADDRINUSE"
+						? new Error(`the callback port ${port} is in use (oauth.callbackPort or oauth.callbackUrl)`)
+						: error,
+				),
 			);
 			server.listen({ port, host, ipv6Only: host === "::1" }, resolve);
 		});

@@ -27,14 +27,19 @@ export interface SignIn {
 
 /** The sign-in file of a server: its name (made safe) and a hash of its URL, so an account per URL stays apart. */
 export function signInPath(agentDir: string, server: string, url: string): string {
-	const safe = server.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_").slice(0, 60) || "server";
+	const safe =
+		server
+			.replace(/[^A-Za-z0-9._-]+/g, "_")
+			.replace(/^\.+/, "_")
+			.slice(0, 60) || "server";
 	const hash = createHash("sha256").update(url).digest("hex").slice(0, 12);
 	return join(agentDir, OAUTH_DIR, `${safe}-${hash}.json`);
 }
 
 function parse(raw: unknown, server: string, url: string): SignIn {
 	const value = raw as Partial<SignIn> | null;
-	const usable = value && typeof value === "object" && value.version === 1 && value.server === server && value.url === url;
+	const usable =
+		value && typeof value === "object" && value.version === 1 && value.server === server && value.url === url;
 	return usable ? (value as SignIn) : { version: 1, server, url };
 }
 
@@ -71,7 +76,9 @@ export class SignInStore {
 }
 
 export function withExpiry(tokens: OAuthTokens, now = Date.now()): StoredTokens {
-	return typeof tokens.expires_in === "number" ? { ...tokens, obtained_at: now, expires_at: now + tokens.expires_in * 1000 } : { ...tokens, obtained_at: now };
+	return typeof tokens.expires_in === "number"
+		? { ...tokens, obtained_at: now, expires_at: now + tokens.expires_in * 1000 }
+		: { ...tokens, obtained_at: now };
 }
 
 /**

@@ -6,10 +6,10 @@
 // as servers list them (Pi's autocomplete then shows them from the next start).
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
-import { describeError } from "../transport/errors.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { oneLine } from "../trust/safe-text.ts";
 import { convertResult, type PiContent } from "../proxy/tool-results.ts";
+import { describeError } from "../transport/errors.ts";
+import { oneLine } from "../trust/safe-text.ts";
 import type { PromptArgument, PromptMetadata } from "../types.ts";
 
 /** How long completion may take while the user types: a slow server shows no suggestions, not a stall. */
@@ -19,7 +19,21 @@ const COMPLETION_MS = 2000;
  * Command prefixes a server name must not take: Pi's own namespaces (`/skill:<name>` runs a skill)
  * and its built-in commands. A server named so gets `mcp-<name>:` instead.
  */
-const RESERVED_PREFIXES = new Set(["skill", "template", "prompt", "mcp", "mcp-auth", "settings", "model", "login", "logout", "new", "reload", "quit", "trust"]);
+const RESERVED_PREFIXES = new Set([
+	"skill",
+	"template",
+	"prompt",
+	"mcp",
+	"mcp-auth",
+	"settings",
+	"model",
+	"login",
+	"logout",
+	"new",
+	"reload",
+	"quit",
+	"trust",
+]);
 
 /** `/<server>:<prompt>`: only letters, digits, `_`, `.` and `-` (a name cannot carry terminal sequences), never in Pi's namespaces. */
 export function promptCommandName(server: string, prompt: string): string {
@@ -59,7 +73,9 @@ export class PromptCommands {
 				if (this.registered.has(name)) continue;
 				this.registered.add(name);
 				this.pi.registerCommand(name, {
-					description: oneLine(`${prompt.description || prompt.title || `Prompt "${prompt.name}"`} (MCP ${server}${prompt.arguments.length > 0 ? `: ${promptUsage(prompt)}` : ""})`),
+					description: oneLine(
+						`${prompt.description || prompt.title || `Prompt "${prompt.name}"`} (MCP ${server}${prompt.arguments.length > 0 ? `: ${promptUsage(prompt)}` : ""})`,
+					),
 					getArgumentCompletions: (prefix) => this.complete(server, prompt.name, prefix),
 					handler: (args, ctx) => this.run(server, prompt.name, args, ctx),
 				});
@@ -80,9 +96,15 @@ export class PromptCommands {
 		const values = assignArguments(args, prompt.arguments);
 		for (const arg of prompt.arguments.filter((a) => a.required && values[a.name] === undefined)) {
 			if (!ctx.hasUI) {
-				return this.say(ctx, `/${promptCommandName(server, name)} needs ${arg.name}. Usage: /${promptCommandName(server, name)} ${promptUsage(prompt)}`, "error");
+				return this.say(
+					ctx,
+					`/${promptCommandName(server, name)} needs ${arg.name}. Usage: /${promptCommandName(server, name)} ${promptUsage(prompt)}`,
+					"error",
+				);
 			}
-			const answer = await ctx.ui.input(oneLine(`/${promptCommandName(server, name)}: ${arg.name}${arg.description ? ` (${arg.description})` : ""}`));
+			const answer = await ctx.ui.input(
+				oneLine(`/${promptCommandName(server, name)}: ${arg.name}${arg.description ? ` (${arg.description})` : ""}`),
+			);
 			if (answer === undefined) return;
 			values[arg.name] = answer;
 		}
@@ -97,7 +119,11 @@ export class PromptCommands {
 			this.pi.sendUserMessage(content);
 			await turnEnded;
 		} catch (error) {
-			this.say(ctx, `/${promptCommandName(server, name)} failed: ${runtime.redactor.scrub(describeError(error))}`, "error");
+			this.say(
+				ctx,
+				`/${promptCommandName(server, name)} failed: ${runtime.redactor.scrub(describeError(error))}`,
+				"error",
+			);
 		}
 	}
 
@@ -118,7 +144,13 @@ export class PromptCommands {
 				{ signal: stop, timeoutMs: COMPLETION_MS },
 			);
 			// Drawn in the autocomplete list: the server's words, without terminal sequences.
-			return values.slice(0, 50).map((value) => ({ value: `${at.head}${quoted(oneLine(value))}`, label: oneLine(value), description: oneLine(at.argument.name) }));
+			return values
+				.slice(0, 50)
+				.map((value) => ({
+					value: `${at.head}${quoted(oneLine(value))}`,
+					label: oneLine(value),
+					description: oneLine(at.argument.name),
+				}));
 		} catch {
 			return null;
 		}
@@ -177,10 +209,16 @@ function argumentAt(prefix: string, args: readonly PromptArgument[]) {
 const quoted = (value: string) => (/[\s"']/.test(value) ? `"${value.replace(/"/g, "'")}"` : value);
 
 /** A prompt's messages as one user message: each message's content, the assistant's marked as such. */
-export function promptContent(result: GetPromptResult, saveBlob: (data: string, uri: string | undefined) => string): PiContent[] {
+export function promptContent(
+	result: GetPromptResult,
+	saveBlob: (data: string, uri: string | undefined) => string,
+): PiContent[] {
 	const content: PiContent[] = [];
 	for (const message of result.messages) {
-		const converted = convertResult({ content: [message.content] }, { saveBlob: (data, _mime, uri) => saveBlob(data, uri) }).content;
+		const converted = convertResult(
+			{ content: [message.content] },
+			{ saveBlob: (data, _mime, uri) => saveBlob(data, uri) },
+		).content;
 		if (message.role === "assistant") content.push({ type: "text", text: "(assistant, from the prompt:)" });
 		content.push(...converted);
 	}

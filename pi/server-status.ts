@@ -50,7 +50,9 @@ export async function brokerReport(agentDir: string): Promise<string> {
 	const status = await brokerStatus(agentDir);
 	if (!status) return "";
 	const time = (ms: number) => new Date(ms).toTimeString().slice(0, 5);
-	const servers = status.servers.map((s) => `  ${s.name}: ${plural(s.sessions, "session")}, up since ${time(s.since)}${s.pid ? `, pid ${s.pid}` : ""}`);
+	const servers = status.servers.map(
+		(s) => `  ${s.name}: ${plural(s.sessions, "session")}, up since ${time(s.since)}${s.pid ? `, pid ${s.pid}` : ""}`,
+	);
 	const head = `Shared MCP broker (pid ${status.pid}, since ${time(status.since)}): ${servers.length === 0 ? "no server running" : plural(servers.length, "server")}`;
 	return [head, ...servers].join("\n");
 }

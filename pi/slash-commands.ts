@@ -1,19 +1,20 @@
 // The /mcp and /mcp-auth commands and the footer status line: what the user (not the model)
 // sees of the servers. Commands answer through ctx.ui.notify (TUI, rpc) or stdout without a UI.
-import { terminalSafe } from "../trust/safe-text.ts";
-import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+
 import { homedir } from "node:os";
-import { formatProblem } from "../config.ts";
+import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { editableFiles, turnOff, turnOn } from "../config/edit.ts";
-import { describeError } from "../transport/errors.ts";
+import { formatProblem } from "../config.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { authHelp, grantType, usesOAuth } from "../oauth-handler.ts";
+import type { DirectPlan } from "../tool-registrar.ts";
+import { describeError } from "../transport/errors.ts";
 import type { Decision } from "../trust/project-approval.ts";
+import { terminalSafe } from "../trust/safe-text.ts";
+import type { ConfigSource } from "../types.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
 import { brokerReport, countLabel, stateText, turnedOffLine } from "./server-status.ts";
-import type { DirectPlan } from "../tool-registrar.ts";
-import type { ConfigSource } from "../types.ts";
 
 const SUBCOMMANDS = [
 	{ value: "status", description: "servers, their state and tools" },
@@ -26,7 +27,8 @@ const SUBCOMMANDS = [
 	{ value: "login", description: "sign in to a server (OAuth; as /mcp-auth <server>)" },
 	{ value: "logout", description: "sign out of a server: its tokens are deleted" },
 ] as const;
-const USAGE = "/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | enable <server> | disable <server> | login <server> | logout <server>";
+const USAGE =
+	"/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | enable <server> | disable <server> | login <server> | logout <server>";
 
 export interface CommandDeps {
 	/** The current session's runtime; undefined between sessions. */
@@ -61,23 +63,36 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	const names = lifecycle.serverNames();
 	const lines: string[] = [];
 	const off = [...(config.disabled ?? [])];
-	if (names.length === 0 && off.length === 0) lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
-	else lines.push(`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`);
+	if (names.length === 0 && off.length === 0)
+		lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
+	else
+		lines.push(
+			`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`,
+		);
 	for (const name of names) {
 		const entry = config.servers.get(name);
 		const text = stateText(lifecycle, name);
-		lines.push(`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}${entry ? ` from ${sourceLabel(entry.source)}` : ""}`);
+		lines.push(
+			`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}${entry ? ` from ${sourceLabel(entry.source)}` : ""}`,
+		);
 		const prompts = lifecycle.blocked(name) ? [] : lifecycle.prompts(name);
 		if (prompts.length > 0) {
-			lines.push(`    prompts: ${prompts.map((p) => `/${promptCommandName(name, p.name)}${p.arguments.length > 0 ? ` ${promptUsage(p)}` : ""}`).join(", ")}`);
+			lines.push(
+				`    prompts: ${prompts.map((p) => `/${promptCommandName(name, p.name)}${p.arguments.length > 0 ? ` ${promptUsage(p)}` : ""}`).join(", ")}`,
+			);
 		}
 	}
 	// Pi 1.5 lists turned-off servers too: the user sees what is configured, not only what runs.
 	for (const [name, file] of off) lines.push(`  ${turnedOffLine(name, file)}`);
 	if (direct) {
-		if (direct.tools.length > 0) lines.push(`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`);
+		if (direct.tools.length > 0)
+			lines.push(
+				`Direct tools (${direct.tools.length}, ~${direct.tokens} tokens): ${direct.tools.map((t) => t.name).join(", ")}`,
+			);
 		if (direct.uncached.length > 0) {
-			lines.push(`Direct tools skipped for ${direct.uncached.join(", ")}: no cached metadata yet (proxy only); they register at the next start.`);
+			lines.push(
+				`Direct tools skipped for ${direct.uncached.join(", ")}: no cached metadata yet (proxy only); they register at the next start.`,
+			);
 		}
 		if (direct.unknown.length > 0) lines.push(`Direct tools not found: ${direct.unknown.join(", ")}`);
 	}
@@ -97,7 +112,9 @@ function sourceLabel(source: ConfigSource): string {
 async function decide(runtime: McpRuntime, server: string | undefined, decision: Decision): Promise<string> {
 	const decided = await runtime.decide(server ? [server] : [], decision);
 	if (decided.length === 0) {
-		return server ? `"${server}" comes from your own config, not the project's: it needs no approval.` : "No project server needs a decision.";
+		return server
+			? `"${server}" comes from your own config, not the project's: it needs no approval.`
+			: "No project server needs a decision.";
 	}
 	const verb = decision === "approved" ? "Approved (starting as configured)" : "Denied";
 	return `${verb} for ${runtime.approvals.project}:\n${decided.map((e) => `  ${runtime.describeLaunch(e)}`).join("\n")}`;
@@ -142,19 +159,38 @@ function signInIo(ctx: ExtensionCommandContext, runtime: McpRuntime, name: strin
 	return {
 		// Its query (client id, PKCE challenge, state) is what the page needs: not masked like other URLs.
 		show: (url: string) =>
-			say(ctx, runtime, `Sign in to "${name}": open this address (a browser was opened if this machine has one):\n${url}\nPi waits for the sign-in to finish (5 minutes at most).`, "info", {
-				keepUrls: true,
-			}),
+			say(
+				ctx,
+				runtime,
+				`Sign in to "${name}": open this address (a browser was opened if this machine has one):\n${url}\nPi waits for the sign-in to finish (5 minutes at most).`,
+				"info",
+				{
+					keepUrls: true,
+				},
+			),
 		askPaste: ctx.hasUI
-			? (signal: AbortSignal) => ctx.ui.input(`If the browser runs on another machine, paste the address it ended on (for "${name}")`, "http://127.0.0.1:.../callback?code=...", { signal })
+			? (signal: AbortSignal) =>
+					ctx.ui.input(
+						`If the browser runs on another machine, paste the address it ended on (for "${name}")`,
+						"http://127.0.0.1:.../callback?code=...",
+						{ signal },
+					)
 			: undefined,
 	};
 }
 
 /** A command's answer: a notification with a UI, stdout without one; scrubbed (URLs masked unless `keepUrls`). */
-export function say(ctx: ExtensionCommandContext, runtime: McpRuntime | undefined, text: string, level: "info" | "warning" | "error" = "info", options: { keepUrls?: boolean } = {}): void {
+export function say(
+	ctx: ExtensionCommandContext,
+	runtime: McpRuntime | undefined,
+	text: string,
+	level: "info" | "warning" | "error" = "info",
+	options: { keepUrls?: boolean } = {},
+): void {
 	// Server names, prompt names and errors come from repositories and servers: no terminal sequences.
-	const shown = terminalSafe(runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text);
+	const shown = terminalSafe(
+		runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text,
+	);
 	if (ctx.hasUI) ctx.ui.notify(shown, level);
 	else process.stdout.write(`${shown}\n`);
 }
@@ -166,7 +202,11 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 		getArgumentCompletions: (prefix) => {
 			const [sub, ...rest] = prefix.split(/\s+/);
 			if (rest.length === 0) {
-				return SUBCOMMANDS.filter((s) => s.value.startsWith(sub)).map((s) => ({ value: s.value, label: s.value, description: s.description }));
+				return SUBCOMMANDS.filter((s) => s.value.startsWith(sub)).map((s) => ({
+					value: s.value,
+					label: s.value,
+					description: s.description,
+				}));
 			}
 			if (!["tools", "reconnect", "approve", "deny", "login", "logout", "enable", "disable"].includes(sub)) return null;
 			const turnedOff = [...(deps.runtime()?.config.disabled?.keys() ?? [])];
@@ -179,8 +219,14 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
 			if (sub === "enable" || sub === "disable") return turnOnOff(ctx, runtime, sub, server, deps);
-			if (server && !runtime.lifecycle.knows(server)) return say(ctx, runtime, runtime.lifecycle.unknownServer(server), "error");
-			if (sub === "status") return say(ctx, runtime, [statusReport(runtime, deps.direct()), await brokerReport(runtime.agentDir)].filter(Boolean).join("\n"));
+			if (server && !runtime.lifecycle.knows(server))
+				return say(ctx, runtime, runtime.lifecycle.unknownServer(server), "error");
+			if (sub === "status")
+				return say(
+					ctx,
+					runtime,
+					[statusReport(runtime, deps.direct()), await brokerReport(runtime.agentDir)].filter(Boolean).join("\n"),
+				);
 			if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
 			if (sub === "reconnect") return say(ctx, runtime, await reconnect(runtime.lifecycle, server));
 			if (sub === "approve" || sub === "deny") {
@@ -189,7 +235,13 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			}
 			// Pi 1.5's own /mcp signs in and out this way; its users keep the habit.
 			if (sub === "login" || sub === "logout") {
-				if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+				if (!server)
+					return say(
+						ctx,
+						runtime,
+						`Usage: /mcp ${sub} <server>. Servers: ${serverNames().join(", ") || "none"}`,
+						"warning",
+					);
 				return authCommand(ctx, runtime, server, sub);
 			}
 			say(ctx, runtime, `Unknown subcommand "${sub}". Use: ${USAGE}`, "error");
@@ -199,21 +251,39 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 		description: "Sign in to an MCP server (OAuth in the browser): <server> [login | logout | status]",
 		getArgumentCompletions: (prefix) => {
 			const [server, ...rest] = prefix.split(/\s+/);
-			if (rest.length === 0) return serverNames().filter((n) => n.startsWith(server)).map((n) => ({ value: n, label: n }));
-			return AUTH_SUBCOMMANDS.filter((s) => s.startsWith(rest[0] ?? "")).map((s) => ({ value: `${server} ${s}`, label: s }));
+			if (rest.length === 0)
+				return serverNames()
+					.filter((n) => n.startsWith(server))
+					.map((n) => ({ value: n, label: n }));
+			return AUTH_SUBCOMMANDS.filter((s) => s.startsWith(rest[0] ?? "")).map((s) => ({
+				value: `${server} ${s}`,
+				label: s,
+			}));
 		},
 		handler: async (args, ctx) => {
 			const runtime = deps.runtime();
 			const [name, sub = "login"] = args.trim().split(/\s+/).filter(Boolean);
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
-			if (!name) return say(ctx, runtime, `Usage: /mcp-auth <server> [login | logout | status]. Servers: ${serverNames().join(", ") || "none"}`, "warning");
+			if (!name)
+				return say(
+					ctx,
+					runtime,
+					`Usage: /mcp-auth <server> [login | logout | status]. Servers: ${serverNames().join(", ") || "none"}`,
+					"warning",
+				);
 			await authCommand(ctx, runtime, name, sub);
 		},
 	});
 }
 
 /** /mcp enable|disable <server>: saved to the config file, then the session's MCP starts again from it. */
-async function turnOnOff(ctx: ExtensionCommandContext, runtime: McpRuntime, sub: "enable" | "disable", server: string | undefined, deps: CommandDeps): Promise<void> {
+async function turnOnOff(
+	ctx: ExtensionCommandContext,
+	runtime: McpRuntime,
+	sub: "enable" | "disable",
+	server: string | undefined,
+	deps: CommandDeps,
+): Promise<void> {
 	if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>`, "warning");
 	let done: string;
 	try {
@@ -227,16 +297,24 @@ async function turnOnOff(ctx: ExtensionCommandContext, runtime: McpRuntime, sub:
 }
 
 /** Sign in, sign out, or say how a server authenticates: /mcp-auth <server> [sub] and /mcp login|logout <server>. */
-async function authCommand(ctx: ExtensionCommandContext, runtime: McpRuntime, name: string, sub: string): Promise<void> {
-	if (runtime.lifecycle.state(name) === "needs-config") return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
+async function authCommand(
+	ctx: ExtensionCommandContext,
+	runtime: McpRuntime,
+	name: string,
+	sub: string,
+): Promise<void> {
+	if (runtime.lifecycle.state(name) === "needs-config")
+		return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
 	const entry = runtime.config.servers.get(name);
 	const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
-	if (sub === "status" || !entry || !usesOAuth(entry) || grantType(entry) === "client_credentials") return say(ctx, runtime, help());
+	if (sub === "status" || !entry || !usesOAuth(entry) || grantType(entry) === "client_credentials")
+		return say(ctx, runtime, help());
 	if (sub === "logout") {
 		const had = await runtime.signOut(name);
 		return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);
 	}
-	if (sub !== "login") return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
+	if (sub !== "login")
+		return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
 	try {
 		await runtime.signIn(name, signInIo(ctx, runtime, name));
 		say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name)}.`);

@@ -2,8 +2,9 @@
 // `mcp`, and its result as one line (the first line of the answer, or the error) until expanded.
 // Components are plain objects with Pi's Component shape (render, invalidate): no runtime import
 // of a Pi package, so the same code serves both Pi lines.
-import { oneLine } from "../trust/safe-text.ts";
+
 import type { ProxyInput } from "../proxy/surface.ts";
+import { oneLine } from "../trust/safe-text.ts";
 
 /** What a renderer uses of Pi's theme (both Pi lines have these). */
 export interface ThemeLike {
@@ -42,14 +43,24 @@ export function renderProxyCall(args: ProxyInput, theme: ThemeLike, lookup: Tool
 		pieces = [head, ...target, [`(${argsPreview(args.args)})`, muted]];
 	} else if (args.connect) pieces = [head, [" connect"], [` ${args.connect}`, accent]];
 	else if (args.describe) pieces = [head, [" describe"], [` ${args.describe}`, accent]];
-	else if (args.search) pieces = [head, [" search"], [` ${JSON.stringify(args.search)}`, muted], ...(args.server ? [[` in ${args.server}`, accent] as Piece] : [])];
+	else if (args.search)
+		pieces = [
+			head,
+			[" search"],
+			[` ${JSON.stringify(args.search)}`, muted],
+			...(args.server ? [[` in ${args.server}`, accent] as Piece] : []),
+		];
 	else if (args.server) pieces = [head, [" list"], [` ${args.server}`, accent]];
 	else pieces = [head, [" status"]];
 	return lines(() => [pieces]);
 }
 
 /** The result: one line collapsed (the answer's first line, or the error); all of it expanded. */
-export function renderProxyResult(result: ResultLike, options: { expanded: boolean; isPartial: boolean }, theme: ThemeLike): LineComponent {
+export function renderProxyResult(
+	result: ResultLike,
+	options: { expanded: boolean; isPartial: boolean },
+	theme: ThemeLike,
+): LineComponent {
 	const text = (result.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : `[${c.type}]`)).join("\n");
 	const all = text.split("\n");
 	const first = all.find((l) => l.trim() !== "") ?? "(no output)";
@@ -57,10 +68,15 @@ export function renderProxyResult(result: ResultLike, options: { expanded: boole
 	if (options.isPartial) return lines(() => [[[first, (t) => theme.fg("muted", t)]]]);
 	if (!options.expanded) {
 		const more = all.filter((l) => l.trim() !== "").length - 1;
-		const tail: Piece[] = more > 0 ? [[` (+${more} more line${more === 1 ? "" : "s"})`, (t) => theme.fg("dim", t)]] : [];
+		const tail: Piece[] =
+			more > 0 ? [[` (+${more} more line${more === 1 ? "" : "s"})`, (t) => theme.fg("dim", t)]] : [];
 		return lines(() => [[[first, (t) => theme.fg(failed ? "error" : "toolOutput", t)], ...tail]]);
 	}
-	return lines((width) => all.flatMap((line) => wrap(line, width)).map((l): Piece[] => [[l, (t) => theme.fg(failed ? "error" : "toolOutput", t)]]));
+	return lines((width) =>
+		all
+			.flatMap((line) => wrap(line, width))
+			.map((l): Piece[] => [[l, (t) => theme.fg(failed ? "error" : "toolOutput", t)]]),
+	);
 }
 
 /** `message: "hi", count: 3`: each value cut short, the whole fit to the line later. */
@@ -73,7 +89,8 @@ function argsPreview(raw: unknown): string {
 			return short(raw);
 		}
 	}
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return value === undefined ? "" : short(JSON.stringify(value));
+	if (typeof value !== "object" || value === null || Array.isArray(value))
+		return value === undefined ? "" : short(JSON.stringify(value));
 	return Object.entries(value)
 		.map(([k, v]) => `${k}: ${short(JSON.stringify(v) ?? "undefined")}`)
 		.join(", ");
@@ -151,7 +168,8 @@ function displayWidth(text: string): number {
  */
 function charWidth(ch: string): number {
 	const code = ch.codePointAt(0) ?? 0;
-	if (code < 0x20 || (code >= 0x300 && code <= 0x36f) || code === 0x200d || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+	if (code < 0x20 || (code >= 0x300 && code <= 0x36f) || code === 0x200d || (code >= 0xfe00 && code <= 0xfe0f))
+		return 0;
 	if (
 		(code >= 0x1100 && code <= 0x115f) ||
 		(code >= 0x2e80 && code <= 0xa4cf) ||

@@ -1,8 +1,8 @@
 // What every `mcp` mode answers with: the result shape, its run options, and the notes that say
 // which servers an answer could not cover (still starting, failed, awaiting approval).
 import type { ServerLifecycle } from "../lifecycle.ts";
-import type { OutputGuard } from "./output-guard.ts";
 import type { Progress } from "../server-manager.ts";
+import type { OutputGuard } from "./output-guard.ts";
 import type { PiContent } from "./tool-results.ts";
 
 export interface ProxyResult {
@@ -48,8 +48,10 @@ export function failedNote(lifecycle: ServerLifecycle): string {
 	const waiting = names.filter((n) => lifecycle.state(n) === "awaiting-approval");
 	const starting = names.filter((n) => lifecycle.state(n) === "starting" && !lifecycle.catalog.has(n));
 	const notes: string[] = [];
-	if (starting.length > 0) notes.push(`\n(not searched yet, still starting: ${starting.join(", ")}; search again in a moment)`);
+	if (starting.length > 0)
+		notes.push(`\n(not searched yet, still starting: ${starting.join(", ")}; search again in a moment)`);
 	if (failed.length > 0) notes.push(`\n(not searched, failed to connect: ${failed.join(", ")})`);
-	if (waiting.length > 0) notes.push(`\n(not searched, awaiting approval: ${waiting.join(", ")}; ask the user to run /mcp approve)`);
+	if (waiting.length > 0)
+		notes.push(`\n(not searched, awaiting approval: ${waiting.join(", ")}; ask the user to run /mcp approve)`);
 	return notes.join("");
 }

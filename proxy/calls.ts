@@ -1,17 +1,18 @@
 // The `mcp({tool})` mode: finding the tool (connecting servers only when the cache does not know
 // it), checking its arguments, calling it or reading the resource it stands for, and turning the
 // result into what the model reads.
-import { describeError, isAuthError, quote } from "../transport/errors.ts";
-import type { ServerLifecycle } from "../lifecycle.ts";
-import { expandTemplate, matchTemplate, readCall, resourceResultToContent } from "../resource-tools.ts";
+
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { paramLines } from "./tool-format.ts";
-import { convertResult, type McpResultLike } from "./tool-results.ts";
+import type { ServerLifecycle } from "../lifecycle.ts";
+import { expandTemplate, matchTemplate, readCall, resourceResultToContent } from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
-import type { ProxyInput } from "./surface.ts";
+import { describeError, isAuthError, quote } from "../transport/errors.ts";
 import { serverPrefix } from "../types.ts";
 import { failedNote, failure, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
+import type { ProxyInput } from "./surface.ts";
+import { paramLines } from "./tool-format.ts";
+import { convertResult, type McpResultLike } from "./tool-results.ts";
 
 /** Finds a tool, connecting servers to learn their tools only when the known ones do not have it. */
 export async function resolveTool(
@@ -29,7 +30,11 @@ export async function resolveTool(
 	if (found.kind !== "found") {
 		// The owner, when the name says which server it is, may take as long as listing it; any other server only briefly.
 		const owner = server ?? ownerOf(lifecycle, name);
-		const starting = await lifecycle.ensureMetadata(owner ? [owner] : undefined, owner ? waits.list : waits.brief, signal);
+		const starting = await lifecycle.ensureMetadata(
+			owner ? [owner] : undefined,
+			owner ? waits.list : waits.brief,
+			signal,
+		);
 		if (signal?.aborted) return { error: "Cancelled while the server was starting." };
 		found = lifecycle.catalog.resolve(name, server);
 		// Its server is still starting (a slow first start): say so, rather than that the tool does not exist.
@@ -39,13 +44,18 @@ export async function resolveTool(
 	}
 	if (found.kind === "found") return found.tool;
 	if (found.kind === "ambiguous") {
-		return { error: `${quote(name)} exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.` };
+		return {
+			error: `${quote(name)} exists on several servers: ${found.tools.map((t) => t.qualifiedName).join(", ")}. Use one of these names.`,
+		};
 	}
 	// A name that points at a server which could not connect: that server's problem is the answer.
 	const owner = server ?? ownerOf(lifecycle, name);
 	const ownerFailure = owner ? lifecycle.failure(owner) : undefined;
 	if (ownerFailure) return { error: ownerFailure.message };
-	const hint = found.suggestions.length > 0 ? ` Did you mean: ${found.suggestions.join(", ")}?` : ' Find tools with mcp({search:"words"}).';
+	const hint =
+		found.suggestions.length > 0
+			? ` Did you mean: ${found.suggestions.join(", ")}?`
+			: ' Find tools with mcp({search:"words"}).';
 	return { error: `Unknown tool ${quote(name)}.${hint}${failedNote(lifecycle)}` };
 }
 
@@ -66,7 +76,9 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 		try {
 			value = JSON.parse(raw);
 		} catch (error) {
-			return { error: `args is not valid JSON (${(error as Error).message}). Pass an object, e.g. args: {"path": "README.md"}.` };
+			return {
+				error: `args is not valid JSON (${(error as Error).message}). Pass an object, e.g. args: {"path": "README.md"}.`,
+			};
 		}
 	}
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -76,7 +88,13 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 	return { args: value as Record<string, unknown> };
 }
 
-export async function callMode(lifecycle: ServerLifecycle, name: string, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
+export async function callMode(
+	lifecycle: ServerLifecycle,
+	name: string,
+	input: ProxyInput,
+	options: ProxyRunOptions,
+	waits: Waits,
+): Promise<ProxyResult> {
 	if (URI.test(name)) return readUri(lifecycle, name, input.server, options);
 	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal);
 	if ("error" in tool) return failure("tool", tool.error);
@@ -88,13 +106,17 @@ export async function callMode(lifecycle: ServerLifecycle, name: string, input: 
 		// Connecting refreshed the server's tools; the one found in the cache may have changed or gone.
 		const fresh = lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name);
 		if (!fresh) {
-			const suggestions = closestNames(tool.name, lifecycle.catalog.forServer(tool.server).map((t) => t.qualifiedName));
+			const suggestions = closestNames(
+				tool.name,
+				lifecycle.catalog.forServer(tool.server).map((t) => t.qualifiedName),
+			);
 			const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
 			return failure("tool", `Server "${tool.server}" no longer has a tool "${tool.name}".${hint}`, details);
 		}
 		return await invoke(lifecycle, fresh, parsed.args, options);
 	} catch (error) {
-		if (options.signal?.aborted) return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
+		if (options.signal?.aborted)
+			return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
 		if (isAuthError(error)) return failure("tool", describeError(lifecycle.failed(tool.server, error)), details);
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
 	}
@@ -104,10 +126,20 @@ export async function callMode(lifecycle: ServerLifecycle, name: string, input: 
 const URI = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /** Reads a resource by URI (a resource link's target), on the server given or the one whose resources it matches. */
-async function readUri(lifecycle: ServerLifecycle, uri: string, server: string | undefined, options: ProxyRunOptions): Promise<ProxyResult> {
-	const owners = server ? [server] : lifecycle.serverNames().filter((s) => lifecycle.catalog.forServer(s).some((t) => readsUri(t, uri)));
+async function readUri(
+	lifecycle: ServerLifecycle,
+	uri: string,
+	server: string | undefined,
+	options: ProxyRunOptions,
+): Promise<ProxyResult> {
+	const owners = server
+		? [server]
+		: lifecycle.serverNames().filter((s) => lifecycle.catalog.forServer(s).some((t) => readsUri(t, uri)));
 	if (owners.length !== 1) {
-		return failure("tool", `To read ${quote(uri)}, say which server has it: mcp({tool:${JSON.stringify(uri)},server:"name"}).`);
+		return failure(
+			"tool",
+			`To read ${quote(uri)}, say which server has it: mcp({tool:${JSON.stringify(uri)},server:"name"}).`,
+		);
 	}
 	const owner = owners[0];
 	if (!lifecycle.knows(owner)) return failure("tool", lifecycle.unknownServer(owner));
@@ -123,17 +155,32 @@ async function readUri(lifecycle: ServerLifecycle, uri: string, server: string |
 }
 
 function readsUri(tool: CatalogTool, uri: string): boolean {
-	return tool.resourceUri === uri || (tool.resourceTemplate !== undefined && matchTemplate(tool.resourceTemplate, uri) !== undefined);
+	return (
+		tool.resourceUri === uri ||
+		(tool.resourceTemplate !== undefined && matchTemplate(tool.resourceTemplate, uri) !== undefined)
+	);
 }
 
 /** Calls a tool, or reads a resource (template) tool's resource, on a connected server. */
-async function invoke(lifecycle: ServerLifecycle, tool: CatalogTool, args: Record<string, unknown>, options: ProxyRunOptions): Promise<ProxyResult> {
+async function invoke(
+	lifecycle: ServerLifecycle,
+	tool: CatalogTool,
+	args: Record<string, unknown>,
+	options: ProxyRunOptions,
+): Promise<ProxyResult> {
 	const details = { server: tool.server, tool: tool.name };
 	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, args) : undefined);
 	if (typeof uri === "object") return failure("tool", uri.error, details);
 	if (uri !== undefined) {
 		const result = await lifecycle.manager.readResource(tool.server, uri, { signal: options.signal });
-		return converted(lifecycle, tool.server, tool.qualifiedName, { content: resourceResultToContent(result) }, options, { ...details, uri });
+		return converted(
+			lifecycle,
+			tool.server,
+			tool.qualifiedName,
+			{ content: resourceResultToContent(result) },
+			options,
+			{ ...details, uri },
+		);
 	}
 	options.notes?.(tool.server); // dropped: the result tells only what happened during this call
 	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, {
@@ -171,10 +218,16 @@ function converted(
 	});
 	// Known secrets (your secret-looking variables, the config's tokens) leave no tool's output,
 	// successful or not, nor the output guard's file; URLs in data are left as they are.
-	const secretFree = content.map((c) => (c.type === "text" ? { ...c, text: lifecycle.manager.redactor.scrubSecrets(c.text) } : c));
+	const secretFree = content.map((c) =>
+		c.type === "text" ? { ...c, text: lifecycle.manager.redactor.scrubSecrets(c.text) } : c,
+	);
 	const guarded = output?.apply(secretFree, label) ?? secretFree;
 	for (const note of options.notes?.(server) ?? []) guarded.push({ type: "text", text: `\n(${note})` });
-	return { content: guarded, isError: result.isError === true, details: { mode: "tool", ...details, ...(forUser.length > 0 ? { forUser } : {}) } };
+	return {
+		content: guarded,
+		isError: result.isError === true,
+		details: { mode: "tool", ...details, ...(forUser.length > 0 ? { forUser } : {}) },
+	};
 }
 
 function callHelp(tool: CatalogTool): string {

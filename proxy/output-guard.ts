@@ -17,7 +17,12 @@ export interface OutputLimits {
 	readonly previewLines: number;
 }
 
-export const DEFAULT_OUTPUT_LIMITS: OutputLimits = { maxBytes: 50 * 1024, maxLines: 2000, previewBytes: 8 * 1024, previewLines: 200 };
+export const DEFAULT_OUTPUT_LIMITS: OutputLimits = {
+	maxBytes: 50 * 1024,
+	maxLines: 2000,
+	previewBytes: 8 * 1024,
+	previewLines: 200,
+};
 
 export class OutputGuard {
 	private dir?: string;
@@ -29,7 +34,10 @@ export class OutputGuard {
 	/** The content as the model should get it; `label` names the file (the tool's name). */
 	apply(content: readonly PiContent[], label: string): PiContent[] {
 		if (!this.limits) return [...content];
-		const text = content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+		const text = content
+			.filter((c) => c.type === "text")
+			.map((c) => c.text)
+			.join("\n");
 		const bytes = Buffer.byteLength(text);
 		const lines = countLines(text);
 		if (bytes <= this.limits.maxBytes && lines <= this.limits.maxLines) return [...content];
@@ -68,7 +76,12 @@ export class OutputGuard {
 
 /** A file name from a label or URI segment: no path separators, no leading dots. */
 function safeName(label: string): string {
-	return label.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^\.+/, "").slice(0, 60) || "output";
+	return (
+		label
+			.replace(/[^A-Za-z0-9_.-]+/g, "_")
+			.replace(/^\.+/, "")
+			.slice(0, 60) || "output"
+	);
 }
 
 /** Lines as an editor counts them: a final newline does not start another line. */

@@ -1,14 +1,15 @@
 // The one `mcp` tool the model sees, and its modes (priority tool > connect > describe > search >
 // server > status). Each mode answers with text a model can act on; every failure says what was
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
-import { describeError, quote } from "../transport/errors.ts";
+
 import { formatProblem } from "../config.ts";
 import { loadSearch, type ServerLifecycle } from "../lifecycle.ts";
-import { describeTool, toolLine } from "./tool-format.ts";
-import type { ProxyInput } from "./surface.ts";
 import { countLabel, stateText } from "../pi/server-status.ts";
+import { describeError, quote } from "../transport/errors.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
 import { callMode, resolveTool } from "./calls.ts";
+import type { ProxyInput } from "./surface.ts";
+import { describeTool, toolLine } from "./tool-format.ts";
 
 export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
 export { progressText } from "./calls.ts";
@@ -36,8 +37,17 @@ function capped(text: string, max: number): string {
 	return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
-export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions = {}): Promise<ProxyResult> {
-	const result = await dispatch(lifecycle, input, options, options.waitMs ?? { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS });
+export async function runProxy(
+	lifecycle: ServerLifecycle,
+	input: ProxyInput,
+	options: ProxyRunOptions = {},
+): Promise<ProxyResult> {
+	const result = await dispatch(
+		lifecycle,
+		input,
+		options,
+		options.waitMs ?? { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS },
+	);
 	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
 	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
 	if (result.details.mode === "tool" && !result.isError) return result;
@@ -45,7 +55,12 @@ export async function runProxy(lifecycle: ServerLifecycle, input: ProxyInput, op
 	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
 }
 
-async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions, waits: Waits): Promise<ProxyResult> {
+async function dispatch(
+	lifecycle: ServerLifecycle,
+	input: ProxyInput,
+	options: ProxyRunOptions,
+	waits: Waits,
+): Promise<ProxyResult> {
 	const mode = pickMode(input);
 	try {
 		switch (mode) {
@@ -85,8 +100,15 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 	const names = lifecycle.serverNames();
 	if (names.length === 0) {
 		const errors = lifecycle.config.problems.filter((p) => p.severity === "error").map(formatProblem);
-		if (errors.length > 0) return ok("status", `No MCP server could be loaded; the config has problems (tell the user):\n${errors.slice(0, 5).join("\n")}`);
-		return ok("status", "No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under \"mcpServers\".");
+		if (errors.length > 0)
+			return ok(
+				"status",
+				`No MCP server could be loaded; the config has problems (tell the user):\n${errors.slice(0, 5).join("\n")}`,
+			);
+		return ok(
+			"status",
+			'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under "mcpServers".',
+		);
 	}
 	const lines = names.map((name) => `- ${name}: ${stateText(lifecycle, name)}`);
 	const errors = lifecycle.config.problems.filter((p) => p.severity === "error" && !p.server).map(formatProblem);
@@ -96,20 +118,31 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 	});
 }
 
-async function serverMode(lifecycle: ServerLifecycle, server: string, withParams: boolean, waits: Waits): Promise<ProxyResult> {
+async function serverMode(
+	lifecycle: ServerLifecycle,
+	server: string,
+	withParams: boolean,
+	waits: Waits,
+): Promise<ProxyResult> {
 	if (!lifecycle.knows(server)) return failure("server", lifecycle.unknownServer(server));
 	const blocked = lifecycle.blocked(server);
 	if (blocked) return failure("server", blocked, { server });
 	if (!lifecycle.catalog.has(server)) {
 		const starting = await lifecycle.ensureMetadata([server], waits.list);
-		if (starting.length > 0) return ok("server", `Server "${server}" is still starting; list its tools again in a moment.`, { server, starting });
+		if (starting.length > 0)
+			return ok("server", `Server "${server}" is still starting; list its tools again in a moment.`, {
+				server,
+				starting,
+			});
 		// Not known and not starting: it failed, and this says why (fast, within the failure backoff).
 		if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
 	}
 	const tools = lifecycle.catalog.forServer(server);
 	const instructions = lifecycle.instructions(server);
 	// The server's own words on how to use it, once, where the model looks at its tools.
-	const about = instructions ? `\nInstructions from "${server}":\n${capped(instructions.trim(), INSTRUCTIONS_CHARS)}\n` : "";
+	const about = instructions
+		? `\nInstructions from "${server}":\n${capped(instructions.trim(), INSTRUCTIONS_CHARS)}\n`
+		: "";
 	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.${about}`, { server });
 	const body = `${server}: ${countLabel(lifecycle, server)}${about}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
 	return ok("server", body, { server, count: tools.length });
@@ -123,9 +156,17 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined, waits.brief);
 	const { searchCatalog } = await loadSearch();
 	// Only what the answer can use: the good hits (within WEAK_SCORE of the best) and the 20 best for details.
-	const hits = searchCatalog(lifecycle.catalog, query, { regex: input.regex, server: input.server, keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE } });
+	const hits = searchCatalog(lifecycle.catalog, query, {
+		regex: input.regex,
+		server: input.server,
+		keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE },
+	});
 	if (hits.length === 0) {
-		return ok("search", `No tools match ${quote(query)}. Try other words, or ${listHint(lifecycle)}.${failedNote(lifecycle)}`, { query, count: 0 });
+		return ok(
+			"search",
+			`No tools match ${quote(query)}. Try other words, or ${listHint(lifecycle)}.${failedNote(lifecycle)}`,
+			{ query, count: 0 },
+		);
 	}
 	// A hit that answers under half the query's words is a guess: say so rather than pad the answer.
 	const good = hits.filter((h) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE);
@@ -141,7 +182,9 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	const more = good.length > shown.length ? `\n(${good.length - shown.length} more: raise limit or add words)` : "";
 	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
-	const ranked = hits.slice(0, RANKED_IN_DETAILS).map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
+	const ranked = hits
+		.slice(0, RANKED_IN_DETAILS)
+		.map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
 	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
 }
 
@@ -151,7 +194,12 @@ function listHint(lifecycle: ServerLifecycle): string {
 	return `list a server's tools: mcp({server:"name"}) (${known.join(", ")})`;
 }
 
-async function describeMode(lifecycle: ServerLifecycle, name: string, server: string | undefined, waits: Waits): Promise<ProxyResult> {
+async function describeMode(
+	lifecycle: ServerLifecycle,
+	name: string,
+	server: string | undefined,
+	waits: Waits,
+): Promise<ProxyResult> {
 	const tool = await resolveTool(lifecycle, name, server, waits);
 	if ("error" in tool) return failure("describe", tool.error);
 	return ok("describe", describeTool(tool), { server: tool.server, tool: tool.name });
@@ -162,8 +210,12 @@ async function connectMode(lifecycle: ServerLifecycle, server: string): Promise<
 	if (blocked) return failure("connect", blocked, { server });
 	const connection = await lifecycle.reconnect(server);
 	const count = lifecycle.catalog.forServer(server).length;
-	return ok("connect", `Connected to "${server}" (${connection.transportKind}): ${count} tools. List them with mcp({server:"${server}"}).`, {
-		server,
-		count,
-	});
+	return ok(
+		"connect",
+		`Connected to "${server}" (${connection.transportKind}): ${count} tools. List them with mcp({server:"${server}"}).`,
+		{
+			server,
+			count,
+		},
+	);
 }

@@ -33,8 +33,7 @@ export function normalizeProxyInput(raw: unknown): ProxyInput {
 
 export const PROXY_DESCRIPTION =
 	'MCP tools. Find, then call: {search:"what you need"} → {tool:"name",args:{...}}. ' +
-	"{} lists servers, {server} its tools, {describe:\"tool\"} its parameters, {connect} reconnects.";
-
+	'{} lists servers, {server} its tools, {describe:"tool"} its parameters, {connect} reconnects.';
 
 /** What the description says of one server: its name, and a few words when it says what it is for. */
 export interface ServerBlurb {
@@ -46,7 +45,20 @@ export interface ServerBlurb {
 const ABOUT_CHARS = 40;
 
 /** Words that say nothing about what a server is for. */
-const EMPTY_WORDS = new Set(["server", "servers", "mcp", "instructions", "the", "a", "an", "for", "of", "and", "tool", "tools"]);
+const EMPTY_WORDS = new Set([
+	"server",
+	"servers",
+	"mcp",
+	"instructions",
+	"the",
+	"a",
+	"an",
+	"for",
+	"of",
+	"and",
+	"tool",
+	"tools",
+]);
 
 /**
  * A few words from a description or instructions: the first line (markdown marks dropped), first
@@ -62,7 +74,10 @@ export function about(text: string | undefined, name = ""): string | undefined {
 		.trim();
 	if (!line) return undefined;
 	const own = new Set(name.toLowerCase().split(/[^a-z0-9]+/));
-	const words = line.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w && !EMPTY_WORDS.has(w));
+	const words = line
+		.toLowerCase()
+		.split(/[^a-z0-9]+/)
+		.filter((w) => w && !EMPTY_WORDS.has(w));
 	if (words.every((w) => own.has(w))) return undefined;
 	const sentence = /^(.+?)[.!?](\s|$)/.exec(line)?.[1] ?? line;
 	if (sentence.length <= ABOUT_CHARS) return sentence;

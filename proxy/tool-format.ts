@@ -12,7 +12,8 @@ interface Param {
 	readonly enum?: readonly unknown[];
 }
 
-const asSchema = (v: unknown): JsonSchema => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonSchema) : {});
+const asSchema = (v: unknown): JsonSchema =>
+	typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonSchema) : {};
 
 export function schemaParams(schema: JsonSchema): Param[] {
 	const properties = asSchema(schema.properties);

@@ -46,7 +46,13 @@ export function convertResult(result: McpResultLike, options: ResultOptions = {}
 	if (structured) content.push({ type: "text", text: structured });
 	if (content.length === 0) {
 		const empty = result.isError ? "(the tool failed and sent no message)" : "(no output)";
-		content.push({ type: "text", text: forUser.length > 0 ? `(the result was addressed to the user and shown to them: ${forUser.length} part(s))` : empty });
+		content.push({
+			type: "text",
+			text:
+				forUser.length > 0
+					? `(the result was addressed to the user and shown to them: ${forUser.length} part(s))`
+					: empty,
+		});
 	}
 	return { content, forUser };
 }
@@ -90,7 +96,12 @@ function convertBlock(block: McpBlock, options: ResultOptions): PiContent[] {
 			}
 			return [{ type: "text", text: "[image without data]" }];
 		case "audio":
-			return [{ type: "text", text: `[audio: ${String(block.mimeType ?? "unknown type")}, ${base64Size(block.data)} — audio cannot be shown to the model]` }];
+			return [
+				{
+					type: "text",
+					text: `[audio: ${String(block.mimeType ?? "unknown type")}, ${base64Size(block.data)} — audio cannot be shown to the model]`,
+				},
+			];
 		case "resource":
 			return [convertEmbedded(block.resource, options)];
 		case "resource_link": {

@@ -3,11 +3,12 @@
 // the tool's result. Status messages become progress; cancelling (Esc, the time cap) sends
 // tasks/cancel. The loop is ours, not the SDK's requestStream, so that a server's pollInterval
 // can never stall an abort or keep Pi alive: every wait is capped and abortable.
-import { sleep } from "../bounds/waits.ts";
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpSdk } from "../transport/open-connection.ts";
+import { sleep } from "../bounds/waits.ts";
 import type { Progress } from "../server-manager.ts";
+import type { McpSdk } from "../transport/open-connection.ts";
 
 export interface TaskCallOptions {
 	readonly signal?: AbortSignal;
@@ -34,13 +35,21 @@ export async function callToolAsTask(
 	if (options.signal?.aborted) abort();
 	options.signal?.addEventListener("abort", abort, { once: true });
 	const cap = setTimeout(
-		() => stop.abort(new Error(`${params.name} did not finish within ${Math.round(options.maxTotalTimeout / 1000)} s; its task was cancelled (settings.maxTotalTimeoutMs).`)),
+		() =>
+			stop.abort(
+				new Error(
+					`${params.name} did not finish within ${Math.round(options.maxTotalTimeout / 1000)} s; its task was cancelled (settings.maxTotalTimeoutMs).`,
+				),
+			),
 		options.maxTotalTimeout,
 	);
 	const request = { signal: stop.signal, timeout: options.timeout };
 	let taskId: string | undefined;
 	try {
-		const created = await client.request({ method: "tools/call", params }, sdk.CreateTaskResultSchema, { ...request, task: {} });
+		const created = await client.request({ method: "tools/call", params }, sdk.CreateTaskResultSchema, {
+			...request,
+			task: {},
+		});
 		taskId = created.task.taskId;
 		let task = created.task;
 		let polls = 0;
@@ -51,12 +60,17 @@ export async function callToolAsTask(
 			task = await client.experimental.tasks.getTask(taskId, request);
 			options.onProgress?.({ progress: ++polls, message: task.statusMessage ?? task.status });
 		}
-		if (task.status === "failed") throw new Error(`${params.name} failed${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
-		if (task.status === "cancelled") throw new Error(`${params.name} was cancelled by the server${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+		if (task.status === "failed")
+			throw new Error(`${params.name} failed${task.statusMessage ? `: ${task.statusMessage}` : ""}`);
+		if (task.status === "cancelled")
+			throw new Error(
+				`${params.name} was cancelled by the server${task.statusMessage ? `: ${task.statusMessage}` : ""}`,
+			);
 		return await client.experimental.tasks.getTaskResult(taskId, sdk.CallToolResultSchema, request);
 	} catch (error) {
 		if (!stop.signal.aborted) throw error;
-		if (taskId) await client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
+		if (taskId)
+			await client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
 		throw stop.signal.reason ?? error;
 	} finally {
 		clearTimeout(cap);

@@ -18,7 +18,9 @@ const MAX_SENSES = 8;
 const MAX_GLOSS_WORDS = 12;
 const POS = ["noun", "verb", "adj"] as const;
 const GLOSS_STOPWORDS = new Set(
-	"a an the of to in on at by for with from as or and that which who what is are be been being its it this these those their them they such something someone some any one two used use especially usually often very more most not no into out up over under about than other others etc".split(" "),
+	"a an the of to in on at by for with from as or and that which who what is are be been being its it this these those their them they such something someone some any one two used use especially usually often very more most not no into out up over under about than other others etc".split(
+		" ",
+	),
 );
 
 interface Synset {
@@ -57,7 +59,10 @@ for (const pos of POS) {
 }
 
 function lemma(raw: string): string {
-	return raw.replace(/\(.*\)$/, "").replace(/_/g, " ").toLowerCase();
+	return raw
+		.replace(/\(.*\)$/, "")
+		.replace(/_/g, " ")
+		.toLowerCase();
 }
 
 function glossWords(gloss: string, own: readonly string[]): string[] {
@@ -106,4 +111,6 @@ const output = {
 	lemmas,
 };
 writeFileSync(OUT, `${JSON.stringify(output)}\n`);
-console.log(`${OUT}: ${Object.keys(lemmas).length} words and phrases, ${table.length} synsets, ${vocabulary.size} distinct words`);
+console.log(
+	`${OUT}: ${Object.keys(lemmas).length} words and phrases, ${table.length} synsets, ${vocabulary.size} distinct words`,
+);

@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientFeatures } from "../client/client-features.ts";
 import { defineServer } from "../config.ts";
-import { isAuthError } from "../transport/errors.ts";
-import { credentialRenewal } from "../oauth-handler.ts";
 import { signIn } from "../oauth/sign-in.ts";
+import { credentialRenewal } from "../oauth-handler.ts";
 import { McpServerManager } from "../server-manager.ts";
+import { isAuthError } from "../transport/errors.ts";
 import type { HttpServerEntry, JsonSchema } from "../types.ts";
 
 /** Plausible arguments for a tool: the first enum value, 1 for numbers, "test" for strings, ... */
@@ -34,7 +34,13 @@ function sampleArgs(schema: JsonSchema): Record<string, unknown> {
 /** The `oauth` settings a scenario's context calls for. */
 function oauthFor(scenario: string, context: Record<string, string | undefined>): Record<string, unknown> {
 	if (scenario.startsWith("auth/client-credentials")) {
-		return { grantType: "client_credentials", clientId: context.client_id, clientSecret: context.client_secret, privateKey: context.private_key_pem, algorithm: context.signing_algorithm };
+		return {
+			grantType: "client_credentials",
+			clientId: context.client_id,
+			clientSecret: context.client_secret,
+			privateKey: context.private_key_pem,
+			algorithm: context.signing_algorithm,
+		};
 	}
 	if (context.client_id) return { clientId: context.client_id, clientSecret: context.client_secret };
 	// The suite checks that this exact document URL is used where the server supports documents.
@@ -50,11 +56,22 @@ const auth = { agentDir, env: process.env };
 // The adapter's own client features, with a user who presses Enter at every question: each field
 // keeps its default (the SDK fills in the schema's defaults, SEP-1034) and the answers are sent.
 const features = new ClientFeatures({ agentDir, cwd: process.cwd() });
-const pick = (options: string[]) => options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done")) ?? options[0];
+const pick = (options: string[]) =>
+	options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done")) ?? options[0];
 features.host = {
-	dialogs: { select: async (_t, options) => pick(options), input: async () => "", confirm: async () => true, notify: () => undefined },
+	dialogs: {
+		select: async (_t, options) => pick(options),
+		input: async () => "",
+		confirm: async () => true,
+		notify: () => undefined,
+	},
 };
-const manager = new McpServerManager({ requestTimeoutMs: 20_000, auth, renewCredentials: credentialRenewal(auth), requests: features.requests() });
+const manager = new McpServerManager({
+	requestTimeoutMs: 20_000,
+	auth,
+	renewCredentials: credentialRenewal(auth),
+	requests: features.requests(),
+});
 const log = (text: string) => process.stderr.write(`[client] ${text}\n`);
 const browser = (authorizationUrl: string) => {
 	log(`opening ${new URL(authorizationUrl).origin}${new URL(authorizationUrl).pathname}`);

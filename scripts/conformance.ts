@@ -36,7 +36,10 @@ function run(args: string[]): Promise<string> {
 async function scenarios(): Promise<Scenario[]> {
 	const listing = await run(["list"]);
 	const clientPart = listing.slice(listing.indexOf("Client scenarios"));
-	return [...clientPart.matchAll(/^\s+- (\S+) \[([^\]]*)\]/gm)].map(([, name, versions]) => ({ name, required: !/draft|extension/.test(versions) }));
+	return [...clientPart.matchAll(/^\s+- (\S+) \[([^\]]*)\]/gm)].map(([, name, versions]) => ({
+		name,
+		required: !/draft|extension/.test(versions),
+	}));
 }
 
 const all = await scenarios();
@@ -47,7 +50,8 @@ const results = await mapLimit(all, 3, async (scenario) => {
 	const summary = /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.exec(output)?.[0] ?? "no result";
 	return { scenario, passed, summary, output };
 });
-for (const { scenario, passed, summary } of results) console.log(`${passed ? "PASS" : "FAIL"} ${scenario.name}${scenario.required ? "" : " (not required)"}: ${summary}`);
+for (const { scenario, passed, summary } of results)
+	console.log(`${passed ? "PASS" : "FAIL"} ${scenario.name}${scenario.required ? "" : " (not required)"}: ${summary}`);
 const failedRequired = results.filter((r) => !r.passed && r.scenario.required);
 for (const r of failedRequired) console.log(`\n--- ${r.scenario.name} ---\n${r.output.slice(-4000)}`);
 const required = results.filter((r) => r.scenario.required);

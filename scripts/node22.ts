@@ -25,9 +25,22 @@ export function ensureNode22(): string {
 	const staging = `${DIR}.${process.pid}.tmp`;
 	rmSync(staging, { recursive: true, force: true });
 	mkdirSync(staging, { recursive: true });
-	execFileSync("npm", ["install", "--prefix", staging, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", `node-${PLATFORM}@${VERSION}`], {
-		stdio: ["ignore", "pipe", "pipe"],
-	});
+	execFileSync(
+		"npm",
+		[
+			"install",
+			"--prefix",
+			staging,
+			"--no-save",
+			"--no-package-lock",
+			"--no-audit",
+			"--no-fund",
+			`node-${PLATFORM}@${VERSION}`,
+		],
+		{
+			stdio: ["ignore", "pipe", "pipe"],
+		},
+	);
 	rmSync(DIR, { recursive: true, force: true });
 	renameSync(staging, DIR);
 	if (!existsSync(BINARY)) throw new Error(`npm installed node-${PLATFORM}@${VERSION} but ${BINARY} is missing`);

@@ -8,9 +8,9 @@
 // One index per catalog, updated in place when its tools change (in the background: prepareSearch).
 import MiniSearch from "minisearch";
 import { RE2JS } from "re2js";
+import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
 import { quote } from "../transport/errors.ts";
 import { analyze, analyzeTokens, expandQuery, tokenize } from "./query.ts";
-import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
 
 export interface SearchOptions {
 	readonly regex?: boolean;
@@ -182,7 +182,12 @@ export class ToolSearchIndex {
 	}
 
 	search(query: string, options: SearchOptions = {}): SearchHit[] {
-		if (options.regex) return regexSearch([...this.entries.values()].map((e) => e.tool), query, options);
+		if (options.regex)
+			return regexSearch(
+				[...this.entries.values()].map((e) => e.tool),
+				query,
+				options,
+			);
 		// What a query can mean fits in a few dozen words; a megabyte of them must not cost seconds.
 		const words = tokenize(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts } = expandQuery(words.join(" "));
@@ -190,7 +195,8 @@ export class ToolSearchIndex {
 		// "add numbers": the action is common to many tools, the object says which one.
 		const actionWords = concepts.filter((c) => this.actions.has(ownWord(c)));
 		if (actionWords.length > 0 && actionWords.length < concepts.length) {
-			for (const concept of actionWords) for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
+			for (const concept of actionWords)
+				for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
 		}
 		const exact = new Set(this.byNameKey.get(words.join("_")) ?? []);
 		const results = this.index.search([...weights.keys()].join(" "), {
@@ -232,7 +238,8 @@ export class ToolSearchIndex {
 				// An action counts where the tool names what it does; anything else anywhere (a typo's match included).
 				const has = action ? entry.actionTerms : entry.terms;
 				total += weight;
-				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t)))) covered += weight;
+				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t))))
+					covered += weight;
 			}
 			const coverage = total > 0 ? covered / total : 1;
 			const score = r.score * coverage;
@@ -270,7 +277,13 @@ class Leaders {
 
 /** Whether two listings of a tool are found by the same text (strings compare by reference first: cheap when unchanged). */
 function sameText(a: CatalogTool, b: CatalogTool): boolean {
-	return a.server === b.server && a.name === b.name && a.title === b.title && a.description === b.description && paramText(a.inputSchema) === paramText(b.inputSchema);
+	return (
+		a.server === b.server &&
+		a.name === b.name &&
+		a.title === b.title &&
+		a.description === b.description &&
+		paramText(a.inputSchema) === paramText(b.inputSchema)
+	);
 }
 
 /** The query's own word of a concept: expandQuery puts it first, before its equivalents. */
@@ -285,7 +298,9 @@ function serverHeads(names: readonly (readonly string[])[]): string[] {
 	for (const words of names) if (words.length > 1) counts.set(words[0], (counts.get(words[0]) ?? 0) + 1);
 	const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
 	const prefix = n >= 2 && n > names.length / 2 ? top : undefined;
-	return names.map((words) => (words.length > 1 && words[0] === prefix ? words[1] : words[0])).filter((head) => head !== undefined && head !== "");
+	return names
+		.map((words) => (words.length > 1 && words[0] === prefix ? words[1] : words[0]))
+		.filter((head) => head !== undefined && head !== "");
 }
 
 const paramTexts = new WeakMap<object, string>();
@@ -387,7 +402,10 @@ const MAX_PATTERN_LENGTH = 500;
  * engine would (55 s on one tool description). Throws a clear error for a pattern that does not compile.
  */
 function regexSearch(tools: readonly CatalogTool[], pattern: string, options: SearchOptions): SearchHit[] {
-	if (pattern.length > MAX_PATTERN_LENGTH) throw new Error(`The regex is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are accepted. Search by words instead.`);
+	if (pattern.length > MAX_PATTERN_LENGTH)
+		throw new Error(
+			`The regex is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are accepted. Search by words instead.`,
+		);
 	let re: RE2JS;
 	try {
 		re = RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);

@@ -67,7 +67,18 @@ export const EQUIVALENTS: readonly (readonly string[])[] = [
  * Phrases whose words mislead on their own: in "file a ticket" the word "file" is a verb, in
  * "who changed this line" "changed" is not an edit. Their equivalents carry the meaning.
  */
-export const IDIOM_PHRASES: readonly string[] = ["file a", "file an", "who changed", "who wrote", "who modified", "what changed", "what did i change", "how many", "how far", "number of"];
+export const IDIOM_PHRASES: readonly string[] = [
+	"file a",
+	"file an",
+	"who changed",
+	"who wrote",
+	"who modified",
+	"what changed",
+	"what did i change",
+	"how many",
+	"how far",
+	"number of",
+];
 
 /** Common words that carry no meaning for finding a tool. */
 export const STOPWORDS: ReadonlySet<string> = new Set(

@@ -33,12 +33,24 @@ const MAX_SYNONYMS = 12;
 
 let loaded: ThesaurusFile | undefined;
 function thesaurus(): ThesaurusFile {
-	loaded ??= JSON.parse(readFileSync(join(import.meta.dirname, "..", "data", "thesaurus.json"), "utf8")) as ThesaurusFile;
+	loaded ??= JSON.parse(
+		readFileSync(join(import.meta.dirname, "..", "data", "thesaurus.json"), "utf8"),
+	) as ThesaurusFile;
 	return loaded;
 }
 
 /** Suffix → ending, tried in order (WordNet's detachment rules for nouns, verbs and adjectives). */
-const MORPHY_RULES: readonly (readonly [string, string])[] = [["ies", "y"], ["es", ""], ["s", ""], ["ing", ""], ["ing", "e"], ["ed", ""], ["ed", "e"], ["er", ""], ["est", ""]];
+const MORPHY_RULES: readonly (readonly [string, string])[] = [
+	["ies", "y"],
+	["es", ""],
+	["s", ""],
+	["ing", ""],
+	["ing", "e"],
+	["ed", ""],
+	["ed", "e"],
+	["er", ""],
+	["est", ""],
+];
 
 /** WordNet's base form of a word (its "morphy" rules, for the forms queries use). */
 export function baseForm(word: string): string | undefined {

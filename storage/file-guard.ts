@@ -6,6 +6,7 @@
 // instead of replacing it, and clean up the temp files a crashed writer left.
 import { randomBytes } from "node:crypto";
 import {
+	chmodSync,
 	closeSync,
 	constants,
 	fstatSync,
@@ -18,7 +19,6 @@ import {
 	renameSync,
 	rmSync,
 	writeFileSync,
-	chmodSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
@@ -41,23 +41,35 @@ export function readTextFile(path: string, options: ReadOptions = {}): TextRead 
 	let fd: number;
 	try {
 		// O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW where a symlink is not ours.
-		const flags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+		const flags =
+			constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
 		fd = openSync(path, flags);
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-		if (code === "ELOOP") return { kind: "error", message: "is a symbolic link, which is not followed here; replace it with the file itself" };
+		if (code === "ELOOP")
+			return {
+				kind: "error",
+				message: "is a symbolic link, which is not followed here; replace it with the file itself",
+			};
 		return { kind: "error", message: `cannot read: ${(error as Error).message}` };
 	}
 	try {
 		const stat = fstatSync(fd);
-		if (!stat.isFile()) return { kind: "error", message: "is not a regular file (a device, pipe or folder); point it at a JSON file" };
-		if (stat.size > maxBytes) return { kind: "error", message: `is ${megabytes(stat.size)} MB, over the ${megabytes(maxBytes)} MB a file here may have` };
+		if (!stat.isFile())
+			return { kind: "error", message: "is not a regular file (a device, pipe or folder); point it at a JSON file" };
+		if (stat.size > maxBytes)
+			return {
+				kind: "error",
+				message: `is ${megabytes(stat.size)} MB, over the ${megabytes(maxBytes)} MB a file here may have`,
+			};
 		const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
 		let length = 0;
 		// A file that grows while read is still cut at the cap.
-		for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
-		if (length > maxBytes) return { kind: "error", message: `is over the ${megabytes(maxBytes)} MB a file here may have` };
+		for (let n = 1; n > 0 && length < buffer.length; length += n)
+			n = readSync(fd, buffer, length, buffer.length - length, null);
+		if (length > maxBytes)
+			return { kind: "error", message: `is over the ${megabytes(maxBytes)} MB a file here may have` };
 		const text = buffer.toString("utf8", 0, length);
 		return { kind: "ok", text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
 	} catch (error) {
@@ -86,7 +98,8 @@ export function jsonDepthOver(text: string, limit = MAX_JSON_DEPTH): boolean {
 
 /** JSON.parse, refusing a text nested deeper than MAX_JSON_DEPTH (with a message saying so). */
 export function parseJson(text: string): unknown {
-	if (jsonDepthOver(text)) throw new Error(`nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP config or cache does`);
+	if (jsonDepthOver(text))
+		throw new Error(`nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP config or cache does`);
 	return JSON.parse(text) as unknown;
 }
 

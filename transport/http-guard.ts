@@ -75,7 +75,11 @@ export class HttpGuard {
 		const sse = (response.headers.get("content-type") ?? "").includes("text/event-stream");
 		const ids = init?.method === "POST" ? requestIds(init.body) : [];
 		const limited = this.watched(response.body, sse, ids);
-		return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+		return new Response(limited, {
+			status: response.status,
+			statusText: response.statusText,
+			headers: response.headers,
+		});
 	};
 
 	/**
@@ -100,7 +104,8 @@ export class HttpGuard {
 				continue;
 			}
 			// The body is parsed (callsTool) only for a transient status: never for a normal answer.
-			const transient = TRANSIENT_STATUS.has(response.status) && (NOT_RUN_STATUS.has(response.status) || !callsTool(init.body));
+			const transient =
+				TRANSIENT_STATUS.has(response.status) && (NOT_RUN_STATUS.has(response.status) || !callsTool(init.body));
 			const wait = transient ? (retryAfterMs(response) ?? BACKOFF_MS[attempt]) : undefined;
 			if (last || wait === undefined || wait > MAX_RETRY_AFTER_MS) return response;
 			await response.body?.cancel().catch(() => undefined);
@@ -118,7 +123,11 @@ export class HttpGuard {
 	 * The body, read through: bytes are counted (per SSE event, or per body), and how a POST's SSE
 	 * answer stream ends is watched, ending normally or with a network error alike.
 	 */
-	private watched(body: ReadableStream<Uint8Array>, sse: boolean, ids: readonly RequestId[]): ReadableStream<Uint8Array> {
+	private watched(
+		body: ReadableStream<Uint8Array>,
+		sse: boolean,
+		ids: readonly RequestId[],
+	): ReadableStream<Uint8Array> {
 		const max = this.options.maxMessageBytes;
 		const reader = body.getReader();
 		let bytes = 0;
@@ -137,7 +146,11 @@ export class HttpGuard {
 			}
 			const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 			// A blank line ends an SSE event: the limit is per event, so a long-lived stream may carry many.
-			const boundary = Math.max(text.lastIndexOf("\n\n"), text.lastIndexOf("\r\n\r\n"), lastByte === 10 && text[0] === 10 ? 0 : -1);
+			const boundary = Math.max(
+				text.lastIndexOf("\n\n"),
+				text.lastIndexOf("\r\n\r\n"),
+				lastByte === 10 && text[0] === 10 ? 0 : -1,
+			);
 			bytes = boundary >= 0 ? text.length - boundary : bytes + text.length;
 			const latin = text.toString("latin1");
 			const atLineStart = lastByte === 0 || lastByte === 10;
@@ -161,7 +174,9 @@ export class HttpGuard {
 				}
 				count(next.value);
 				if (bytes > max) {
-					const error = new Error(`the server's response is over ${Math.round(max / 1024 / 1024)} MB; it was cut off. Raise settings.maxMessageMB if its answers are really that big.`);
+					const error = new Error(
+						`the server's response is over ${Math.round(max / 1024 / 1024)} MB; it was cut off. Raise settings.maxMessageMB if its answers are really that big.`,
+					);
 					ended(error.message);
 					controller.error(error);
 					void reader.cancel(error).catch(() => undefined);
@@ -219,14 +234,20 @@ class GuardedTransport implements Transport {
 	fail(ids: readonly RequestId[], why: string): void {
 		for (const id of ids) {
 			if (!this.pending.delete(id)) continue;
-			this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32000, message: `Connection lost before the answer: ${why}` } });
+			this.onmessage?.({
+				jsonrpc: "2.0",
+				id,
+				error: { code: -32000, message: `Connection lost before the answer: ${why}` },
+			});
 		}
 	}
 }
 
 /** The JSON-RPC request ids in a POST body (one message or a batch). */
 function requestIds(body: unknown): RequestId[] {
-	return (postedMessages(body) ?? []).filter((m): m is { id: RequestId; method: string } => "method" in m && "id" in m).map((m) => m.id);
+	return (postedMessages(body) ?? [])
+		.filter((m): m is { id: RequestId; method: string } => "method" in m && "id" in m)
+		.map((m) => m.id);
 }
 
 /** The JSON-RPC messages of a POST body (one or a batch); undefined when it is not JSON. */
@@ -234,7 +255,9 @@ function postedMessages(body: unknown): { id?: unknown; method?: unknown }[] | u
 	if (typeof body !== "string") return [];
 	try {
 		const parsed = JSON.parse(body) as unknown;
-		return (Array.isArray(parsed) ? parsed : [parsed]).filter((m): m is { id?: unknown; method?: unknown } => typeof m === "object" && m !== null);
+		return (Array.isArray(parsed) ? parsed : [parsed]).filter(
+			(m): m is { id?: unknown; method?: unknown } => typeof m === "object" && m !== null,
+		);
 	} catch {
 		return undefined;
 	}

@@ -1,12 +1,15 @@
 // Everything the server manager needs from the MCP SDK (and zod, the SDK's schema library),
 // in one module that is imported on the first connect, not when Pi loads the extension:
 // together they cost ~150 ms of startup that a session with a warm cache never needs.
+
+import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import { isTerminal } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
 	CallToolResultSchema,
 	CompleteResultSchema,
@@ -21,8 +24,6 @@ import {
 	ResourceListChangedNotificationSchema,
 	ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import { isTerminal } from "@modelcontextprotocol/sdk/experimental/tasks";
 import * as z from "zod/v4";
 
 export {
@@ -70,13 +71,23 @@ export type ToolsPage = z.infer<typeof LenientToolsPage>;
 
 export const LenientResourcesPage = z.looseObject({
 	resources: z.array(
-		z.looseObject({ uri: z.string(), name: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() }),
+		z.looseObject({
+			uri: z.string(),
+			name: z.string().optional(),
+			description: z.string().optional(),
+			mimeType: z.string().optional(),
+		}),
 	),
 	nextCursor: z.string().optional(),
 });
 export type ResourcesPage = z.infer<typeof LenientResourcesPage>;
 
-const describedItem = { name: z.string().optional(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() };
+const describedItem = {
+	name: z.string().optional(),
+	title: z.string().optional(),
+	description: z.string().optional(),
+	mimeType: z.string().optional(),
+};
 
 export const LenientTemplatesPage = z.looseObject({
 	resourceTemplates: z.array(z.looseObject({ uriTemplate: z.string(), ...describedItem })),
@@ -90,7 +101,11 @@ export const LenientPromptsPage = z.looseObject({
 			name: z.string(),
 			title: z.string().optional(),
 			description: z.string().optional(),
-			arguments: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() })).optional(),
+			arguments: z
+				.array(
+					z.looseObject({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() }),
+				)
+				.optional(),
 		}),
 	),
 	nextCursor: z.string().optional(),

@@ -3,23 +3,26 @@
 // all under one deadline that covers every transport tried and closes whatever it opened when it
 // fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
 // The pool around connections is server-manager.ts.
-import { oneLine, terminalSafe } from "../trust/safe-text.ts";
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type {
+	CreateMessageRequest,
+	CreateMessageResult,
+	ElicitRequest,
+	ElicitResult,
+	LoggingMessageNotification,
+	Root,
+} from "@modelcontextprotocol/sdk/types.js";
 import { once, untilAborted } from "../bounds/waits.ts";
-import { resolveCommandValues } from "../config/command-values.ts";
-import { describeError, isAuthError } from "./errors.ts";
-import { HttpGuard } from "./http-guard.ts";
-import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
-import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "../oauth-handler.ts";
-import type { Redactor } from "../trust/redaction.ts";
-import { templateVariables } from "../resource-tools.ts";
-import { safeSchema } from "../catalog/safe-schema.ts";
 import { type BrokerOptions, openBrokerTransport, sharedKey } from "../broker/client.ts";
 import type { SharedLaunch } from "../broker/wire.ts";
-import { StdioTransport } from "./stdio.ts";
-import { TailBuffer } from "./tail-buffer.ts";
-import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, LoggingMessageNotification, Root } from "@modelcontextprotocol/sdk/types.js";
+import { safeSchema } from "../catalog/safe-schema.ts";
+import { resolveCommandValues } from "../config/command-values.ts";
+import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "../oauth-handler.ts";
+import { templateVariables } from "../resource-tools.ts";
+import type { Redactor } from "../trust/redaction.ts";
+import { oneLine, terminalSafe } from "../trust/safe-text.ts";
 import type {
 	HttpServerEntry,
 	PromptMetadata,
@@ -30,6 +33,11 @@ import type {
 	ToolAnnotations,
 	ToolMetadata,
 } from "../types.ts";
+import { describeError, isAuthError } from "./errors.ts";
+import { HttpGuard } from "./http-guard.ts";
+import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
+import { StdioTransport } from "./stdio.ts";
+import { TailBuffer } from "./tail-buffer.ts";
 
 export type McpSdk = typeof import("./mcp-sdk.ts");
 /** The SDK is imported on the first connect, keeping it out of Pi's startup (see mcp-sdk.ts). */
@@ -100,7 +108,11 @@ export interface ClientRequests {
 	/** `elicitation/create`: ask the user for input (form) or to visit a URL. */
 	readonly elicit?: (server: string, request: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
 	/** `sampling/createMessage`: a completion from the user's model, with the user's consent. */
-	readonly sample?: (server: string, request: CreateMessageRequest["params"], signal: AbortSignal) => Promise<CreateMessageResult>;
+	readonly sample?: (
+		server: string,
+		request: CreateMessageRequest["params"],
+		signal: AbortSignal,
+	) => Promise<CreateMessageResult>;
 	/** `roots/list`: the folders the server may work in (read on each request: they may change). */
 	readonly roots?: () => Root[];
 	/** `notifications/message`: the server's log messages. */
@@ -116,7 +128,9 @@ export interface Challenge {
 }
 
 /** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
-export type Launcher = (entry: StdioServerEntry) => Promise<{ readonly command: string; readonly args: readonly string[] }>;
+export type Launcher = (
+	entry: StdioServerEntry,
+) => Promise<{ readonly command: string; readonly args: readonly string[] }>;
 
 /** An open client and how to end it. */
 export interface Opened {
@@ -136,7 +150,9 @@ export interface Opened {
 /** Thrown when connecting did not finish within connectTimeoutMs. */
 export class ConnectTimeoutError extends Error {
 	constructor(server: string, ms: number) {
-		super(`Server "${server}" did not finish connecting within ${Math.round(ms / 1000)} s. Raise settings.connectTimeoutMs if it needs longer.`);
+		super(
+			`Server "${server}" did not finish connecting within ${Math.round(ms / 1000)} s. Raise settings.connectTimeoutMs if it needs longer.`,
+		);
 		this.name = "ConnectTimeoutError";
 	}
 }
@@ -145,16 +161,26 @@ export class ConnectTimeoutError extends Error {
  * Opens a connection within connectTimeoutMs (covering every transport tried), or fails and
  * leaves nothing behind. `signal` cancels it (shutdown, close), with the same cleanup.
  */
-export async function openConnection(sdk: McpSdk, entry: ServerEntry, options: OpenOptions, signal?: AbortSignal): Promise<Opened> {
+export async function openConnection(
+	sdk: McpSdk,
+	entry: ServerEntry,
+	options: OpenOptions,
+	signal?: AbortSignal,
+): Promise<Opened> {
 	const deadline = new AbortController();
-	const timer = setTimeout(() => deadline.abort(new ConnectTimeoutError(entry.name, options.connectTimeoutMs)), options.connectTimeoutMs);
+	const timer = setTimeout(
+		() => deadline.abort(new ConnectTimeoutError(entry.name, options.connectTimeoutMs)),
+		options.connectTimeoutMs,
+	);
 	const cancel = () => deadline.abort(signal?.reason ?? new Error(`Connecting to "${entry.name}" was cancelled`));
 	if (signal?.aborted) cancel();
 	signal?.addEventListener("abort", cancel, { once: true });
 	try {
 		// Cancelled before it began (shutdown right after a start): nothing is spawned or fetched.
 		if (deadline.signal.aborted) throw deadline.signal.reason;
-		return entry.transport === "stdio" ? await openStdio(sdk, entry, options, deadline.signal) : await openHttp(sdk, entry, options, deadline.signal);
+		return entry.transport === "stdio"
+			? await openStdio(sdk, entry, options, deadline.signal)
+			: await openHttp(sdk, entry, options, deadline.signal);
 	} finally {
 		clearTimeout(timer);
 		signal?.removeEventListener("abort", cancel);
@@ -171,15 +197,28 @@ function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}) {
 			...(roots ? { roots: { listChanged: true } } : {}),
 		},
 	});
-	if (elicit) client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => elicit(server, request.params, extra.signal));
-	if (sample) client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) => sample(server, request.params, extra.signal));
+	if (elicit)
+		client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => elicit(server, request.params, extra.signal));
+	if (sample)
+		client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) =>
+			sample(server, request.params, extra.signal),
+		);
 	if (roots) client.setRequestHandler(sdk.ListRootsRequestSchema, () => ({ roots: roots() }));
-	if (log) client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, (notification) => log(server, notification.params));
+	if (log)
+		client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, (notification) =>
+			log(server, notification.params),
+		);
 	return client;
 }
 
 /** Connects a client over a transport, giving up when `signal` aborts; on any failure `cleanup` runs before the error is thrown. */
-async function connectClient(client: Client, transport: Transport, options: OpenOptions, signal: AbortSignal, cleanup: () => Promise<void>): Promise<void> {
+async function connectClient(
+	client: Client,
+	transport: Transport,
+	options: OpenOptions,
+	signal: AbortSignal,
+	cleanup: () => Promise<void>,
+): Promise<void> {
 	try {
 		await untilAborted(client.connect(transport, { timeout: options.connectTimeoutMs, signal }), signal);
 	} catch (error) {
@@ -188,7 +227,12 @@ async function connectClient(client: Client, transport: Transport, options: Open
 	}
 }
 
-async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
+async function openStdio(
+	sdk: McpSdk,
+	entry: StdioServerEntry,
+	options: OpenOptions,
+	signal: AbortSignal,
+): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 	const launch = (await options.launch?.(entry)) ?? entry;
 	const inherited = definedOnly(options.env);
@@ -196,7 +240,12 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 	if (signal.aborted) throw signal.reason;
 	if (options.broker?.shares(entry)) {
 		// The folder it would run in here: the broker's own is not the session's project.
-		const launched = { command: launch.command, args: launch.args, env: { ...inherited, ...env }, cwd: entry.cwd ?? process.cwd() };
+		const launched = {
+			command: launch.command,
+			args: launch.args,
+			env: { ...inherited, ...env },
+			cwd: entry.cwd ?? process.cwd(),
+		};
 		const shared = await openShared(sdk, entry, launched, { ...options, broker: options.broker }, signal);
 		if (shared) return shared;
 	}
@@ -209,7 +258,8 @@ async function openStdio(sdk: McpSdk, entry: StdioServerEntry, options: OpenOpti
 		parse: sdk.deserializeMessage,
 		onStderr: (chunk) => {
 			stderr.push(chunk);
-			if (entry.debug) (options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
+			if (entry.debug)
+				(options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
 		},
 	});
 	const client = newClient(sdk, entry.name, options.requests);
@@ -263,23 +313,44 @@ async function openShared(
 		await transport.close();
 	};
 	await connectClient(client, transport, options, signal, close);
-	return { client, kind: "stdio", shared: true, stderrTail: () => "", transportFailure: () => transport.failure, close, killSync: () => transport.destroy() };
+	return {
+		client,
+		kind: "stdio",
+		shared: true,
+		stderrTail: () => "",
+		transportFailure: () => transport.failure,
+		close,
+		killSync: () => transport.destroy(),
+	};
 }
 
 /** Streamable HTTP first, SSE as the fallback (or SSE only for `type: "sse"`), within one deadline. */
-async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOptions, signal: AbortSignal): Promise<Opened> {
+async function openHttp(
+	sdk: McpSdk,
+	entry: HttpServerEntry,
+	options: OpenOptions,
+	signal: AbortSignal,
+): Promise<Opened> {
 	const url = new URL(entry.url);
 	const credentials = await requestHeaders(entry, options.auth);
 	if (credentials.oauthToken) options.onCredential?.(credentials.oauthToken);
-	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env), (secret) => options.redactor.add(secret));
+	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env), (secret) =>
+		options.redactor.add(secret),
+	);
 	if (signal.aborted) throw signal.reason;
 	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
 	// Machine-to-machine OAuth: the SDK's client-credentials providers, through the transports' own 401 handling.
-	const authProvider = grantType(entry) === "client_credentials" ? clientCredentials(sdk, entry, options.redactor) : undefined;
+	const authProvider =
+		grantType(entry) === "client_credentials" ? clientCredentials(sdk, entry, options.redactor) : undefined;
 	const onRefused = (response: Response) => {
 		const { scope, error, resourceMetadataUrl } = sdk.extractWWWAuthenticateParams(response);
-		options.onChallenge?.({ status: response.status as 401 | 403, scope, error, resourceMetadataUrl: resourceMetadataUrl?.toString() });
+		options.onChallenge?.({
+			status: response.status as 401 | 403,
+			scope,
+			error,
+			resourceMetadataUrl: resourceMetadataUrl?.toString(),
+		});
 	};
 	const attempt = async (kind: "streamable-http" | "sse"): Promise<Opened> => {
 		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes, onRefused });
@@ -294,7 +365,15 @@ async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOption
 			guard.abort(); // no fetch, stream or EventSource retry outlives the connection
 		};
 		await connectClient(client, guard.wrap(inner), options, signal, close);
-		return { client, kind, stderrTail: () => "", transportFailure: () => undefined, close, killSync: () => guard.abort(), oauthToken: credentials.oauthToken };
+		return {
+			client,
+			kind,
+			stderrTail: () => "",
+			transportFailure: () => undefined,
+			close,
+			killSync: () => guard.abort(),
+			oauthToken: credentials.oauthToken,
+		};
 	};
 	if (entry.transport === "sse") return attempt("sse");
 	try {
@@ -305,21 +384,40 @@ async function openHttp(sdk: McpSdk, entry: HttpServerEntry, options: OpenOption
 			return await attempt("sse");
 		} catch (sseError) {
 			if (isAuthError(sseError) || signal.aborted) throw sseError;
-			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, { cause: streamableError });
+			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
+				cause: streamableError,
+			});
 		}
 	}
 }
 
 /** The SDK provider for `oauth: { grantType: "client_credentials", clientId, clientSecret | privateKey, algorithm? }`. */
 function clientCredentials(sdk: McpSdk, entry: HttpServerEntry, redactor: Redactor) {
-	const oauth = (entry.oauth ?? {}) as { clientId?: string; clientSecret?: string; privateKey?: string; algorithm?: string; scope?: string };
-	if (!oauth.clientId) throw new AuthRequiredError(entry.name, 'oauth.grantType "client_credentials" needs oauth.clientId', "token");
+	const oauth = (entry.oauth ?? {}) as {
+		clientId?: string;
+		clientSecret?: string;
+		privateKey?: string;
+		algorithm?: string;
+		scope?: string;
+	};
+	if (!oauth.clientId)
+		throw new AuthRequiredError(entry.name, 'oauth.grantType "client_credentials" needs oauth.clientId', "token");
 	redactor.add(oauth.clientSecret, oauth.privateKey);
 	if (oauth.privateKey) {
-		return new sdk.PrivateKeyJwtProvider({ clientId: oauth.clientId, privateKey: oauth.privateKey, algorithm: oauth.algorithm ?? "RS256", scope: oauth.scope });
+		return new sdk.PrivateKeyJwtProvider({
+			clientId: oauth.clientId,
+			privateKey: oauth.privateKey,
+			algorithm: oauth.algorithm ?? "RS256",
+			scope: oauth.scope,
+		});
 	}
-	if (!oauth.clientSecret) throw new AuthRequiredError(entry.name, "client credentials need oauth.clientSecret or oauth.privateKey", "token");
-	return new sdk.ClientCredentialsProvider({ clientId: oauth.clientId, clientSecret: oauth.clientSecret, scope: oauth.scope });
+	if (!oauth.clientSecret)
+		throw new AuthRequiredError(entry.name, "client credentials need oauth.clientSecret or oauth.privateKey", "token");
+	return new sdk.ClientCredentialsProvider({
+		clientId: oauth.clientId,
+		clientSecret: oauth.clientSecret,
+		scope: oauth.scope,
+	});
 }
 
 /** What a server lists on connect. */
@@ -331,7 +429,12 @@ export interface ListedMetadata {
 }
 
 /** Every tool, resource, resource template and prompt of a server, across all pages; schemas made safe to store and show. */
-export async function listMetadata(client: Client, name: string, timeout: number, signal?: AbortSignal): Promise<ListedMetadata> {
+export async function listMetadata(
+	client: Client,
+	name: string,
+	timeout: number,
+	signal?: AbortSignal,
+): Promise<ListedMetadata> {
 	const sdk = await loadSdk();
 	const options = { timeout, signal };
 	const capabilities = client.getServerCapabilities() ?? {};
@@ -340,7 +443,9 @@ export async function listMetadata(client: Client, name: string, timeout: number
 	const [toolPages, resourcePages, templatePages, promptPages] = await Promise.all([
 		list<ToolsPage>("tools/list", sdk.LenientToolsPage),
 		capabilities.resources ? list<ResourcesPage>("resources/list", sdk.LenientResourcesPage) : [],
-		capabilities.resources ? optionalList(list<TemplatesPage>("resources/templates/list", sdk.LenientTemplatesPage)) : [],
+		capabilities.resources
+			? optionalList(list<TemplatesPage>("resources/templates/list", sdk.LenientTemplatesPage))
+			: [],
 		capabilities.prompts ? optionalList(list<PromptsPage>("prompts/list", sdk.LenientPromptsPage)) : [],
 	]);
 	const tools = toolPages.flatMap((page) =>
@@ -355,12 +460,27 @@ export async function listMetadata(client: Client, name: string, timeout: number
 		})),
 	);
 	const resources = resourcePages.flatMap((page) =>
-		page.resources.map((r) => ({ uri: r.uri, name: r.name ?? r.uri, description: r.description, mimeType: r.mimeType })),
+		page.resources.map((r) => ({
+			uri: r.uri,
+			name: r.name ?? r.uri,
+			description: r.description,
+			mimeType: r.mimeType,
+		})),
 	);
 	const templates = templatePages.flatMap((page) =>
 		page.resourceTemplates.flatMap((t) => {
 			const variables = templateVariables(t.uriTemplate);
-			return variables ? [{ uriTemplate: t.uriTemplate, name: t.name ?? t.title ?? t.uriTemplate, description: t.description, mimeType: t.mimeType, variables }] : [];
+			return variables
+				? [
+						{
+							uriTemplate: t.uriTemplate,
+							name: t.name ?? t.title ?? t.uriTemplate,
+							description: t.description,
+							mimeType: t.mimeType,
+							variables,
+						},
+					]
+				: [];
 		}),
 	);
 	const prompts = promptPages.flatMap((page) =>
@@ -399,7 +519,9 @@ function annotationsOf(raw: unknown): ToolAnnotations | undefined {
 }
 
 /** Follows `nextCursor` until the server stops sending one (at most MAX_PAGES, against a loop). */
-async function allPages<P extends { nextCursor?: string }>(fetchPage: (cursor: string | undefined) => Promise<P>): Promise<P[]> {
+async function allPages<P extends { nextCursor?: string }>(
+	fetchPage: (cursor: string | undefined) => Promise<P>,
+): Promise<P[]> {
 	const pages: P[] = [];
 	let cursor: string | undefined;
 	do {
@@ -429,7 +551,9 @@ export function withStderr(error: unknown, connection: ServerConnection): unknow
 	if (failure) return new Error(`${describeError(error)}: ${failure}`, { cause: error });
 	const tail = connection.stderrTail().trim();
 	if (connection.transportKind !== "stdio" || !tail) return error;
-	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, { cause: error });
+	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, {
+		cause: error,
+	});
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -9,9 +9,9 @@ import { randomBytes } from "node:crypto";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
+import { killAllSync, listTree, signal, tagged, terminateAll } from "../bounds/process-tree.ts";
 import { delay } from "../bounds/waits.ts";
 import { LineReader } from "./line-reader.ts";
-import { killAllSync, listTree, signal, tagged, terminateAll } from "../bounds/process-tree.ts";
 
 export interface StdioTransportOptions {
 	readonly command: string;
@@ -92,7 +92,8 @@ export class StdioTransport implements Transport {
 		return new Promise((resolve, reject) => {
 			child.once("spawn", () => resolve());
 			child.once("error", (error: NodeJS.ErrnoException) => {
-				const why = error.code === "ENOENT" ? `command not found: ${command}${cwd ? ` (in ${cwd})` : ""}` : error.message;
+				const why =
+					error.code === "ENOENT" ? `command not found: ${command}${cwd ? ` (in ${cwd})` : ""}` : error.message;
 				reject(new Error(`cannot start the server: ${why}`, { cause: error }));
 			});
 		});

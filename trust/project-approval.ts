@@ -6,11 +6,11 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
-import { stableStringify } from "../metadata-cache.ts";
 import { isCommandValue } from "../config/command-values.ts";
-import { visible } from "./safe-text.ts";
+import { stableStringify } from "../metadata-cache.ts";
+import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
 import type { ServerEntry } from "../types.ts";
+import { visible } from "./safe-text.ts";
 
 export const APPROVALS_FILE = "mcp-approvals.json";
 
@@ -47,11 +47,15 @@ export function launchIdentity(raw: RawLaunch): LaunchIdentity {
 		.slice(0, 32);
 	// Everything as written, whole: these are the repository's words, and the yes is for exactly them.
 	const lines: string[] = [];
-	if (command) lines.push(`runs: ${[command, ...(args ?? [])].map(quoteArg).join(" ")}${sendsVariables([command, ...(args ?? [])])}`);
+	if (command)
+		lines.push(
+			`runs: ${[command, ...(args ?? [])].map(quoteArg).join(" ")}${sendsVariables([command, ...(args ?? [])])}`,
+		);
 	if (cwd) lines.push(`in folder: ${quoteArg(cwd)}${sendsVariables([cwd])}`);
 	for (const [name, value] of Object.entries(env ?? {})) lines.push(`env ${quoteArg(name)}: ${valueLine(value)}`);
 	if (url) lines.push(`connects to: ${url}${type === "sse" ? " (SSE)" : ""}${sendsVariables([url])}`);
-	for (const [name, value] of Object.entries(headers ?? {})) lines.push(`header ${quoteArg(name)}: ${valueLine(value)}`);
+	for (const [name, value] of Object.entries(headers ?? {}))
+		lines.push(`header ${quoteArg(name)}: ${valueLine(value)}`);
 	if (bearerTokenEnv) lines.push(`sends your $${bearerTokenEnv} as a bearer token`);
 	else if (bearerToken !== undefined) lines.push(`bearer token: ${valueLine(bearerToken)}`);
 	if (auth) lines.push(`auth: ${auth}`);
@@ -76,7 +80,9 @@ function quoteArg(arg: string): string {
 }
 
 function variablesIn(value: string): string[] {
-	return [...value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|\$env:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] ?? m[2]);
+	return [...value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)|\$env:([A-Za-z_][A-Za-z0-9_]*)/g)].map(
+		(m) => m[1] ?? m[2],
+	);
 }
 
 interface StoredDecision {
@@ -88,7 +94,8 @@ type ApprovalsFile = { version: 1; projects: Record<string, Record<string, Store
 
 function parseApprovals(raw: unknown): ApprovalsFile {
 	const file = raw as Partial<ApprovalsFile> | null;
-	if (!file || typeof file !== "object" || file.version !== 1 || typeof file.projects !== "object" || !file.projects) return { version: 1, projects: {} };
+	if (!file || typeof file !== "object" || file.version !== 1 || typeof file.projects !== "object" || !file.projects)
+		return { version: 1, projects: {} };
 	return { version: 1, projects: file.projects };
 }
 
@@ -120,7 +127,11 @@ export class ProjectApprovals {
 	needsApproval(entry: ServerEntry): boolean {
 		if (entry.source.scope !== "project" || this.options.trustAll) return false;
 		// Pi 1.5 reads .pi/mcp.json only in a trusted project: that trust is the user's yes for it.
-		return !(this.options.piTrusted && entry.source.kind === "pi-project" && entry.source.path.endsWith(join(".pi", "mcp.json")));
+		return !(
+			this.options.piTrusted &&
+			entry.source.kind === "pi-project" &&
+			entry.source.path.endsWith(join(".pi", "mcp.json"))
+		);
 	}
 
 	state(entry: ServerEntry): GateState {
@@ -171,7 +182,11 @@ export function describeLaunch(entry: ServerEntry, credentials?: CredentialNote)
 /** The question shown once per project when servers from its files wait for a decision. */
 export function approvalQuestion(entries: readonly ServerEntry[], credentials?: CredentialNote): string {
 	const lines = entries.map((e) => `  ${describeLaunch(e, credentials)}`);
-	return ["This project's MCP config wants to run these servers, as you (local commands get your environment):", ...lines, "Run them?"].join("\n");
+	return [
+		"This project's MCP config wants to run these servers, as you (local commands get your environment):",
+		...lines,
+		"Run them?",
+	].join("\n");
 }
 
 /** The dialogs the approval question needs (Pi's ctx.ui has them in the TUI and rpc). */
@@ -186,7 +201,11 @@ const DENY_ALL = "Deny all";
 const LATER = "Not now (ask again next time)";
 
 /** Asks the user once about the pending servers; returns what they decided (nothing for "not now"). */
-export async function askApproval(ui: ApprovalUi, pending: readonly ServerEntry[], credentials?: CredentialNote): Promise<{ approved: string[]; denied: string[] }> {
+export async function askApproval(
+	ui: ApprovalUi,
+	pending: readonly ServerEntry[],
+	credentials?: CredentialNote,
+): Promise<{ approved: string[]; denied: string[] }> {
 	const names = pending.map((e) => e.name);
 	const choice = await ui.select(approvalQuestion(pending, credentials), [APPROVE_ALL, CHOOSE, DENY_ALL, LATER]);
 	if (choice === APPROVE_ALL) return { approved: names, denied: [] };
@@ -195,7 +214,10 @@ export async function askApproval(ui: ApprovalUi, pending: readonly ServerEntry[
 	const approved: string[] = [];
 	const denied: string[] = [];
 	for (const entry of pending) {
-		(await ui.confirm(`Run this MCP server from the project?`, describeLaunch(entry, credentials)) ? approved : denied).push(entry.name);
+		((await ui.confirm(`Run this MCP server from the project?`, describeLaunch(entry, credentials)))
+			? approved
+			: denied
+		).push(entry.name);
 	}
 	return { approved, denied };
 }

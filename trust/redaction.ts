@@ -6,7 +6,26 @@
 /** Names of environment variables whose values are treated as secrets. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|BEARER|APIKEY|PAT$/i;
 /** Variables that look secret by name but hold ordinary, widely printed values. */
-const NOT_SECRET = new Set(["PWD", "OLDPWD", "HOME", "USER", "LOGNAME", "PATH", "SHELL", "TMPDIR", "TEMP", "TMP", "LANG", "TERM", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "HOSTNAME", "SSH_AUTH_SOCK", "XAUTHORITY"]);
+const NOT_SECRET = new Set([
+	"PWD",
+	"OLDPWD",
+	"HOME",
+	"USER",
+	"LOGNAME",
+	"PATH",
+	"SHELL",
+	"TMPDIR",
+	"TEMP",
+	"TMP",
+	"LANG",
+	"TERM",
+	"USERPROFILE",
+	"APPDATA",
+	"LOCALAPPDATA",
+	"HOSTNAME",
+	"SSH_AUTH_SOCK",
+	"XAUTHORITY",
+]);
 /** Below this, an ordinary value is not worth masking (it would mangle common words). */
 const MIN_PLAIN = 8;
 const MIN_SECRET = 4;
@@ -30,7 +49,8 @@ export class Redactor {
 
 	/** Starts with the secret-looking variables of the environment Pi runs in (servers inherit them). */
 	constructor(env: Readonly<Record<string, string | undefined>> = {}) {
-		for (const [name, value] of Object.entries(env)) if (isSecretName(name) && value && value.length >= MIN_PLAIN) this.add(value);
+		for (const [name, value] of Object.entries(env))
+			if (isSecretName(name) && value && value.length >= MIN_PLAIN) this.add(value);
 	}
 
 	/** Adds values that must never be shown; shorter than 4 characters is ignored. */

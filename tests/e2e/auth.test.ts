@@ -1,16 +1,15 @@
 // Auth against a real server-everything behind a bearer-token gate on 127.0.0.1: literal and env
 // tokens, a wrong token (clear message, token never echoed), token-file OAuth, an expired token,
 // and a server name that tries to leave the token folder.
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
 import { ServerLifecycle } from "../../lifecycle.ts";
 import { MetadataCache } from "../../metadata-cache.ts";
 import { authHelp, tokenPath } from "../../oauth-handler.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
-import { McpServerManager } from "../../server-manager.ts";
 import { contentText } from "../../proxy/tool-results.ts";
+import { McpServerManager } from "../../server-manager.ts";
 import { configOf, type RunningServer, startAuthGate, startEverythingHttp, tempDir } from "../support/helpers.ts";
 
 const TOKEN = "tok-7f3a9c-correct-horse";
@@ -34,7 +33,11 @@ describe("HTTP auth", () => {
 		dir?.remove();
 	});
 
-	async function withServer(entry: Record<string, unknown>, env: Record<string, string>, body: (lc: ServerLifecycle) => Promise<void>) {
+	async function withServer(
+		entry: Record<string, unknown>,
+		env: Record<string, string>,
+		body: (lc: ServerLifecycle) => Promise<void>,
+	) {
 		const config = configOf({ remote: entry });
 		const lifecycle = new ServerLifecycle({
 			config,
@@ -47,7 +50,8 @@ describe("HTTP auth", () => {
 			await lifecycle.shutdown();
 		}
 	}
-	const text = async (lc: ServerLifecycle, input: Parameters<typeof runProxy>[1]) => contentText((await runProxy(lc, input)).content);
+	const text = async (lc: ServerLifecycle, input: Parameters<typeof runProxy>[1]) =>
+		contentText((await runProxy(lc, input)).content);
 
 	it("a literal bearerToken (with interpolation) gets in", async () => {
 		await withServer({ url, bearerToken: TOKEN }, {}, async (lc) => {
@@ -60,7 +64,9 @@ describe("HTTP auth", () => {
 			expect(await text(lc, { tool: "remote_echo", args: { message: "env" } })).toBe("Echo: env");
 		});
 		await withServer({ url, bearerTokenEnv: "REMOTE_TOKEN" }, {}, async (lc) => {
-			expect(await text(lc, { connect: "remote" })).toMatch(/needs authentication: \/mcp-auth remote explains \(the environment variable REMOTE_TOKEN/);
+			expect(await text(lc, { connect: "remote" })).toMatch(
+				/needs authentication: \/mcp-auth remote explains \(the environment variable REMOTE_TOKEN/,
+			);
 		});
 	});
 
@@ -71,7 +77,7 @@ describe("HTTP auth", () => {
 			const all = `${contentText(call.content)}\n${status}\n${JSON.stringify(call.details)}\n${lc.failure("remote")?.message}`;
 			expect(call.isError).toBe(true);
 			expect(contentText(call.content)).toContain('Server "remote" needs authentication: /mcp-auth remote');
-			expect(status).toContain("remote: Server \"remote\" needs authentication");
+			expect(status).toContain('remote: Server "remote" needs authentication');
 			expect(lc.state("remote")).toBe("needs-auth");
 			expect(all).not.toContain(WRONG);
 			expect(all).not.toContain(TOKEN);
@@ -84,14 +90,18 @@ describe("HTTP auth", () => {
 	it("auth: oauth reads <agentDir>/mcp-oauth/<server>/tokens.json; an expired token is reported as such", async () => {
 		const file = tokenPath(dir.path, "remote");
 		mkdirSync(join(file, ".."), { recursive: true });
-		writeFileSync(file, JSON.stringify({ access_token: TOKEN, expires_at: Math.floor(Date.now() / 1000) + 3600 }), { mode: 0o600 });
+		writeFileSync(file, JSON.stringify({ access_token: TOKEN, expires_at: Math.floor(Date.now() / 1000) + 3600 }), {
+			mode: 0o600,
+		});
 		await withServer({ url, auth: "oauth" }, {}, async (lc) => {
 			expect(await text(lc, { tool: "remote_echo", args: { message: "oauth" } })).toBe("Echo: oauth");
 		});
 		writeFileSync(file, JSON.stringify({ access_token: TOKEN, expires_at: Math.floor(Date.now() / 1000) - 60 }));
 		await withServer({ url, auth: "oauth" }, {}, async (lc) => {
 			const result = await text(lc, { tool: "remote_echo", args: { message: "late" } });
-			expect(result).toMatch(/needs sign-in: ask the user to run \/mcp-auth remote \(the OAuth token for "remote" expired at \d{4}-/);
+			expect(result).toMatch(
+				/needs sign-in: ask the user to run \/mcp-auth remote \(the OAuth token for "remote" expired at \d{4}-/,
+			);
 			expect(result).not.toContain(TOKEN);
 			const help = authHelp(lc.config.servers.get("remote"), "remote", { agentDir: dir.path, env: {} });
 			expect(help).toContain(file);
@@ -117,7 +127,8 @@ describe("HTTP auth", () => {
 	});
 
 	it("a server name can never take the token path out of its folder", () => {
-		for (const bad of ["../../x", "..", "a/b", "a\\b", "", "x/../../y"]) expect(() => tokenPath(dir.path, bad)).toThrow(/cannot name an OAuth token folder/);
+		for (const bad of ["../../x", "..", "a/b", "a\\b", "", "x/../../y"])
+			expect(() => tokenPath(dir.path, bad)).toThrow(/cannot name an OAuth token folder/);
 		expect(tokenPath(dir.path, "my-server.v2")).toBe(join(dir.path, "mcp-oauth", "my-server.v2", "tokens.json"));
 	});
 });

@@ -3,24 +3,32 @@
 // the session whose call caused it (rpc); a broker killed mid-call gives that call a clear error,
 // never a second run, and the next call works; and no process is left once the idle times pass.
 import { readFileSync } from "node:fs";
-import { setTimeout as delay } from "node:timers/promises";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { isAlive as alive } from "../../bounds/process-tree.ts";
 import { brokerStatus } from "../../broker/client.ts";
 import { readBrokerFile } from "../../broker/wire.ts";
-import { isAlive as alive } from "../../bounds/process-tree.ts";
 import { countedServer, MEMORY, startedPids, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
-import { PI_HOSTS } from "../support/pi-hosts.ts";
 import { converse, steps, toolResults } from "../support/pi-conversation.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
 
 /** A home whose everything server (and memory) is shared and lingers `idleTimeout` minutes (3 s) after its last session; the broker idles out after 1 s. */
-async function sharedHome(options: Parameters<typeof createPiHome>[0], withMemory = false, idleTimeout = 0.05): Promise<{ home: PiHome; log: string; memoryLog: string }> {
+async function sharedHome(
+	options: Parameters<typeof createPiHome>[0],
+	withMemory = false,
+	idleTimeout = 0.05,
+): Promise<{ home: PiHome; log: string; memoryLog: string }> {
 	const home = await createPiHome(options);
 	const log = join(home.root, "starts.log");
 	const memoryLog = join(home.root, "memory.log");
-	const memory = { ...countedServer(memoryLog, [MEMORY]), env: { MEMORY_FILE_PATH: join(home.root, "memory.jsonl") }, idleTimeout };
+	const memory = {
+		...countedServer(memoryLog, [MEMORY]),
+		env: { MEMORY_FILE_PATH: join(home.root, "memory.jsonl") },
+		idleTimeout,
+	};
 	const mcpServers = { everything: { ...countedServer(log), idleTimeout }, ...(withMemory ? { memory } : {}) };
 	home.writeAgentFile("mcp.json", JSON.stringify({ settings: { shareServers: true }, mcpServers }));
 	return { home, log, memoryLog };
@@ -33,15 +41,22 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		// The servers wait 12 s after their last session: the 9th session finds them however slowly it starts.
 		const { home, log, memoryLog } = await sharedHome({ steps }, true, 0.2);
 		try {
-			const call = (i: number) => runPi(home, `call {"tool":"everything_get-sum","args":{"a":${i},"b":1000}}`, { host, env, timeoutMs: 120_000 });
+			const call = (i: number) =>
+				runPi(home, `call {"tool":"everything_get-sum","args":{"a":${i},"b":1000}}`, { host, env, timeoutMs: 120_000 });
 			const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i)));
 			runs.forEach((run, i) => {
 				expect(run.code, run.stderr).toBe(0);
 				expect(run.stdout, run.stdout).toContain(`The sum of ${i} and 1000 is ${i + 1000}`);
 			});
 			expect(startedPids(log)).toHaveLength(1);
-			const cached = JSON.parse(readFileSync(join(home.agentDir, "mcp-cache.json"), "utf8")) as { servers: Record<string, unknown> };
-			expect(Object.keys(cached.servers).map((key) => key.split(" ")[0]).sort()).toEqual(["everything", "memory"]);
+			const cached = JSON.parse(readFileSync(join(home.agentDir, "mcp-cache.json"), "utf8")) as {
+				servers: Record<string, unknown>;
+			};
+			expect(
+				Object.keys(cached.servers)
+					.map((key) => key.split(" ")[0])
+					.sort(),
+			).toEqual(["everything", "memory"]);
 			expect(startedPids(memoryLog)).toHaveLength(1);
 			const ninth = await call(8);
 			expect(ninth.code, ninth.stderr).toBe(0);
@@ -50,7 +65,11 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			const broker = readBrokerFile(home.agentDir)?.pid as number;
 			expect(broker).toBeGreaterThan(0);
 			// The servers linger 12 s after their last session, then the broker exits after 1 s idle.
-			await waitUntil(() => [...startedPids(log), ...startedPids(memoryLog), broker].every((pid) => !alive(pid)), "the shared servers and the broker to exit", 40_000);
+			await waitUntil(
+				() => [...startedPids(log), ...startedPids(memoryLog), broker].every((pid) => !alive(pid)),
+				"the shared servers and the broker to exit",
+				40_000,
+			);
 		} finally {
 			await home.dispose();
 		}
@@ -62,11 +81,23 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		const b = await startPiRpc({ home, host, env });
 		try {
 			// Both sessions use the server; b's long call is in flight when a's call asks a question.
-			for (const pi of [a, b]) expect(toolResults((await converse(pi, 'call {"tool":"everything_get-sum","args":{"a":1,"b":2}}', () => ({ cancelled: true }))).events)).toContain("The sum of 1 and 2 is 3");
+			for (const pi of [a, b])
+				expect(
+					toolResults(
+						(await converse(pi, 'call {"tool":"everything_get-sum","args":{"a":1,"b":2}}', () => ({ cancelled: true })))
+							.events,
+					),
+				).toContain("The sum of 1 and 2 is 3");
 			const bFrom = b.events.length;
-			const bLong = converse(b, 'call {"tool":"everything_trigger-long-running-operation","args":{"duration":4,"steps":4}}', () => ({ cancelled: true }));
+			const bLong = converse(
+				b,
+				'call {"tool":"everything_trigger-long-running-operation","args":{"duration":4,"steps":4}}',
+				() => ({ cancelled: true }),
+			);
 			await b.waitFor((e) => e.type === "tool_execution_start", bFrom, 30_000);
-			const asked = await converse(a, 'call {"tool":"everything_trigger-elicitation-request"}', () => ({ cancelled: true }));
+			const asked = await converse(a, 'call {"tool":"everything_trigger-elicitation-request"}', () => ({
+				cancelled: true,
+			}));
 			expect(asked.dialogs.length).toBeGreaterThan(0);
 			expect(toolResults(asked.events)).toMatch(/cancel/i);
 			const bDone = await bLong;
@@ -76,9 +107,13 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			// /mcp tells the user what runs in the broker, for how many sessions.
 			const from = a.events.length;
 			a.send({ id: "status", type: "prompt", message: "/mcp" });
-			const status = String((await a.waitFor((e) => e.method === "notify" && String(e.message).includes("MCP servers"), from)).message);
+			const status = String(
+				(await a.waitFor((e) => e.method === "notify" && String(e.message).includes("MCP servers"), from)).message,
+			);
 			expect(status).toContain("everything: connected (shared), 17 tools");
-			expect(status).toMatch(/Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+/);
+			expect(status).toMatch(
+				/Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+/,
+			);
 		} finally {
 			await a.close();
 			await b.close();
@@ -92,7 +127,12 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 		let first = "";
 		const { home, log } = await sharedHome({
 			steps: [
-				() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_trigger-long-running-operation", args: { duration: 8, steps: 4 } } } }),
+				() => ({
+					toolCall: {
+						name: "mcp",
+						arguments: { tool: "everything_trigger-long-running-operation", args: { duration: 8, steps: 4 } },
+					},
+				}),
 				(req) => {
 					first = lastToolMessage(req);
 					return { toolCall: { name: "mcp", arguments: { tool: "everything_get-sum", args: { a: 20, b: 22 } } } };
@@ -105,8 +145,13 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			// The long operation is under way in the broker's server: then the broker dies.
 			// The broker itself says when the call is in flight at the server: after the model asked for it,
 			// a request still in flight 300 ms apart is the 8 s operation (a tools/list takes milliseconds).
-			const busy = async () => home.model.requests.length >= 1 && Boolean((await brokerStatus(home.agentDir))?.servers.some((s) => s.inFlight > 0));
-			for (const deadline = Date.now() + 60_000; !((await busy()) && (await delay(300)) === undefined && (await busy())); ) {
+			const busy = async () =>
+				home.model.requests.length >= 1 &&
+				Boolean((await brokerStatus(home.agentDir))?.servers.some((s) => s.inFlight > 0));
+			for (
+				const deadline = Date.now() + 60_000;
+				!((await busy()) && (await delay(300)) === undefined && (await busy()));
+			) {
 				if (Date.now() > deadline) throw new Error("the long call never reached the shared server");
 				await delay(100);
 			}
@@ -119,7 +164,11 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(run.stdout).toContain("second: The sum of 20 and 22 is 42");
 			// One start for the killed broker's server, one for the next call: the long operation never ran twice.
 			expect(startedPids(log)).toHaveLength(2);
-			await waitUntil(() => startedPids(log).every((p) => !alive(p)) && !alive(readBrokerFile(home.agentDir)?.pid ?? broker), "every server and broker to exit", 20_000);
+			await waitUntil(
+				() => startedPids(log).every((p) => !alive(p)) && !alive(readBrokerFile(home.agentDir)?.pid ?? broker),
+				"every server and broker to exit",
+				20_000,
+			);
 		} finally {
 			await home.dispose();
 		}

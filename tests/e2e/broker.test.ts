@@ -7,13 +7,30 @@ import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, symlinkS
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { sharedKey } from "../../broker/client.ts";
-import { ADAPTER_VERSION, BROKER_PROTOCOL, connectSocket, privateDir, readBrokerFile, SocketTransport, socketPath } from "../../broker/wire.ts";
 import { isAlive } from "../../bounds/process-tree.ts";
-import { McpServerManager, type ServerManagerOptions as ManagerOptions } from "../../server-manager.ts";
+import { sharedKey } from "../../broker/client.ts";
+import {
+	ADAPTER_VERSION,
+	BROKER_PROTOCOL,
+	connectSocket,
+	privateDir,
+	readBrokerFile,
+	SocketTransport,
+	socketPath,
+} from "../../broker/wire.ts";
 import { brokerReport } from "../../pi/server-status.ts";
+import { type ServerManagerOptions as ManagerOptions, McpServerManager } from "../../server-manager.ts";
 import type { StdioServerEntry } from "../../types.ts";
-import { configOf, countedServer, entryOf, faultStdio, marked, startedPids, tempDir, waitUntil } from "../support/helpers.ts";
+import {
+	configOf,
+	countedServer,
+	entryOf,
+	faultStdio,
+	marked,
+	startedPids,
+	tempDir,
+	waitUntil,
+} from "../support/helpers.ts";
 
 // The broker started by these tests inherits this: it exits 1 s after its last server.
 process.env.PI_MCP_BROKER_IDLE_MS = "1000";
@@ -27,7 +44,10 @@ describe("two sessions sharing server-everything through the broker", () => {
 	const dir = tempDir("pi-mcp-broker-");
 	const agentDir = join(dir.path, "agent");
 	const log = join(dir.path, "starts.log");
-	const entry = entryOf(configOf({ everything: { ...countedServer(log), idleTimeout: 0.05 } }), "everything") as StdioServerEntry;
+	const entry = entryOf(
+		configOf({ everything: { ...countedServer(log), idleTimeout: 0.05 } }),
+		"everything",
+	) as StdioServerEntry;
 	const session = () => sharing(agentDir, {}, 3000);
 	let a: McpServerManager;
 	let b: McpServerManager;
@@ -40,7 +60,10 @@ describe("two sessions sharing server-everything through the broker", () => {
 		await a.closeAll();
 		await b.closeAll();
 		const pid = readBrokerFile(agentDir)?.pid;
-		await waitUntil(() => startedPids(log).every((p) => !isAlive(p)) && !(pid && isAlive(pid)), "the server and the broker to exit");
+		await waitUntil(
+			() => startedPids(log).every((p) => !isAlive(p)) && !(pid && isAlive(pid)),
+			"the server and the broker to exit",
+		);
 		dir.remove();
 	}, 30_000);
 
@@ -49,7 +72,9 @@ describe("two sessions sharing server-everything through the broker", () => {
 		expect(a.get("everything")?.shared).toBe(true);
 		expect(a.get("everything")?.tools.length).toBe(b.get("everything")?.tools.length);
 		const report = await brokerReport(agentDir);
-		expect(report).toMatch(/^Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+$/);
+		expect(report).toMatch(
+			/^Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+$/,
+		);
 	});
 
 	it("a peer that cannot show the secret in the user's 0600 broker.json is refused", async () => {
@@ -61,10 +86,22 @@ describe("two sessions sharing server-everything through the broker", () => {
 		let closed = false;
 		transport.onmessage = (message) => void replies.push(message);
 		transport.onclose = () => void (closed = true);
-		const open = { protocol: BROKER_PROTOCOL, version: ADAPTER_VERSION, token: "0".repeat(64), key: "k", name: "x", launch: { command: "touch", args: [join(dir.path, "ran")], env: {} }, maxMessageBytes: 1024, connectTimeoutMs: 1000, lingerMs: 0 };
+		const open = {
+			protocol: BROKER_PROTOCOL,
+			version: ADAPTER_VERSION,
+			token: "0".repeat(64),
+			key: "k",
+			name: "x",
+			launch: { command: "touch", args: [join(dir.path, "ran")], env: {} },
+			maxMessageBytes: 1024,
+			connectTimeoutMs: 1000,
+			lingerMs: 0,
+		};
 		await transport.send({ jsonrpc: "2.0", id: 1, method: "pi-broker/open", params: open });
 		await waitUntil(() => closed, "the broker to close the connection");
-		expect(replies).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: -32051, message: "not authorized: show the secret in broker.json" } }]);
+		expect(replies).toEqual([
+			{ jsonrpc: "2.0", id: 1, error: { code: -32051, message: "not authorized: show the secret in broker.json" } },
+		]);
 		expect(existsSync(join(dir.path, "ran"))).toBe(false);
 	});
 
@@ -96,8 +133,18 @@ describe("two sessions sharing server-everything through the broker", () => {
 		const seenA: number[] = [];
 		const seenB: number[] = [];
 		await Promise.all([
-			a.callTool("everything", "trigger-long-running-operation", { duration: 1, steps: 2 }, { onProgress: (p) => seenA.push(p.total ?? 0) }),
-			b.callTool("everything", "trigger-long-running-operation", { duration: 1, steps: 5 }, { onProgress: (p) => seenB.push(p.total ?? 0) }),
+			a.callTool(
+				"everything",
+				"trigger-long-running-operation",
+				{ duration: 1, steps: 2 },
+				{ onProgress: (p) => seenA.push(p.total ?? 0) },
+			),
+			b.callTool(
+				"everything",
+				"trigger-long-running-operation",
+				{ duration: 1, steps: 5 },
+				{ onProgress: (p) => seenB.push(p.total ?? 0) },
+			),
 		]);
 		expect(seenA.length).toBeGreaterThan(0);
 		expect(seenB.length).toBeGreaterThan(0);
@@ -138,7 +185,9 @@ describe("when the broker cannot serve", () => {
 		await listenAsBroker(agentDir, (socket) =>
 			socket.on("data", (chunk) => {
 				const id = JSON.parse(chunk.toString().split("\n")[0]).id;
-				socket.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32050, message: "this broker runs pi-mcp-adapter 0.0.1 (protocol 0)" } })}\n`);
+				socket.write(
+					`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32050, message: "this broker runs pi-mcp-adapter 0.0.1 (protocol 0)" } })}\n`,
+				);
 			}),
 		);
 		const log = join(dir.path, "own.log");
@@ -177,7 +226,10 @@ describe("when the broker cannot serve", () => {
 		const agentDir = join(dir.path, "blocked-agent");
 		mkdirSync(agentDir, { recursive: true });
 		writeFileSync(join(agentDir, "mcp-broker"), "not a folder");
-		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "blocked.log")) }), "everything") as StdioServerEntry;
+		const entry = entryOf(
+			configOf({ everything: countedServer(join(dir.path, "blocked.log")) }),
+			"everything",
+		) as StdioServerEntry;
 		const manager = sharing(agentDir);
 		try {
 			const connection = await manager.connect(entry);
@@ -192,26 +244,33 @@ describe("when the broker cannot serve", () => {
 	/** An agent dir deep enough that its socket moves to the shared fallback folder. */
 	const deepAgentDir = (name: string) => join(dir.path, "d".repeat(90), name);
 
-	it.runIf(process.getuid?.() === 0)("a fallback socket folder another user made first receives nothing: the session runs the server itself", async () => {
-		const agentDir = deepAgentDir("taken-agent");
-		const path = socketPath(agentDir);
-		expect(path.startsWith(dir.path)).toBe(false); // the fallback, outside the agent dir
-		rmSync(dirname(path), { recursive: true, force: true });
-		mkdirSync(dirname(path), { mode: 0o700 });
-		chownSync(dirname(path), 65534, 65534); // another local user's folder, waiting for the socket
-		let received = 0;
-		fake = createServer((socket) => socket.on("data", () => void received++));
-		await new Promise<void>((resolve) => fake?.listen(path, resolve));
-		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "taken.log")) }), "everything") as StdioServerEntry;
-		const manager = sharing(agentDir);
-		try {
-			expect((await manager.connect(entry)).shared).toBeUndefined();
-			expect(received).toBe(0);
-		} finally {
-			await manager.closeAll();
+	it.runIf(process.getuid?.() === 0)(
+		"a fallback socket folder another user made first receives nothing: the session runs the server itself",
+		async () => {
+			const agentDir = deepAgentDir("taken-agent");
+			const path = socketPath(agentDir);
+			expect(path.startsWith(dir.path)).toBe(false); // the fallback, outside the agent dir
 			rmSync(dirname(path), { recursive: true, force: true });
-		}
-	}, 30_000);
+			mkdirSync(dirname(path), { mode: 0o700 });
+			chownSync(dirname(path), 65534, 65534); // another local user's folder, waiting for the socket
+			let received = 0;
+			fake = createServer((socket) => socket.on("data", () => void received++));
+			await new Promise<void>((resolve) => fake?.listen(path, resolve));
+			const entry = entryOf(
+				configOf({ everything: countedServer(join(dir.path, "taken.log")) }),
+				"everything",
+			) as StdioServerEntry;
+			const manager = sharing(agentDir);
+			try {
+				expect((await manager.connect(entry)).shared).toBeUndefined();
+				expect(received).toBe(0);
+			} finally {
+				await manager.closeAll();
+				rmSync(dirname(path), { recursive: true, force: true });
+			}
+		},
+		30_000,
+	);
 
 	it("a symlink planted as the fallback socket folder is neither followed nor chmod'ed", async () => {
 		const agentDir = deepAgentDir("planted-agent");
@@ -221,7 +280,10 @@ describe("when the broker cannot serve", () => {
 		chmodSync(open, 0o1777);
 		rmSync(dirname(path), { recursive: true, force: true });
 		symlinkSync(open, dirname(path));
-		const entry = entryOf(configOf({ everything: countedServer(join(dir.path, "planted.log")) }), "everything") as StdioServerEntry;
+		const entry = entryOf(
+			configOf({ everything: countedServer(join(dir.path, "planted.log")) }),
+			"everything",
+		) as StdioServerEntry;
 		const manager = sharing(agentDir);
 		try {
 			expect((await manager.connect(entry)).shared).toBeUndefined();
@@ -251,10 +313,15 @@ describe("when the broker cannot serve", () => {
 	it("a shared server that never answers initialize, and one that ignores SIGTERM: clear errors, and nothing is left", async () => {
 		const agentDir = join(dir.path, "stubborn-agent");
 		const marker = `PI_MCP_BROKER_TEST_${process.pid}_${Date.now()}`;
-		const config = configOf({ silent: faultStdio("never-initialize", { FAULT_MARKER: marker }), stubborn: faultStdio("ignore-sigterm", { FAULT_MARKER: marker }) });
+		const config = configOf({
+			silent: faultStdio("never-initialize", { FAULT_MARKER: marker }),
+			stubborn: faultStdio("ignore-sigterm", { FAULT_MARKER: marker }),
+		});
 		const manager = sharing(agentDir, { connectTimeoutMs: 2000 }, 500);
 		try {
-			await expect(manager.connect(entryOf(config, "silent"))).rejects.toThrow(/did not finish connecting within 2 s|did not answer initialize within 2 s/);
+			await expect(manager.connect(entryOf(config, "silent"))).rejects.toThrow(
+				/did not finish connecting within 2 s|did not answer initialize within 2 s/,
+			);
 			const stubborn = await manager.connect(entryOf(config, "stubborn"));
 			expect(stubborn.shared).toBe(true);
 		} finally {
@@ -262,7 +329,11 @@ describe("when the broker cannot serve", () => {
 		}
 		// The stubborn one lingers 0.5 s, then gets SIGTERM, which it ignores, then SIGKILL; the broker then exits.
 		const pid = readBrokerFile(agentDir)?.pid;
-		await waitUntil(() => marked(marker).length === 0 && !(pid && isAlive(pid)), "every fixture process and the broker to end", 30_000);
+		await waitUntil(
+			() => marked(marker).length === 0 && !(pid && isAlive(pid)),
+			"every fixture process and the broker to end",
+			30_000,
+		);
 	}, 60_000);
 
 	it("a broker killed outright (SIGKILL): its session ends the server it left, one that ignores SIGTERM and stdin's end", async () => {
@@ -275,7 +346,9 @@ describe("when the broker cannot serve", () => {
 			await waitUntil(() => marked(marker).length >= 2, "the server and its helper");
 			const pid = readBrokerFile(agentDir)?.pid as number;
 			process.kill(pid, "SIGKILL");
-			await waitUntil(() => marked(marker).length === 0, "the orphaned server to be ended", 10_000).catch(() => undefined);
+			await waitUntil(() => marked(marker).length === 0, "the orphaned server to be ended", 10_000).catch(
+				() => undefined,
+			);
 			expect(marked(marker)).toEqual([]);
 		} finally {
 			await manager.closeAll();
@@ -297,7 +370,9 @@ describe("when the broker cannot serve", () => {
 		const data = "x".repeat(1024 * 1024);
 		// Logs past the backlog are dropped: the frozen session is not cut for them...
 		for (let i = 0; i < 40; i++) {
-			(transport as SocketTransport).send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data } }).catch(() => undefined);
+			(transport as SocketTransport)
+				.send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data } })
+				.catch(() => undefined);
 			await new Promise((resolve) => setImmediate(resolve));
 		}
 		expect(closed).toBe(false);
@@ -314,9 +389,17 @@ describe("when the broker cannot serve", () => {
 	}, 30_000);
 
 	it("a server is shared only by sessions that would start it the same way: project, folder, env (configured or inherited)", () => {
-		const launch = (env: Record<string, string> = {}, cwd = "/a") => ({ command: "node", args: ["server.js"], env, cwd });
+		const launch = (env: Record<string, string> = {}, cwd = "/a") => ({
+			command: "node",
+			args: ["server.js"],
+			env,
+			cwd,
+		});
 		const project = (path: string) =>
-			({ ...entryOf(configOf({ s: { command: "node", args: ["server.js"] } }), "s"), source: { kind: "pi-project", scope: "project", path } }) as StdioServerEntry;
+			({
+				...entryOf(configOf({ s: { command: "node", args: ["server.js"] } }), "s"),
+				source: { kind: "pi-project", scope: "project", path },
+			}) as StdioServerEntry;
 		const user = entryOf(configOf({ s: { command: "node", args: ["server.js"] } }), "s") as StdioServerEntry;
 		expect(sharedKey(project("/a/.mcp.json"), launch())).toBe(sharedKey(project("/a/.mcp.json"), launch()));
 		expect(sharedKey(project("/a/.mcp.json"), launch())).not.toBe(sharedKey(project("/b/.mcp.json"), launch()));
@@ -324,6 +407,8 @@ describe("when the broker cannot serve", () => {
 		// A user server run from two projects: each project's folder is its own identity.
 		expect(sharedKey(user, launch({}, "/projA"))).not.toBe(sharedKey(user, launch({}, "/projB")));
 		// Two terminals of one user differ in such variables: they still share.
-		expect(sharedKey(user, launch({ SHLVL: "1", _: "/usr/bin/pi" }))).toBe(sharedKey(user, launch({ SHLVL: "3", _: "/bin/pi" })));
+		expect(sharedKey(user, launch({ SHLVL: "1", _: "/usr/bin/pi" }))).toBe(
+			sharedKey(user, launch({ SHLVL: "3", _: "/bin/pi" })),
+		);
 	});
 });

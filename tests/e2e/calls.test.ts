@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServerLifecycle } from "../../lifecycle.ts";
 import { OutputGuard } from "../../proxy/output-guard.ts";
-import { normalizeProxyInput } from "../../proxy/surface.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
-import type { Progress } from "../../server-manager.ts";
+import { normalizeProxyInput } from "../../proxy/surface.ts";
 import { contentText, type PiContent } from "../../proxy/tool-results.ts";
+import type { Progress } from "../../server-manager.ts";
 import { configOf, EVERYTHING, everythingStdio, lifecycleOf, tempDir } from "../support/helpers.ts";
 
 describe("long calls", () => {
@@ -22,9 +22,13 @@ describe("long calls", () => {
 		const lc = lifecycleOf(configOf({ everything: everythingStdio() }));
 		cleanups.push(() => lc.shutdown());
 		const seen: { progress: Progress; at: number }[] = [];
-		const call = runProxy(lc, { tool: "everything_trigger-long-running-operation", args: { duration: 1.5, steps: 3 } }, {
-			onProgress: (progress) => seen.push({ progress, at: performance.now() }),
-		});
+		const call = runProxy(
+			lc,
+			{ tool: "everything_trigger-long-running-operation", args: { duration: 1.5, steps: 3 } },
+			{
+				onProgress: (progress) => seen.push({ progress, at: performance.now() }),
+			},
+		);
 		const result = await call;
 		const finished = performance.now();
 		expect(result.isError).toBe(false);
@@ -38,22 +42,37 @@ describe("long calls", () => {
 		cleanups.push(dir.remove);
 		const wire = join(dir.path, "client-to-server.jsonl");
 		// tee records what the client writes to the server's stdin.
-		const lc = lifecycleOf(configOf({ everything: { command: "sh", args: ["-c", `tee "${wire}" | exec "${process.execPath}" "${EVERYTHING}" stdio`] } }));
+		const lc = lifecycleOf(
+			configOf({
+				everything: { command: "sh", args: ["-c", `tee "${wire}" | exec "${process.execPath}" "${EVERYTHING}" stdio`] },
+			}),
+		);
 		cleanups.push(() => lc.shutdown());
 		await lc.ensureConnected("everything");
 		const controller = new AbortController();
 		const started = performance.now();
-		const call = runProxy(lc, { tool: "everything_trigger-long-running-operation", args: { duration: 30, steps: 30 } }, { signal: controller.signal });
+		const call = runProxy(
+			lc,
+			{ tool: "everything_trigger-long-running-operation", args: { duration: 30, steps: 30 } },
+			{ signal: controller.signal },
+		);
 		setTimeout(() => controller.abort(), 300);
 		const result = await call;
 		expect(performance.now() - started).toBeLessThan(2000);
 		expect(result.isError).toBe(true);
-		expect(contentText(result.content)).toBe("everything_trigger-long-running-operation was cancelled; the server was told to stop.");
+		expect(contentText(result.content)).toBe(
+			"everything_trigger-long-running-operation was cancelled; the server was told to stop.",
+		);
 		await new Promise((r) => setTimeout(r, 200));
-		const messages = readFileSync(wire, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { method?: string; params?: { requestId?: unknown } });
+		const messages = readFileSync(wire, "utf8")
+			.trim()
+			.split("\n")
+			.map((l) => JSON.parse(l) as { method?: string; params?: { requestId?: unknown } });
 		const call_ = messages.find((m) => m.method === "tools/call") as { id?: unknown };
 		expect(messages.find((m) => m.method === "notifications/cancelled")?.params?.requestId).toBe(call_.id);
-		expect(contentText((await runProxy(lc, { tool: "everything_echo", args: { message: "next" } })).content)).toBe("Echo: next");
+		expect(contentText((await runProxy(lc, { tool: "everything_echo", args: { message: "next" } })).content)).toBe(
+			"Echo: next",
+		);
 	});
 });
 
@@ -82,9 +101,13 @@ describe("OutputGuard", () => {
 		expect(out[1]).toEqual(image);
 		const shown = (out[0] as { text: string }).text;
 		expect(shown.split("\n")[199]).toBe("line 199");
-		expect(shown).toMatch(/\[Output truncated: [\d.]+ KB, 2,500 lines; showing the first 200 lines\. The whole output is in \S+lister-1\.txt/);
+		expect(shown).toMatch(
+			/\[Output truncated: [\d.]+ KB, 2,500 lines; showing the first 200 lines\. The whole output is in \S+lister-1\.txt/,
+		);
 		expect(guard(false).apply([text(many)], "x")).toEqual([text(many)]);
-		expect(guard({ maxBytes: 100_000, maxLines: 5000, previewBytes: 1000, previewLines: 10 }).apply([text(many)], "x")).toEqual([text(many)]);
+		expect(
+			guard({ maxBytes: 100_000, maxLines: 5000, previewBytes: 1000, previewLines: 10 }).apply([text(many)], "x"),
+		).toEqual([text(many)]);
 	});
 
 	it("a single enormous line is still previewed", () => {
@@ -106,14 +129,34 @@ describe("bad input from the model", () => {
 	};
 
 	it.each<[string, unknown, RegExp]>([
-		["args that are an array", { tool: "everything_echo", args: [1, 2] }, /args must be an object of named arguments, got an array/],
-		["args that are a number", { tool: "everything_echo", args: 42 }, /args must be an object of named arguments, got number/],
+		[
+			"args that are an array",
+			{ tool: "everything_echo", args: [1, 2] },
+			/args must be an object of named arguments, got an array/,
+		],
+		[
+			"args that are a number",
+			{ tool: "everything_echo", args: 42 },
+			/args must be an object of named arguments, got number/,
+		],
 		["args that are JSON for an array", { tool: "everything_echo", args: "[1,2]" }, /got an array/],
-		["broken JSON args", { tool: "everything_echo", args: "{message: hi}" }, /args is not valid JSON \(.*\)\. Pass an object/],
-		["a missing required argument", { tool: "everything_echo", args: {} }, /Expected by everything_echo:\nParameters:\n- message \(string, required\)/],
+		[
+			"broken JSON args",
+			{ tool: "everything_echo", args: "{message: hi}" },
+			/args is not valid JSON \(.*\)\. Pass an object/,
+		],
+		[
+			"a missing required argument",
+			{ tool: "everything_echo", args: {} },
+			/Expected by everything_echo:\nParameters:\n- message \(string, required\)/,
+		],
 		["an unknown tool", { tool: "no_such_tool" }, /Unknown tool "no_such_tool"/],
 		["an unknown server", { server: "nope" }, /Unknown server "nope"\. Configured servers: everything/],
-		["a bad regex", { search: "(unclosed", regex: true }, /Invalid regex "\(unclosed": .*Fix the pattern \(RE2 syntax: no lookaround or backreferences\), or drop regex: true/],
+		[
+			"a bad regex",
+			{ search: "(unclosed", regex: true },
+			/Invalid regex "\(unclosed": .*Fix the pattern \(RE2 syntax: no lookaround or backreferences\), or drop regex: true/,
+		],
 		["connect to an unknown server", { connect: "ghost" }, /Unknown server "ghost"/],
 	])("%s gets a clear error", async (_label, input, expected) => {
 		const result = await ask(input);
@@ -123,11 +166,15 @@ describe("bad input from the model", () => {
 
 	it("odd combinations follow the mode priority; `arguments` works like `args`; huge args pass through", async () => {
 		expect((await ask({ search: "echo", tool: "  " })).details.mode).toBe("search");
-		expect((await ask({ describe: "everything_echo", server: "everything" })).text).toContain("- message (string, required)");
+		expect((await ask({ describe: "everything_echo", server: "everything" })).text).toContain(
+			"- message (string, required)",
+		);
 		expect((await ask({ tool: "everything_echo", arguments: { message: "alias" } })).text).toBe("Echo: alias");
 		expect((await ask("not an object")).details.mode).toBe("status");
 		const big = "z".repeat(1_000_000);
 		expect((await ask({ tool: "everything_echo", args: { message: big } })).text).toBe(`Echo: ${big}`);
-		expect((await ask({ tool: "everything_echo", args: { message: "after all that" } })).text).toBe("Echo: after all that");
+		expect((await ask({ tool: "everything_echo", args: { message: "after all that" } })).text).toBe(
+			"Echo: after all that",
+		);
 	});
 });

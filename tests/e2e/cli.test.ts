@@ -6,7 +6,16 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "../../bounds/process-tree.ts";
-import { countedServer, faultStdio, marked, markerServer, ROOT, startedPids, tempDir, waitUntil } from "../support/helpers.ts";
+import {
+	countedServer,
+	faultStdio,
+	marked,
+	markerServer,
+	ROOT,
+	startedPids,
+	tempDir,
+	waitUntil,
+} from "../support/helpers.ts";
 
 const BIN = join(ROOT, "bin", "pi-mcp-adapter.mjs");
 
@@ -24,8 +33,15 @@ describe("the shell CLI", () => {
 	afterEach(() => dir.remove());
 	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
 		const marker = randomUUID();
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { stubborn: faultStdio("ignore-sigterm", { CLI_MARKER: marker }) } }));
-		const child = spawn(process.execPath, [BIN, "call", "stubborn_hang"], { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir }, stdio: "ignore" });
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({ mcpServers: { stubborn: faultStdio("ignore-sigterm", { CLI_MARKER: marker }) } }),
+		);
+		const child = spawn(process.execPath, [BIN, "call", "stubborn_hang"], {
+			cwd,
+			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
+			stdio: "ignore",
+		});
 		const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
 		await waitUntil(() => marked(marker).length >= 2, "the server and its helper");
 		child.kill("SIGINT");
@@ -37,7 +53,12 @@ describe("the shell CLI", () => {
 	const cli = (...args: (string | Record<string, string>)[]) => {
 		const extraEnv = args.find((a): a is Record<string, string> => typeof a === "object") ?? {};
 		const argv = args.filter((a): a is string => typeof a === "string");
-		const run = spawnSync(process.execPath, [BIN, ...argv], { cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, ...extraEnv }, encoding: "utf8", timeout: 60_000 });
+		const run = spawnSync(process.execPath, [BIN, ...argv], {
+			cwd,
+			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, ...extraEnv },
+			encoding: "utf8",
+			timeout: 60_000,
+		});
 		return { code: run.status, out: run.stdout, err: run.stderr };
 	};
 
@@ -67,16 +88,27 @@ describe("the shell CLI", () => {
 	it("with sharing on, two shell calls use one server in the broker, and `status` shows it", async () => {
 		const log = join(dir.path, "starts.log");
 		// The server waits 12 s in the broker after each call: long enough for the next command, however slow this machine.
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ settings: { shareServers: true }, mcpServers: { everything: { ...countedServer(log), idleTimeout: 0.2 } } }));
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({
+				settings: { shareServers: true },
+				mcpServers: { everything: { ...countedServer(log), idleTimeout: 0.2 } },
+			}),
+		);
 		const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
 		expect(cli(env, "call", "everything_get-sum", '{"a":1,"b":2}').out).toContain("The sum of 1 and 2 is 3");
 		expect(cli(env, "call", "everything_get-sum", '{"a":3,"b":4}').out).toContain("The sum of 3 and 4 is 7");
 		expect(startedPids(log)).toHaveLength(1);
 		const status = cli(env, "status");
 		expect(status.code).toBe(0);
-		expect(status.out).toMatch(/Shared MCP broker \(pid (\d+), since \d\d:\d\d\): 1 server\n {2}everything: 0 sessions, up since \d\d:\d\d, pid \d+/);
+		expect(status.out).toMatch(
+			/Shared MCP broker \(pid (\d+), since \d\d:\d\d\): 1 server\n {2}everything: 0 sessions, up since \d\d:\d\d, pid \d+/,
+		);
 		const broker = Number(/Shared MCP broker \(pid (\d+)/.exec(status.out)?.[1]);
-		await waitUntil(() => ![broker, ...startedPids(log)].some(isAlive), "the shared server and the broker to exit", 30_000);
+		await waitUntil(
+			() => ![broker, ...startedPids(log)].some(isAlive),
+			"the shared server and the broker to exit",
+			30_000,
+		);
 	}, 60_000);
 });
-

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVERYTHING } from "../support/helpers.ts";
-import { createPiHome, type PiHome, type PiRpc, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, type PiRpc, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { converse, SAMPLING_SYSTEM, steps, toolResults } from "../support/pi-conversation.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
 
@@ -16,7 +16,9 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 	let home: PiHome;
 	let pi: PiRpc;
 	beforeAll(async () => {
-		home = await createPiHome({ mcpConfig: { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } } });
+		home = await createPiHome({
+			mcpConfig: { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } },
+		});
 		pi = await startPiRpc({ home, host, steps });
 	}, 60_000);
 	afterAll(async () => {
@@ -29,7 +31,13 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		const text = toolResults(listed.events);
 		expect(text).toContain("everything: 17 tools, 7 resources, 2 resource templates");
 		expect(text).toContain('Instructions from \\"everything\\"');
-		for (const tool of ["get-roots-list", "trigger-elicitation-request", "trigger-url-elicitation", "trigger-sampling-request", "simulate-research-query"]) {
+		for (const tool of [
+			"get-roots-list",
+			"trigger-elicitation-request",
+			"trigger-url-elicitation",
+			"trigger-sampling-request",
+			"simulate-research-query",
+		]) {
 			expect(text).toContain(`everything_${tool}`);
 		}
 		const roots = await converse(pi, 'call {"tool":"everything_get-roots-list"}', () => ({ cancelled: true }));
@@ -38,17 +46,23 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 	});
 
 	it("asks a form elicitation field by field in Pi's dialogs, as from the server, and returns the answers", async () => {
-		const { dialogs, events } = await converse(pi, 'call {"tool":"everything_trigger-elicitation-request"}', (dialog) => {
-			const title = String(dialog.title);
-			if (dialog.method === "confirm") return { confirmed: true };
-			if (title.includes("Your full, legal name")) return { value: "Ada Lovelace" };
-			if (title.includes("Integer")) return { value: "7" };
-			if (dialog.method === "input") return { value: "" };
-			const options = dialog.options as string[];
-			if (title.includes("favorite hero")) return { value: "Wonder Woman" };
-			return { value: options.find((o) => o.startsWith("Done")) ?? options[0] };
-		});
-		expect(String(dialogs[0].title)).toContain('MCP server "everything" asks: Please provide inputs for the following fields');
+		const { dialogs, events } = await converse(
+			pi,
+			'call {"tool":"everything_trigger-elicitation-request"}',
+			(dialog) => {
+				const title = String(dialog.title);
+				if (dialog.method === "confirm") return { confirmed: true };
+				if (title.includes("Your full, legal name")) return { value: "Ada Lovelace" };
+				if (title.includes("Integer")) return { value: "7" };
+				if (dialog.method === "input") return { value: "" };
+				const options = dialog.options as string[];
+				if (title.includes("favorite hero")) return { value: "Wonder Woman" };
+				return { value: options.find((o) => o.startsWith("Done")) ?? options[0] };
+			},
+		);
+		expect(String(dialogs[0].title)).toContain(
+			'MCP server "everything" asks: Please provide inputs for the following fields',
+		);
 		expect(dialogs.filter((d) => d.method !== "confirm").length).toBe(13); // one per field
 		const summary = dialogs.find((d) => d.method === "confirm");
 		expect(String(summary?.message)).toContain("name: Ada Lovelace");
@@ -62,15 +76,21 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 	});
 
 	it("Esc cancels an elicitation; the server hears cancel", async () => {
-		const { events } = await converse(pi, 'call {"tool":"everything_trigger-elicitation-request"}', () => ({ cancelled: true }));
+		const { events } = await converse(pi, 'call {"tool":"everything_trigger-elicitation-request"}', () => ({
+			cancelled: true,
+		}));
 		expect(toolResults(events)).toMatch(/cancel/i);
 	});
 
 	it("shows a URL elicitation's page and offers to open it", async () => {
 		const args = { url: "https://example.com/verify?step=1", message: "Verify your account" };
-		const { dialogs, events } = await converse(pi, `call ${JSON.stringify({ tool: "everything_trigger-url-elicitation", args })}`, () => ({
-			value: "I will open it myself",
-		}));
+		const { dialogs, events } = await converse(
+			pi,
+			`call ${JSON.stringify({ tool: "everything_trigger-url-elicitation", args })}`,
+			() => ({
+				value: "I will open it myself",
+			}),
+		);
 		expect(dialogs).toHaveLength(1);
 		expect(String(dialogs[0].title)).toContain('MCP server "everything" asks you to open a page');
 		expect(String(dialogs[0].title)).toContain("https://example.com/verify?step=1");
@@ -80,9 +100,13 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 
 	it("sampling: asks the user, then answers with the session's model and shows the tokens used", async () => {
 		const before = home.model.requests.length;
-		const { dialogs, events } = await converse(pi, 'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"say hi"}}', (d) => ({
-			value: (d.options as string[])[0],
-		}));
+		const { dialogs, events } = await converse(
+			pi,
+			'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"say hi"}}',
+			(d) => ({
+				value: (d.options as string[])[0],
+			}),
+		);
 		expect(String(dialogs[0].title)).toContain('MCP server "everything" asks to use your model');
 		expect(String(dialogs[0].title)).toContain("say hi");
 		expect(dialogs[0].options).toEqual(["Allow once", 'Always allow "everything" in this session', "Deny"]);
@@ -92,14 +116,21 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		const notes = events.filter((e) => e.method === "notify").map((e) => String(e.message));
 		expect(notes.some((n) => /"everything" used .+ tokens in, \d+ out/.test(n))).toBe(true);
 
-		const denied = await converse(pi, 'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"again"}}', () => ({ value: "Deny" }));
+		const denied = await converse(
+			pi,
+			'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"again"}}',
+			() => ({ value: "Deny" }),
+		);
 		expect(toolResults(denied.events)).toContain("The user declined the sampling request");
 	});
 
 	it("runs a prompt as a slash command with its arguments, and /mcp lists the prompts", async () => {
 		const before = home.model.requests.length;
 		await converse(pi, "/everything:args-prompt city=Paris state=Texas", () => ({ cancelled: true }));
-		const sent = home.model.requests.slice(before).map((r) => JSON.stringify(r.messages[r.messages.length - 1])).join("\n");
+		const sent = home.model.requests
+			.slice(before)
+			.map((r) => JSON.stringify(r.messages[r.messages.length - 1]))
+			.join("\n");
 		expect(sent).toContain("Paris");
 		expect(sent).toContain("Texas");
 		const from = pi.events.length;
@@ -109,16 +140,28 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 	});
 
 	it("reads a resource template with its variables, passes structured content, and calls a task-only tool with progress", async () => {
-		const template = await converse(pi, 'call {"tool":"everything_get_Dynamic_Text_Resource","args":{"resourceId":"3"}}', () => ({ cancelled: true }));
+		const template = await converse(
+			pi,
+			'call {"tool":"everything_get_Dynamic_Text_Resource","args":{"resourceId":"3"}}',
+			() => ({ cancelled: true }),
+		);
 		expect(toolResults(template.events)).toContain("Resource 3: This is a plaintext resource");
-		await converse(pi, 'call {"tool":"everything_get-structured-content","args":{"location":"Chicago"}}', () => ({ cancelled: true }));
+		await converse(pi, 'call {"tool":"everything_get-structured-content","args":{"location":"Chicago"}}', () => ({
+			cancelled: true,
+		}));
 		// What the model got: the structured result as compact JSON.
 		const seen = lastToolMessage(home.model.requests[home.model.requests.length - 1]);
 		expect(Object.keys(JSON.parse(seen))).toEqual(["temperature", "conditions", "humidity"]);
 		expect(seen).not.toContain("\n");
-		const research = await converse(pi, 'call {"tool":"everything_simulate-research-query","args":{"topic":"tides"}}', () => ({ cancelled: true }));
+		const research = await converse(
+			pi,
+			'call {"tool":"everything_simulate-research-query","args":{"topic":"tides"}}',
+			() => ({ cancelled: true }),
+		);
 		expect(toolResults(research.events)).toContain("Research Report: tides");
-		const updates = research.events.filter((e) => e.type === "tool_execution_update").map((e) => JSON.stringify(e.partialResult));
+		const updates = research.events
+			.filter((e) => e.type === "tool_execution_update")
+			.map((e) => JSON.stringify(e.partialResult));
 		expect(updates.some((u) => u.includes("Synthesizing findings"))).toBe(true);
 	}, 60_000);
 
@@ -139,7 +182,9 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 describe.each(PI_HOSTS)("without a UI ($name, -p)", (host) => {
 	let home: PiHome;
 	beforeAll(async () => {
-		home = await createPiHome({ mcpConfig: { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } } });
+		home = await createPiHome({
+			mcpConfig: { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } } },
+		});
 	});
 	afterAll(async () => home.dispose());
 
@@ -147,14 +192,23 @@ describe.each(PI_HOSTS)("without a UI ($name, -p)", (host) => {
 		const elicit = await runPi(home, 'call {"tool":"everything_trigger-elicitation-request"}', { host, steps });
 		expect(elicit.code, elicit.stderr).toBe(0);
 		expect(elicit.stdout).toContain("User declined");
-		expect(elicit.stdout).toContain("Pi runs without a UI here (print or json mode): no one can answer, so it was declined");
-		const sample = await runPi(home, 'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"hi"}}', { host, steps });
+		expect(elicit.stdout).toContain(
+			"Pi runs without a UI here (print or json mode): no one can answer, so it was declined",
+		);
+		const sample = await runPi(home, 'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"hi"}}', {
+			host,
+			steps,
+		});
 		expect(sample.code, sample.stderr).toBe(0);
 		expect(sample.stdout).toContain('no one can answer whether "everything" may use the model, so it was refused');
 	}, 60_000);
 
 	it("a prompt command given to pi -p and --mode json runs its turn: the model gets the prompt, its answer is printed", async () => {
-		const reply = [(req: { messages: { content?: unknown }[] }) => ({ text: `got: ${JSON.stringify(req.messages.at(-1)?.content)}` })];
+		const reply = [
+			(req: { messages: { content?: unknown }[] }) => ({
+				text: `got: ${JSON.stringify(req.messages.at(-1)?.content)}`,
+			}),
+		];
 		// The earlier runs cached the server's prompts: the command exists from the start.
 		const print = await runPi(home, "/everything:simple-prompt", { host, steps: reply });
 		expect(print.code, print.stderr).toBe(0);

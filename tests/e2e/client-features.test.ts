@@ -7,12 +7,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sampler } from "../../client/sampling.ts";
+import type { Dialogs } from "../../client/user-dialogs.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { assignArguments, PromptCommands } from "../../pi/prompt-commands.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
-import type { Sampler } from "../../client/sampling.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import type { Dialogs } from "../../client/user-dialogs.ts";
 import { everythingStdio, type RunningServer, startEverythingHttp, tempDir } from "../support/helpers.ts";
 
 interface Asked {
@@ -22,7 +22,9 @@ interface Asked {
 }
 
 /** Dialogs that answer from a script (a function of the question) and record what was asked. */
-function scriptedDialogs(answer: (q: Asked) => string | boolean | undefined): Dialogs & { asked: Asked[]; notes: string[] } {
+function scriptedDialogs(
+	answer: (q: Asked) => string | boolean | undefined,
+): Dialogs & { asked: Asked[]; notes: string[] } {
 	const asked: Asked[] = [];
 	const notes: string[] = [];
 	return {
@@ -72,7 +74,11 @@ describe.each(transports)("client features over $label", ({ http }) => {
 		if (http) server = await startEverythingHttp("streamableHttp");
 		const entry = server ? { url: `http://127.0.0.1:${server.port}/mcp` } : everythingStdio();
 		writeFileSync(join(dir.path, "mcp.json"), JSON.stringify({ mcpServers: { everything: entry } }));
-		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: join(dir.path, "agent") }, configPath: join(dir.path, "mcp.json") });
+		runtime = new McpRuntime({
+			cwd: dir.path,
+			env: { ...process.env, PI_CODING_AGENT_DIR: join(dir.path, "agent") },
+			configPath: join(dir.path, "mcp.json"),
+		});
 		dialogs = scriptedDialogs((q) => answer(q));
 		runtime.client.host = { dialogs, sampler: () => sampler };
 	});
@@ -83,18 +89,30 @@ describe.each(transports)("client features over $label", ({ http }) => {
 	});
 
 	const call = async (tool: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => {
-		const result = await runProxy(runtime.lifecycle, { tool: `everything_${tool}`, args }, { signal, notes: (s) => runtime.client.takeNotes(s) });
+		const result = await runProxy(
+			runtime.lifecycle,
+			{ tool: `everything_${tool}`, args },
+			{ signal, notes: (s) => runtime.client.takeNotes(s) },
+		);
 		return contentText(result.content);
 	};
 
 	it("asks again, saying why, when an answer does not fit the field", async () => {
-		const tries: Record<string, string[]> = { "Your full, legal name": ["", "Grace"], "Integer": ["4.5", "500", "12"], "email address": ["nope", "g@h.io"] };
+		const tries: Record<string, string[]> = {
+			"Your full, legal name": ["", "Grace"],
+			Integer: ["4.5", "500", "12"],
+			"email address": ["nope", "g@h.io"],
+		};
 		answer = (q) => {
 			if (q.kind === "confirm") return true;
 			const field = Object.keys(tries).find((k) => q.title.includes(k));
 			if (field) return tries[field].shift();
 			if (q.kind === "input") return "";
-			return q.options?.find((o) => o.startsWith("Done")) ?? q.options?.find((o) => o.endsWith("(default)")) ?? q.options?.[0];
+			return (
+				q.options?.find((o) => o.startsWith("Done")) ??
+				q.options?.find((o) => o.endsWith("(default)")) ??
+				q.options?.[0]
+			);
 		};
 		const text = await call("trigger-elicitation-request");
 		expect(text).toContain("Name: Grace");
@@ -163,8 +181,16 @@ describe.each(transports)("client features over $label", ({ http }) => {
 
 	it("prompts complete their arguments from the server, and the answer depends on what came before", async () => {
 		const commands = new Map<string, { getArgumentCompletions?: (prefix: string) => unknown; handler: unknown }>();
-		const pi = { registerCommand: (name: string, command: never) => commands.set(name, command), sendUserMessage: () => undefined, on: () => undefined } as unknown as ExtensionAPI;
-		new PromptCommands(pi, () => runtime, () => undefined).sync(runtime);
+		const pi = {
+			registerCommand: (name: string, command: never) => commands.set(name, command),
+			sendUserMessage: () => undefined,
+			on: () => undefined,
+		} as unknown as ExtensionAPI;
+		new PromptCommands(
+			pi,
+			() => runtime,
+			() => undefined,
+		).sync(runtime);
 		expect([...commands.keys()]).toEqual([
 			"everything:simple-prompt",
 			"everything:args-prompt",
@@ -172,8 +198,12 @@ describe.each(transports)("client features over $label", ({ http }) => {
 			"everything:resource-prompt",
 		]);
 		const complete = commands.get("everything:completable-prompt")?.getArgumentCompletions;
-		expect(await complete?.("Eng")).toEqual([{ value: "Engineering", label: "Engineering", description: "department" }]);
-		expect(await complete?.("Engineering C")).toEqual([{ value: "Engineering Charlie", label: "Charlie", description: "name" }]);
+		expect(await complete?.("Eng")).toEqual([
+			{ value: "Engineering", label: "Engineering", description: "department" },
+		]);
+		expect(await complete?.("Engineering C")).toEqual([
+			{ value: "Engineering Charlie", label: "Charlie", description: "name" },
+		]);
 		expect(await complete?.("department=Sales name=")).toEqual(
 			["David", "Eve", "Frank"].map((n) => ({ value: `department=Sales name=${n}`, label: n, description: "name" })),
 		);

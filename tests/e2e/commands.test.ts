@@ -19,7 +19,10 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 	});
 
 	it("/mcp status, tools, reconnect and /mcp-auth answer through notify; the status line follows", async () => {
-		const mcpServers = { everything: everythingStdio(), broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" } };
+		const mcpServers = {
+			everything: everythingStdio(),
+			broken: { command: process.execPath, args: ["-e", "process.exit(2)"], lifecycle: "eager" },
+		};
 		// A server whose token variable is not set: not usable, but never "unknown".
 		const needy = { command: "x", env: { TOKEN: "${PI_TEST_UNSET_TOKEN}" } };
 		// Turned off (Pi 1.5's `enabled: false`): listed, never run.
@@ -37,14 +40,20 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		const report = await ask("/mcp");
 		expect(report).toContain("MCP servers (0/3 connected):");
 		// Where each server is configured, as Pi 1.5's /mcp shows it (the home folder as ~).
-		expect(report).toContain("everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy) from ~/agent/mcp.json");
+		expect(report).toContain(
+			"everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy) from ~/agent/mcp.json",
+		);
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
 		expect(report).toContain(`off: turned off ("enabled": false in ${join(home.agentDir, "mcp.json")})`);
 
-		expect(await ask("/mcp tools everything")).toMatch(/^everything \(17 tools, 7 resources, 2 resource templates\):\n {2}everything_echo/);
+		expect(await ask("/mcp tools everything")).toMatch(
+			/^everything \(17 tools, 7 resources, 2 resource templates\):\n {2}everything_echo/,
+		);
 
 		const from = pi.events.length;
-		expect(await ask("/mcp reconnect everything")).toBe("everything: reconnected, 17 tools, 7 resources, 2 resource templates");
+		expect(await ask("/mcp reconnect everything")).toBe(
+			"everything: reconnected, 17 tools, 7 resources, 2 resource templates",
+		);
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 1/3 1 failed 1 need config", from);
 
 		expect(await ask("/mcp-auth everything")).toContain("local (stdio) server");
@@ -52,18 +61,24 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		const needs = 'needs configuration: field "env.TOKEN": ${PI_TEST_UNSET_TOKEN} is not set (in ';
 		expect(report).toContain(`needy: ${needs}`);
 		expect(await ask("/mcp-auth needy")).toContain(`Server "needy" ${needs}`);
-		expect(await ask("/mcp tools nosuch")).toContain('Unknown server "nosuch". Configured servers: everything, broken, needy');
+		expect(await ask("/mcp tools nosuch")).toContain(
+			'Unknown server "nosuch". Configured servers: everything, broken, needy',
+		);
 		expect(await ask("/mcp frobnicate")).toContain('Unknown subcommand "frobnicate"');
 
 		// As Pi 1.5's /mcp: turned off and on again, saved in the file; the session follows at once.
 		const file = join(home.agentDir, "mcp.json");
 		let mark = pi.events.length;
-		expect(await ask("/mcp disable everything")).toBe(`Turned "everything" off (saved in ${file}). MCP reloaded its config.`);
+		expect(await ask("/mcp disable everything")).toBe(
+			`Turned "everything" off (saved in ${file}). MCP reloaded its config.`,
+		);
 		expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.everything.enabled).toBe(false);
 		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/2"), mark);
 		expect(await ask("/mcp")).toContain(`everything: turned off ("enabled": false in ${file})`);
 		mark = pi.events.length;
-		expect(await ask("/mcp enable everything")).toBe(`Turned "everything" on (saved in ${file}). MCP reloaded its config.`);
+		expect(await ask("/mcp enable everything")).toBe(
+			`Turned "everything" on (saved in ${file}). MCP reloaded its config.`,
+		);
 		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/3"), mark);
 		expect(await ask("/mcp tools everything")).toMatch(/^everything \(17 tools/);
 		expect(await ask("/mcp disable off")).toBe('"off" is already turned off.');

@@ -37,7 +37,11 @@ describe("direct tools in Pi", () => {
 		expect(names).toEqual(expect.arrayContaining(["mcp", "everything_echo", "everything_get-sum"]));
 		expect(names.filter((n) => n.startsWith("everything_"))).toHaveLength(2);
 		const sum = offered.find((t) => t.name === "everything_get-sum");
-		expect(sum?.parameters).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+		expect(sum?.parameters).toMatchObject({
+			type: "object",
+			properties: { a: { type: "number" }, b: { type: "number" } },
+			required: ["a", "b"],
+		});
 		const result = lastToolResult(pi.contexts[1]);
 		expect(result).toMatchObject({ toolName: "everything_get-sum", isError: false });
 		expect(result?.text).toContain("42");

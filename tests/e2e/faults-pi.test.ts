@@ -21,13 +21,19 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 	const marker = randomUUID();
 	const children: ReturnType<typeof spawn>[] = [];
 	beforeEach(async () => {
-		const servers: Record<string, unknown> = { ok: { command: process.execPath, args: [EVERYTHING, "stdio"], env: { FAULT_MARKER: marker } } };
+		const servers: Record<string, unknown> = {
+			ok: { command: process.execPath, args: [EVERYTHING, "stdio"], env: { FAULT_MARKER: marker } },
+		};
 		for (const mode of STDIO_FAULTS) {
 			servers[mode.replace(/-/g, "_")] = faultStdio(mode, { FAULT_MARKER: marker });
 		}
 		for (const mode of HTTP_FAULTS) {
 			const port = await freePort();
-			children.push(spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), mode, String(port)], { stdio: "ignore" }));
+			children.push(
+				spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), mode, String(port)], {
+					stdio: "ignore",
+				}),
+			);
 			await waitForPort(port);
 			servers[`http_${mode.replace(/-/g, "_")}`] = { url: `http://127.0.0.1:${port}/mcp` };
 		}
@@ -101,7 +107,10 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 	it("pi's own exit code survives shutdown: after a model error, and 143 on SIGTERM, even with stubborn servers", async () => {
 		// The model endpoint fails while the servers are still connecting; Pi's code is what it is without the extension
 		// (Pi 1.5 exits 1; pi 0.73 exits 0 after a model error in print mode).
-		const failing = () => [() => ({ toolCall: { name: "mcp", arguments: { search: "x" } } }), () => ({ httpStatus: 500 })];
+		const failing = () => [
+			() => ({ toolCall: { name: "mcp", arguments: { search: "x" } } }),
+			() => ({ httpStatus: 500 }),
+		];
 		const own = await runPi(home, "hi", { host, steps: failing(), noExtension: true });
 		const broken = await runPi(home, "hi", { host, steps: failing(), env: { TMPDIR: tmp } });
 		expect(broken.code, broken.stderr).toBe(own.code);
@@ -113,7 +122,9 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 		const child = spawn(node, args, { cwd: home.cwd, env, stdio: "ignore" });
 		await new Promise((r) => setTimeout(r, 4000)); // servers (and the stubborn one) are up by now
 		child.kill("SIGTERM");
-		const code = await new Promise<number | null>((resolve) => child.on("close", (c, signal) => resolve(c ?? (signal ? 128 + 15 : null))));
+		const code = await new Promise<number | null>((resolve) =>
+			child.on("close", (c, signal) => resolve(c ?? (signal ? 128 + 15 : null))),
+		);
 		expect(code).toBe(143);
 		const deadline = Date.now() + 5000;
 		while (marked(marker).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -5,13 +5,24 @@ import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { listDescendants } from "../../bounds/process-tree.ts";
 import type { ServerLifecycle } from "../../lifecycle.ts";
 import { OutputGuard } from "../../proxy/output-guard.ts";
-import { listDescendants } from "../../bounds/process-tree.ts";
-import type { ProxyInput } from "../../proxy/surface.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
+import type { ProxyInput } from "../../proxy/surface.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import { configOf, everythingStdio, faultStdio, freePort, lifecycleOf, marked, ROOT, stopChild, TSX, waitForPort } from "../support/helpers.ts";
+import {
+	configOf,
+	everythingStdio,
+	faultStdio,
+	freePort,
+	lifecycleOf,
+	marked,
+	ROOT,
+	stopChild,
+	TSX,
+	waitForPort,
+} from "../support/helpers.ts";
 
 const fixture = (name: string, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) => ({
 	command: process.execPath,
@@ -35,7 +46,9 @@ describe("misbehaving servers", () => {
 		return { ...result, text: contentText(result.content) };
 	};
 	const otherServerWorks = async (lc: ServerLifecycle) => {
-		expect((await text(lc, { tool: "everything_echo", args: { message: "still fine" } })).text).toBe("Echo: still fine");
+		expect((await text(lc, { tool: "everything_echo", args: { message: "still fine" } })).text).toBe(
+			"Echo: still fine",
+		);
 	};
 
 	it("a server that hangs: the call times out with a clear message while the other server answers", async () => {
@@ -47,7 +60,9 @@ describe("misbehaving servers", () => {
 		const result = await hang;
 		expect(performance.now() - started).toBeLessThan(10_000);
 		expect(result.isError).toBe(true);
-		expect(result.text).toContain('No answer from "faulty" within 2 s. Raise its "timeout" (seconds) or settings.requestTimeoutMs');
+		expect(result.text).toContain(
+			'No answer from "faulty" within 2 s. Raise its "timeout" (seconds) or settings.requestTimeoutMs',
+		);
 		expect((await text(lc, { tool: "faulty_echo", args: { text: "after" } })).text).toBe("echo: after");
 	});
 
@@ -56,7 +71,9 @@ describe("misbehaving servers", () => {
 		const first = await lc.ensureConnected("faulty");
 		const result = await text(lc, { tool: "faulty_crash" });
 		expect(result.isError).toBe(true);
-		expect(result.text).toMatch(/Connection closed[\s\S]*Server "faulty" exited\. Its stderr ended with:\nfatal: the disk is on fire/);
+		expect(result.text).toMatch(
+			/Connection closed[\s\S]*Server "faulty" exited\. Its stderr ended with:\nfatal: the disk is on fire/,
+		);
 		expect(lc.state("faulty")).toBe("idle");
 		await otherServerWorks(lc);
 		expect((await text(lc, { tool: "faulty_echo", args: { text: "back" } })).text).toBe("echo: back");
@@ -65,7 +82,8 @@ describe("misbehaving servers", () => {
 
 	it("garbage on stdout and a flood on stderr neither break the connection nor pile up", async () => {
 		const lc = open({ noisy: fixture("fault-server.ts", { GARBAGE: "1" }) });
-		for (let i = 0; i < 20; i++) expect((await text(lc, { tool: "noisy_echo", args: { text: `n${i}` } })).text).toBe(`echo: n${i}`);
+		for (let i = 0; i < 20; i++)
+			expect((await text(lc, { tool: "noisy_echo", args: { text: `n${i}` } })).text).toBe(`echo: n${i}`);
 		await new Promise((r) => setTimeout(r, 500)); // megabytes of stderr meanwhile
 		const tail = lc.manager.get("noisy")?.stderrTail() ?? "";
 		expect(tail.length).toBeGreaterThan(1000);
@@ -94,26 +112,43 @@ describe("misbehaving servers", () => {
 		const lc = open({ growing: fixture("fault-server.ts") });
 		expect((await text(lc, { tool: "growing_add_tool" })).text).toBe("added added_5");
 		const deadline = Date.now() + 5000;
-		while (!lc.catalog.forServer("growing").some((t) => t.name === "added_5") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+		while (!lc.catalog.forServer("growing").some((t) => t.name === "added_5") && Date.now() < deadline)
+			await new Promise((r) => setTimeout(r, 20));
 		expect((await text(lc, { search: "added_5" })).text).toContain("growing_added_5");
 	});
 
-	it.each([404, 400])("a streamable HTTP server that forgot its session (%i) is re-initialized once, transparently", async (status) => {
-		const port = await freePort();
-		const child = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/http-forgetful-server.ts"), String(port)], {
-			env: { ...process.env, FORGET_STATUS: String(status) },
-			stdio: "ignore",
-		});
-		cleanups.push(() => stopChild(child));
-		const lc = open({ remote: { url: `http://127.0.0.1:${port}/mcp` } });
-		for (let i = 0; i < 50 && !(await fetch(`http://127.0.0.1:${port}/x`).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
-		expect((await text(lc, { tool: "remote_whoami" })).text).toBe("initialization 1");
-		await fetch(`http://127.0.0.1:${port}/forget`, { method: "POST" });
-		const again = await text(lc, { tool: "remote_whoami" });
-		expect(again.isError).toBe(false);
-		expect(again.text).toBe("initialization 2");
-		await otherServerWorks(lc);
-	});
+	it.each([404, 400])(
+		"a streamable HTTP server that forgot its session (%i) is re-initialized once, transparently",
+		async (status) => {
+			const port = await freePort();
+			const child = spawn(
+				process.execPath,
+				[TSX, join(ROOT, "tests/fixtures/http-forgetful-server.ts"), String(port)],
+				{
+					env: { ...process.env, FORGET_STATUS: String(status) },
+					stdio: "ignore",
+				},
+			);
+			cleanups.push(() => stopChild(child));
+			const lc = open({ remote: { url: `http://127.0.0.1:${port}/mcp` } });
+			for (
+				let i = 0;
+				i < 50 &&
+				!(await fetch(`http://127.0.0.1:${port}/x`).then(
+					() => true,
+					() => false,
+				));
+				i++
+			)
+				await new Promise((r) => setTimeout(r, 100));
+			expect((await text(lc, { tool: "remote_whoami" })).text).toBe("initialization 1");
+			await fetch(`http://127.0.0.1:${port}/forget`, { method: "POST" });
+			const again = await text(lc, { tool: "remote_whoami" });
+			expect(again.isError).toBe(false);
+			expect(again.text).toBe("initialization 2");
+			await otherServerWorks(lc);
+		},
+	);
 
 	it("inputs that froze Pi answer at once: a catastrophic regex, a megabyte tool name, a 10 MB argument", async () => {
 		const lc = open({ faulty: fixture("fault-server.ts") });
@@ -153,7 +188,12 @@ describe("misbehaving servers", () => {
 	it("a failed connect, and every keep-alive retry of it, leaves no process behind", async () => {
 		const marker = randomUUID();
 		// Like a wrapper that starts a helper and then fails: the helper must not outlive the attempt.
-		const failing = { command: "sh", args: ["-c", "sleep 300 & echo 'no token' >&2; exit 1"], env: { FAULT_MARKER: marker }, lifecycle: "keep-alive" };
+		const failing = {
+			command: "sh",
+			args: ["-c", "sleep 300 & echo 'no token' >&2; exit 1"],
+			env: { FAULT_MARKER: marker },
+			lifecycle: "keep-alive",
+		};
 		const lc = open({ failing });
 		await expect(lc.ensureConnected("failing")).rejects.toThrow(/failed to connect[\s\S]*no token/);
 		expect(marked(marker)).toEqual([]);
@@ -164,11 +204,14 @@ describe("misbehaving servers", () => {
 
 	it("passing HTTP faults are retried twice, a tool call only when the server says it did not run it", async () => {
 		const port = await freePort();
-		const gateway = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), "flaky", String(port)], { stdio: "ignore" });
+		const gateway = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), "flaky", String(port)], {
+			stdio: "ignore",
+		});
 		cleanups.push(() => stopChild(gateway));
 		await waitForPort(port);
 		const lc = open({ flaky: { url: `http://127.0.0.1:${port}/mcp` } });
-		const counts = async () => (await (await fetch(`http://127.0.0.1:${port}/counts`)).json()) as Record<string, number>;
+		const counts = async () =>
+			(await (await fetch(`http://127.0.0.1:${port}/counts`)).json()) as Record<string, number>;
 		// The listing lost its connection once and was asked again; the call met 503, then 429.
 		expect((await text(lc, { tool: "flaky_work" })).text).toBe("ok after 3 tries");
 		const limited = await text(lc, { tool: "flaky_limited" });
@@ -184,7 +227,9 @@ describe("misbehaving servers", () => {
 	it("50 concurrent calls to one lazy server start one process and all succeed", async () => {
 		const lc = open({});
 		const before = listDescendants(process.pid).length;
-		const results = await Promise.all(Array.from({ length: 50 }, (_, i) => text(lc, { tool: "everything_echo", args: { message: `m${i}` } })));
+		const results = await Promise.all(
+			Array.from({ length: 50 }, (_, i) => text(lc, { tool: "everything_echo", args: { message: `m${i}` } })),
+		);
 		expect(results.map((r) => r.text)).toEqual(Array.from({ length: 50 }, (_, i) => `Echo: m${i}`));
 		expect(listDescendants(process.pid).length - before).toBe(1);
 	});

@@ -16,4 +16,3 @@ it("a FIFO is refused without waiting for a writer", async () => {
 	execFileSync("mkfifo", [path]);
 	expect(readTextFile(path)).toEqual({ kind: "error", message: expect.stringMatching(/not a regular file/) });
 });
-

@@ -28,7 +28,9 @@ describe.each(PI_HOSTS)("the first run sticks ($name)", (host) => {
 
 		const first = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });
 		expect(first.code, first.stderr).toBe(0);
-		const cached = Object.values(JSON.parse(readFileSync(cacheFile, "utf8")).servers as Record<string, { name: string; tools: unknown[] }>);
+		const cached = Object.values(
+			JSON.parse(readFileSync(cacheFile, "utf8")).servers as Record<string, { name: string; tools: unknown[] }>,
+		);
 		expect(cached.map((s) => s.name).sort()).toEqual(["alpha", "beta", "gamma"]);
 		for (const server of cached) expect(server.tools.length).toBeGreaterThan(10);
 		const afterFirst = { alpha: startsIn(log("alpha")), beta: startsIn(log("beta")), gamma: startsIn(log("gamma")) };

@@ -20,13 +20,17 @@ describe("installed into the extensions folder", () => {
 	beforeAll(() => {
 		mkdirSync(join(agentDir, "extensions"), { recursive: true });
 		mkdirSync(cwd, { recursive: true });
-		const npm = (args: string[], where: string) => execFileSync("npm", args, { cwd: where, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+		const npm = (args: string[], where: string) =>
+			execFileSync("npm", args, { cwd: where, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
 		npm(["pack", "--pack-destination", dir.path, "--silent"], ROOT);
 		const tarball = readdirSync(dir.path).find((f) => f.endsWith(".tgz")) as string;
 		execFileSync("tar", ["xzf", tarball], { cwd: dir.path });
 		renameSync(join(dir.path, "package"), packageDir);
 		npm(["install", "--omit=dev", "--no-audit", "--no-fund"], packageDir);
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } } }));
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({ mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } } }),
+		);
 	}, 180_000);
 	afterAll(() => dir.remove());
 
@@ -38,30 +42,51 @@ describe("installed into the extensions folder", () => {
 		expect(existsSync(join(packageDir, "tests"))).toBe(false);
 	});
 
-	it.each(PI_HOSTS)("$name loads it with no -e; search then call works", async (host) => {
-		const model = await startMockModel([
-			() => ({ toolCall: { name: "mcp", arguments: { search: "add numbers" } } }),
-			(req) => ({ toolCall: { name: "mcp", arguments: { tool: /^- (\S+)/.exec(lastToolMessage(req))?.[1] ?? "", args: { a: 2, b: 3 } } } }),
-			(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
-		]);
-		try {
-			writeFileSync(join(agentDir, "models.json"), model.modelsJson());
-			// The README's line that silences Pi 1.5's notice about its built-in MCP.
-			writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false }, extensions: ["-builtin:mcp"] }));
-			const env: Record<string, string | undefined> = { ...process.env, HOME: home, PI_OFFLINE: "1", PI_CODING_AGENT_DIR: undefined };
-			const child = spawn(host.node, [host.cli, "-p", "--no-session", "--provider", "mock", "--model", "m", "add 2 and 3"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-			let out = "";
-			child.stdout.on("data", (c) => (out += c));
-			child.stderr.on("data", (c) => (out += c));
-			const code = await new Promise((resolve) => child.on("close", resolve));
-			expect(code, out).toBe(0);
-			expect(out).toContain("RESULT The sum of 2 and 3 is 5.");
-			expect(out).not.toContain("built-in extension `mcp` was not loaded");
-			expect(out).not.toMatch(/peerDependencies|Cannot find module/);
-		} finally {
-			await model.close();
-		}
-	}, 60_000);
+	it.each(PI_HOSTS)(
+		"$name loads it with no -e; search then call works",
+		async (host) => {
+			const model = await startMockModel([
+				() => ({ toolCall: { name: "mcp", arguments: { search: "add numbers" } } }),
+				(req) => ({
+					toolCall: {
+						name: "mcp",
+						arguments: { tool: /^- (\S+)/.exec(lastToolMessage(req))?.[1] ?? "", args: { a: 2, b: 3 } },
+					},
+				}),
+				(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
+			]);
+			try {
+				writeFileSync(join(agentDir, "models.json"), model.modelsJson());
+				// The README's line that silences Pi 1.5's notice about its built-in MCP.
+				writeFileSync(
+					join(agentDir, "settings.json"),
+					JSON.stringify({ retry: { enabled: false }, extensions: ["-builtin:mcp"] }),
+				);
+				const env: Record<string, string | undefined> = {
+					...process.env,
+					HOME: home,
+					PI_OFFLINE: "1",
+					PI_CODING_AGENT_DIR: undefined,
+				};
+				const child = spawn(
+					host.node,
+					[host.cli, "-p", "--no-session", "--provider", "mock", "--model", "m", "add 2 and 3"],
+					{ cwd, env, stdio: ["ignore", "pipe", "pipe"] },
+				);
+				let out = "";
+				child.stdout.on("data", (c) => (out += c));
+				child.stderr.on("data", (c) => (out += c));
+				const code = await new Promise((resolve) => child.on("close", resolve));
+				expect(code, out).toBe(0);
+				expect(out).toContain("RESULT The sum of 2 and 3 is 5.");
+				expect(out).not.toContain("built-in extension `mcp` was not loaded");
+				expect(out).not.toMatch(/peerDependencies|Cannot find module/);
+			} finally {
+				await model.close();
+			}
+		},
+		60_000,
+	);
 
 	it("the shell CLI runs from there", () => {
 		const out = execFileSync("node", [join(packageDir, "bin", "pi-mcp-adapter.mjs"), "search", "add", "numbers"], {

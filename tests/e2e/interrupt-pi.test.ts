@@ -24,7 +24,12 @@ describe.each(PI_HOSTS)("Ctrl-C of pi -p mid-call ($name)", (host) => {
 			ok: { command: process.execPath, args: [EVERYTHING, "stdio"], env, lifecycle: "eager" },
 			stubborn: { ...faultStdio("ignore-sigterm", env), lifecycle: "eager" },
 			// A helper that leaves the server's process group and session (as daemons do).
-			detached: { command: "sh", args: ["-c", `setsid sleep 300 & exec "${process.execPath}" "${EVERYTHING}" stdio`], env, lifecycle: "eager" },
+			detached: {
+				command: "sh",
+				args: ["-c", `setsid sleep 300 & exec "${process.execPath}" "${EVERYTHING}" stdio`],
+				env,
+				lifecycle: "eager",
+			},
 		};
 		home = await createPiHome({ mcpConfig: { mcpServers: servers, settings: { outputGuard: { maxBytes: 1024 } } } });
 		const tmp = join(home.root, "tmp");
@@ -34,15 +39,26 @@ describe.each(PI_HOSTS)("Ctrl-C of pi -p mid-call ($name)", (host) => {
 			() => ({ toolCall: { name: "mcp", arguments: { tool: "ok_get-env" } } }),
 			() => {
 				calling = true;
-				return { toolCall: { name: "mcp", arguments: { tool: "ok_trigger-long-running-operation", args: { duration: 120, steps: 120 } } } };
+				return {
+					toolCall: {
+						name: "mcp",
+						arguments: { tool: "ok_trigger-long-running-operation", args: { duration: 120, steps: 120 } },
+					},
+				};
 			},
 		]);
 		const { node, args, env: piEnv } = piCommand(home, ["-p"], { host, extraArgs: ["work"], env: { TMPDIR: tmp } });
 		const child = spawn(node, args, { cwd: home.cwd, env: piEnv, stdio: "ignore" });
-		const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+		const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+			child.on("close", (code, signal) => resolve({ code, signal })),
+		);
 		const guardFiles = () => readdirSync(tmp).filter((n) => n.startsWith("pi-mcp-output-"));
 		// Mid-call: the long call was asked for, the big result was saved, every server and helper runs.
-		await waitUntil(() => calling && guardFiles().length > 0 && marked(marker).length >= 5, "the call in flight", 60_000);
+		await waitUntil(
+			() => calling && guardFiles().length > 0 && marked(marker).length >= 5,
+			"the call in flight",
+			60_000,
+		);
 		child.kill("SIGINT");
 		const { code, signal } = await closed;
 		expect(code ?? (signal === "SIGINT" ? 130 : signal)).toBe(130);

@@ -42,7 +42,9 @@ describe("ServerLifecycle", () => {
 		await vi.advanceTimersByTimeAsync(1 * MINUTE);
 		expect(lifecycle.state("ev")).toBe("idle");
 
-		expect(contentText((await runProxy(lifecycle, { tool: "ev_echo", args: { message: "again" } })).content)).toBe("Echo: again");
+		expect(contentText((await runProxy(lifecycle, { tool: "ev_echo", args: { message: "again" } })).content)).toBe(
+			"Echo: again",
+		);
 		expect(lifecycle.state("ev")).toBe("connected");
 	});
 
@@ -61,7 +63,12 @@ describe("ServerLifecycle", () => {
 	});
 
 	it("eager servers have no idle timeout unless set; keep-alive never idle-closes", async () => {
-		lifecycle = lifecycleOf(configOf({ eager: { ...everythingStdio(), lifecycle: "eager" }, keep: { ...everythingStdio(), lifecycle: "keep-alive", idleTimeout: 1 } }));
+		lifecycle = lifecycleOf(
+			configOf({
+				eager: { ...everythingStdio(), lifecycle: "eager" },
+				keep: { ...everythingStdio(), lifecycle: "keep-alive", idleTimeout: 1 },
+			}),
+		);
 		lifecycle.start();
 		await lifecycle.startup;
 		expect(lifecycle.manager.connectedNames().sort()).toEqual(["eager", "keep"]);
@@ -82,7 +89,9 @@ describe("ServerLifecycle", () => {
 		await until(() => lifecycle?.manager.get("keep") !== undefined, "the reconnect");
 		const second = lifecycle.manager.get("keep");
 		expect(second?.pid).not.toBe(pid);
-		expect(contentText((await runProxy(lifecycle, { tool: "keep_echo", args: { message: "back" } })).content)).toBe("Echo: back");
+		expect(contentText((await runProxy(lifecycle, { tool: "keep_echo", args: { message: "back" } })).content)).toBe(
+			"Echo: back",
+		);
 	});
 
 	it("after a failed connect, calls fail fast for 60 s with the original error, then retry", async () => {
@@ -99,7 +108,9 @@ describe("ServerLifecycle", () => {
 
 			await vi.advanceTimersByTimeAsync(20_000);
 			const fast = await runProxy(lifecycle, { server: "bad" });
-			expect(contentText(fast.content)).toMatch(/^Server "bad" not available \(failed 20s ago\): Server "bad" failed to connect[\s\S]*boom: no database/);
+			expect(contentText(fast.content)).toMatch(
+				/^Server "bad" not available \(failed 20s ago\): Server "bad" failed to connect[\s\S]*boom: no database/,
+			);
 			expect(starts()).toBe(1);
 
 			// An explicit connect is the user asking to retry now: it skips the backoff.

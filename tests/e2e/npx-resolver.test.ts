@@ -13,9 +13,23 @@ const MEMORY_SPEC = "@modelcontextprotocol/server-memory@2026.8.31";
 
 describe("parseNpx", () => {
 	it("recognizes npx and npm exec forms", () => {
-		expect(parseNpx("npx", ["-y", "@scope/pkg@1.2.3", "--flag", "x"])).toEqual({ spec: "@scope/pkg@1.2.3", name: "@scope/pkg", range: "1.2.3", args: ["--flag", "x"] });
-		expect(parseNpx("/usr/bin/npx", ["--yes", "pkg"])).toMatchObject({ spec: "pkg", name: "pkg", range: undefined, args: [] });
-		expect(parseNpx("npm", ["exec", "--yes", "--", "pkg@^2", "--", "a"])).toMatchObject({ spec: "pkg@^2", range: "^2", args: ["a"] });
+		expect(parseNpx("npx", ["-y", "@scope/pkg@1.2.3", "--flag", "x"])).toEqual({
+			spec: "@scope/pkg@1.2.3",
+			name: "@scope/pkg",
+			range: "1.2.3",
+			args: ["--flag", "x"],
+		});
+		expect(parseNpx("/usr/bin/npx", ["--yes", "pkg"])).toMatchObject({
+			spec: "pkg",
+			name: "pkg",
+			range: undefined,
+			args: [],
+		});
+		expect(parseNpx("npm", ["exec", "--yes", "--", "pkg@^2", "--", "a"])).toMatchObject({
+			spec: "pkg@^2",
+			range: "^2",
+			args: ["a"],
+		});
 		expect(parseNpx("npx.cmd", ["-y", "pkg@latest"])).toMatchObject({ range: "latest" });
 	});
 
@@ -62,7 +76,11 @@ describe("NpxResolver against an npx cache laid out as npm does", () => {
 		install(npmCache, "pkg@^1.0.0", "pkg", "1.4.0", { pkg: "cli.js", other: "cli.js" });
 		let registryHas = "1.5.0";
 		const asked: string[] = [];
-		const options = { agentDir: dir.path, npmCache, lookupVersion: async (spec: string) => (asked.push(spec), registryHas) };
+		const options = {
+			agentDir: dir.path,
+			npmCache,
+			lookupVersion: async (spec: string) => (asked.push(spec), registryHas),
+		};
 		const resolver = new NpxResolver(options);
 		const entry = { command: "npx", args: ["-y", "pkg@^1.0.0"] };
 		expect(resolver.resolve(entry)).toBeUndefined(); // unknown yet: plain npx, and ask
@@ -81,7 +99,9 @@ describe("NpxResolver against an npx cache laid out as npm does", () => {
 		dir = tempDir();
 		const npmCache = join(dir.path, "npm");
 		install(npmCache, "multi@1.0.0", "multi", "1.0.0", { a: "cli.js", b: "other.js" });
-		expect(new NpxResolver({ agentDir: dir.path, npmCache }).resolve({ command: "npx", args: ["multi@1.0.0"] })).toBeUndefined();
+		expect(
+			new NpxResolver({ agentDir: dir.path, npmCache }).resolve({ command: "npx", args: ["multi@1.0.0"] }),
+		).toBeUndefined();
 	});
 });
 
@@ -96,7 +116,12 @@ describe("real npx", () => {
 		try {
 			const config = configOf({
 				// cwd outside this repo: here npx would run the devDependency copy instead of its cache.
-				memory: { command: "npx", args: ["-y", MEMORY_SPEC], cwd: dir.path, env: { npm_config_cache: TEST_NPM_CACHE, MEMORY_FILE_PATH: join(dir.path, "m.jsonl") } },
+				memory: {
+					command: "npx",
+					args: ["-y", MEMORY_SPEC],
+					cwd: dir.path,
+					env: { npm_config_cache: TEST_NPM_CACHE, MEMORY_FILE_PATH: join(dir.path, "m.jsonl") },
+				},
 			});
 			const entry = entryOf(config, "memory") as StdioServerEntry;
 
@@ -113,7 +138,9 @@ describe("real npx", () => {
 			// The user's node (first on PATH, as npx would use), not whatever runs Pi.
 			expect(launch?.command).toBe(nodeOnPath());
 			expect(resolver.resolve({ ...entry, env: { ...entry.env, PATH: dir.path } })).toBeUndefined();
-			expect(launch?.args[0]).toContain(join("_npx", "c98ccc168155bafa", "node_modules", "@modelcontextprotocol", "server-memory"));
+			expect(launch?.args[0]).toContain(
+				join("_npx", "c98ccc168155bafa", "node_modules", "@modelcontextprotocol", "server-memory"),
+			);
 
 			const direct = new McpServerManager({ launch: resolver.launcher() });
 			managers.push(direct);

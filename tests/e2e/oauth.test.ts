@@ -25,14 +25,24 @@ interface OAuthServer {
 
 async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, string> = {}): Promise<OAuthServer> {
 	const port = await freePort();
-	const child: ChildProcess = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)], {
-		env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
-		stdio: "ignore",
-	});
+	const child: ChildProcess = spawn(
+		process.execPath,
+		[TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)],
+		{
+			env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
+			stdio: "ignore",
+		},
+	);
 	await waitForPort(port);
 	return {
 		url: `http://127.0.0.1:${port}/mcp`,
-		stats: async () => (await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>,
+		stats: async () =>
+			(await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{
+				signIns: number;
+				refreshes: number;
+				refusedRefreshes: number;
+				requests: number;
+			}>,
 		stop: () => stopChild(child),
 	};
 }
@@ -59,10 +69,14 @@ describe("OAuth sign-in", () => {
 		runtimes.push(runtime);
 		return runtime;
 	};
-	const ask = async (runtime: McpRuntime, input: Parameters<typeof runProxy>[1]) => contentText((await runProxy(runtime.lifecycle, input)).content);
+	const ask = async (runtime: McpRuntime, input: Parameters<typeof runProxy>[1]) =>
+		contentText((await runProxy(runtime.lifecycle, input)).content);
 	const cli = (...args: string[]) =>
 		new Promise<{ code: number | null; out: string }>((resolve) => {
-			const child = spawn(process.execPath, [BIN, ...args], { cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+			const child = spawn(process.execPath, [BIN, ...args], {
+				cwd: dir.path,
+				env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
+			});
 			let out = "";
 			child.stdout.on("data", (c) => {
 				out += c;
@@ -78,7 +92,10 @@ describe("OAuth sign-in", () => {
 
 	const setUp = async (ttl?: number, oauth?: Record<string, unknown>, env?: Record<string, string>) => {
 		server = await startOAuthServer(ttl, env);
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url, ...(oauth ? { oauth } : {}) } } }));
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({ mcpServers: { prot: { url: server.url, ...(oauth ? { oauth } : {}) } } }),
+		);
 	};
 	beforeEach(() => {
 		dir = tempDir();
@@ -99,7 +116,9 @@ describe("OAuth sign-in", () => {
 		expect(runtime.lifecycle.state("prot")).toBe("needs-auth");
 		let shown = "";
 		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
-		expect(shown).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/authorize\?response_type=code&client_id=.+&code_challenge=.+&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback&state=.+&resource=/);
+		expect(shown).toMatch(
+			/^http:\/\/127\.0\.0\.1:\d+\/authorize\?response_type=code&client_id=.+&code_challenge=.+&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127\.0\.0\.1%3A\d+%2Fcallback&state=.+&resource=/,
+		);
 		const after = await ask(runtime, { tool: "prot_whoami" });
 		expect(after).toBe("hello, client signed in");
 		const files = readdirSync(join(agentDir, "mcp-oauth"));
@@ -108,7 +127,13 @@ describe("OAuth sign-in", () => {
 		expect(statSync(join(agentDir, "mcp-oauth", files[0])).mode & 0o777).toBe(0o600);
 		// The cache is written in the background after the connect: waited for, not assumed.
 		const cache = await vi.waitFor(() => readFileSync(join(agentDir, "mcp-cache.json"), "utf8"), { timeout: 10_000 });
-		const everywhere = [before, after, await ask(runtime, {}), runtime.lifecycle.failure("prot")?.message ?? "", cache].join("\n");
+		const everywhere = [
+			before,
+			after,
+			await ask(runtime, {}),
+			runtime.lifecycle.failure("prot")?.message ?? "",
+			cache,
+		].join("\n");
 		for (const token of storedTokens(agentDir)) expect(everywhere).not.toContain(token);
 	});
 
@@ -168,7 +193,10 @@ describe("a hostile authorization server", () => {
 		mkdirSync(agentDir, { recursive: true });
 		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url } } }));
 		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
-		return runtime.signIn("prot", { show: (url) => void opened.push(url), openBrowser: (url) => void opened.push(url) });
+		return runtime.signIn("prot", {
+			show: (url) => void opened.push(url),
+			openBrowser: (url) => void opened.push(url),
+		});
 	};
 	beforeEach(() => {
 		dir = tempDir();
@@ -180,7 +208,9 @@ describe("a hostile authorization server", () => {
 	});
 
 	it("a 400 MB metadata document is refused after 1 MB", async () => {
-		await expect(signInAgainst({ HUGE_METADATA: "1" })).rejects.toThrow(/more than the 1048576 bytes an OAuth document may have/);
+		await expect(signInAgainst({ HUGE_METADATA: "1" })).rejects.toThrow(
+			/more than the 1048576 bytes an OAuth document may have/,
+		);
 	});
 
 	it("a metadata document that trickles forever ends the sign-in with a clear error", async () => {
@@ -189,7 +219,9 @@ describe("a hostile authorization server", () => {
 
 	it("a sign-in page that is not a web address (file:) is neither shown nor opened", async () => {
 		const opened: string[] = [];
-		await expect(signInAgainst({ FILE_AUTHORIZE: "1" }, opened)).rejects.toThrow(/sign-in page is not a web address \(file:\)/);
+		await expect(signInAgainst({ FILE_AUTHORIZE: "1" }, opened)).rejects.toThrow(
+			/sign-in page is not a web address \(file:\)/,
+		);
 		expect(opened).toEqual([]);
 	});
 });
@@ -205,7 +237,8 @@ describe("Pi 1.5's oauth settings", () => {
 		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
 		return runtime;
 	};
-	const call = async () => contentText((await runProxy((runtime as McpRuntime).lifecycle, { tool: "prot_whoami" })).content);
+	const call = async () =>
+		contentText((await runProxy((runtime as McpRuntime).lifecycle, { tool: "prot_whoami" })).content);
 	beforeEach(() => {
 		dir = tempDir();
 		agentDir = join(dir.path, "agent");
@@ -230,11 +263,22 @@ describe("Pi 1.5's oauth settings", () => {
 
 	it("a callbackUrl off this machine, or cimd with a clientId, is refused before anything is sent", async () => {
 		const rt = await configure({ callbackUrl: "https://example.com/callback" });
-		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/callbackUrl must use http on localhost, 127\.0\.0\.1 or \[::1\]/);
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: (server as OAuthServer).url, oauth: { clientRegistration: "cimd", clientId: "mine" } } } }));
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
+			/callbackUrl must use http on localhost, 127\.0\.0\.1 or \[::1\]/,
+		);
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({
+				mcpServers: {
+					prot: { url: (server as OAuthServer).url, oauth: { clientRegistration: "cimd", clientId: "mine" } },
+				},
+			}),
+		);
 		const again = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
 		try {
-			await expect(again.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/"cimd" cannot be combined with clientId or clientName/);
+			await expect(again.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
+				/"cimd" cannot be combined with clientId or clientName/,
+			);
 		} finally {
 			await again.shutdown();
 		}
@@ -243,15 +287,29 @@ describe("Pi 1.5's oauth settings", () => {
 
 	it("cimd against a server that does not accept documents fails and says how to fix it", async () => {
 		const rt = await configure({ clientRegistration: "cimd" });
-		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/does not accept Client ID Metadata Documents .*use "dcr" or "auto"/);
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
+			/does not accept Client ID Metadata Documents .*use "dcr" or "auto"/,
+		);
 	});
 
 	it("a server advertising a wrong authorization server: sign-in fails, and works with authServerMetadataUrl", async () => {
 		const rt = await configure({}, { WRONG_AS: "1" });
-		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(/Sign-in to "prot" failed/);
+		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
+			/Sign-in to "prot" failed/,
+		);
 		await rt.shutdown();
 		const origin = new URL((server as OAuthServer).url).origin;
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: (server as OAuthServer).url, oauth: { authServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server` } } } }));
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({
+				mcpServers: {
+					prot: {
+						url: (server as OAuthServer).url,
+						oauth: { authServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server` },
+					},
+				},
+			}),
+		);
 		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
 		let shown = "";
 		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
@@ -273,20 +331,37 @@ describe.each(PI_HOSTS)("OAuth sign-in in the real Pi ($name)", (host) => {
 		server = await startOAuthServer();
 		home = await createPiHome({ mcpConfig: { mcpServers: { prot: { url: server.url } } } });
 		const call = () => ({ toolCall: { name: "mcp", arguments: { tool: "prot_whoami" } } });
-		const pi = await startPiRpc({ home, host, env: { BROWSER: "none" }, steps: [call, (req) => ({ text: lastToolMessage(req) }), call, (req) => ({ text: lastToolMessage(req) })] });
+		const pi = await startPiRpc({
+			home,
+			host,
+			env: { BROWSER: "none" },
+			steps: [call, (req) => ({ text: lastToolMessage(req) }), call, (req) => ({ text: lastToolMessage(req) })],
+		});
 		try {
-			const notify = (e: { type: string; method?: unknown }) => e.type === "extension_ui_request" && e.method === "notify";
+			const notify = (e: { type: string; method?: unknown }) =>
+				e.type === "extension_ui_request" && e.method === "notify";
 			let from = pi.events.length;
 			pi.send({ id: "1", type: "prompt", message: "who am i" });
 			await pi.waitFor((e) => e.type === "agent_end", from);
-			expect(lastToolMessage(home.model.requests[1])).toContain('Server "prot" needs sign-in: ask the user to run /mcp-auth prot');
-			await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "setStatus" && String(e.statusText).includes("1 need sign-in"));
+			expect(lastToolMessage(home.model.requests[1])).toContain(
+				'Server "prot" needs sign-in: ask the user to run /mcp-auth prot',
+			);
+			await pi.waitFor(
+				(e) =>
+					e.type === "extension_ui_request" &&
+					e.method === "setStatus" &&
+					String(e.statusText).includes("1 need sign-in"),
+			);
 
 			from = pi.events.length;
 			pi.send({ id: "2", type: "prompt", message: "/mcp-auth prot" });
 			const shown = await pi.waitFor((e) => notify(e) && String(e.message).includes("/authorize?"), from);
 			browser(/(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(String(shown.message))?.[1] as string);
-			const done = await pi.waitFor((e) => notify(e) && String(e.message).startsWith('Signed in to "prot"'), from, 30_000);
+			const done = await pi.waitFor(
+				(e) => notify(e) && String(e.message).startsWith('Signed in to "prot"'),
+				from,
+				30_000,
+			);
 			expect(String(done.message)).toContain("connected");
 
 			from = pi.events.length;

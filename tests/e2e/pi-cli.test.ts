@@ -48,17 +48,26 @@ describe.each(PI_HOSTS)("the pi CLI with a broken config ($name)", (host) => {
 			host,
 			steps: [
 				() => ({ toolCall: { name: "mcp", arguments: { tool: "bad_anything" } } }),
-				(req) => ({ toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: `fine; before: ${lastToolMessage(req)}` } } } }),
+				(req) => ({
+					toolCall: {
+						name: "mcp",
+						arguments: { tool: "everything_echo", args: { message: `fine; before: ${lastToolMessage(req)}` } },
+					},
+				}),
 				(req) => ({ text: lastToolMessage(req) }),
 			],
 		});
 		try {
 			expect(run.code, run.stderr).toBe(0);
-			expect(run.stderr).toContain('server "bad": args: must be a list of strings, got a string; lifecycle: must be one of "lazy", "eager", "keep-alive"');
+			expect(run.stderr).toContain(
+				'server "bad": args: must be a list of strings, got a string; lifecycle: must be one of "lazy", "eager", "keep-alive"',
+			);
 			expect(run.stderr).toContain('settings: toolPrefix: must be one of "server", "short", "none", got "long"');
 			expect(run.stdout).toContain("Echo: fine");
 			// The model is told why "bad" cannot run, not that it does not exist.
-			expect(run.stdout).toContain('before: Server "bad" needs configuration: args: must be a list of strings, got a string');
+			expect(run.stdout).toContain(
+				'before: Server "bad" needs configuration: args: must be a list of strings, got a string',
+			);
 		} finally {
 			await run.cleanup();
 		}

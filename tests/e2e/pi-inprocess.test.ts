@@ -62,13 +62,17 @@ describe("Pi in process with the faux model", () => {
 			mcpConfig: { mcpServers: { everything: everythingStdio() } },
 			responses: [
 				() => fauxAssistantMessage(fauxToolCall("mcp", { tool: 42 })),
-				() => fauxAssistantMessage(fauxToolCall("mcp", { tool: "everything_trigger-long-running-operation", args: { duration: 1, steps: 2 } })),
+				() =>
+					fauxAssistantMessage(
+						fauxToolCall("mcp", { tool: "everything_trigger-long-running-operation", args: { duration: 1, steps: 2 } }),
+					),
 				() => fauxAssistantMessage(fauxText("done")),
 			],
 		});
 		const updates: string[] = [];
 		pi.session.subscribe((event) => {
-			if (event.type === "tool_execution_update") updates.push((event.partialResult as { content: { text: string }[] }).content[0].text);
+			if (event.type === "tool_execution_update")
+				updates.push((event.partialResult as { content: { text: string }[] }).content[0].text);
 		});
 		await pi.session.prompt("run the long operation");
 		const refused = lastToolResult(pi.contexts[1]);

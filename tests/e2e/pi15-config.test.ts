@@ -28,7 +28,17 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 	it("a `pi mcp add` config: enabled false, timeout in seconds, description and exposure direct behave as Pi 1.5 says", async () => {
 		home = await createPiHome({});
 		const offMarker = join(home.root, "off-started");
-		piMcpAdd(["everything", "--description", "Demo tools for testing", "--exposure", "direct", "--", process.execPath, EVERYTHING, "stdio"]);
+		piMcpAdd([
+			"everything",
+			"--description",
+			"Demo tools for testing",
+			"--exposure",
+			"direct",
+			"--",
+			process.execPath,
+			EVERYTHING,
+			"stdio",
+		]);
 		piMcpAdd(["off", "--", ...[markerServer(offMarker).command, ...markerServer(offMarker).args]]);
 		piMcpAdd(["slow", "--", process.execPath, TSX, join(ROOT, "tests/fixtures/fault-server.ts")]);
 		const file = join(home.agentDir, "mcp.json");
@@ -46,7 +56,9 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 				() => ({ toolCall: { name: "mcp", arguments: { server: "off" } } }),
 				(req) => {
 					startedAt = Date.now();
-					return { toolCall: { name: "mcp", arguments: { tool: "slow_hang", args: { status: lastToolMessage(req) } } } };
+					return {
+						toolCall: { name: "mcp", arguments: { tool: "slow_hang", args: { status: lastToolMessage(req) } } },
+					};
 				},
 				(req) => ({ text: `${Date.now() - startedAt} ms: ${lastToolMessage(req)}` }),
 			],
@@ -59,7 +71,9 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		expect(status).toContain("- everything:");
 		expect(status).not.toContain("off");
 		// Asked for by name, the turned-off server is not "unknown": the model learns where it was turned off.
-		expect(lastToolMessage(home.model.requests[2])).toContain(`Server "off" is turned off ("enabled": false in ${file})`);
+		expect(lastToolMessage(home.model.requests[2])).toContain(
+			`Server "off" is turned off ("enabled": false in ${file})`,
+		);
 		expect(existsSync(offMarker)).toBe(false);
 		// timeout: 2 means two seconds (not 2 ms, not the 60 s default).
 		const [, ms] = /^(\d+) ms: /.exec(first.stdout.trim()) ?? [];
@@ -75,7 +89,10 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 			host: PI_15,
 			env: { PROBE_FILE: probeFile },
 			extraArgs: ["-e", join(ROOT, "tests/fixtures/permission-probe.ts")],
-			steps: [() => ({ toolCall: { name: "mcp__everything__echo", arguments: { message: "direct" } } }), (req) => ({ text: lastToolMessage(req) })],
+			steps: [
+				() => ({ toolCall: { name: "mcp__everything__echo", arguments: { message: "direct" } } }),
+				(req) => ({ text: lastToolMessage(req) }),
+			],
 		});
 		expect(second.code, second.stderr).toBe(0);
 		expect(second.stdout).toContain("Echo: direct");
@@ -85,7 +102,10 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		expect(offered).not.toContain("everything_echo");
 		expect(offered).not.toContain("slow_hang");
 		const probed = JSON.parse(readFileSync(probeFile, "utf8").trim().split("\n")[0]);
-		expect(probed).toEqual({ tool: "mcp__everything__echo", annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } });
+		expect(probed).toEqual({
+			tool: "mcp__everything__echo",
+			annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+		});
 	}, 90_000);
 
 	it("a server another extension registers is served through mcp, with no 'nothing connects it' error", async () => {
@@ -93,12 +113,19 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		const run = await runPi(home, "use the shipped server", {
 			host: PI_15,
 			extraArgs: ["-e", join(ROOT, "tests/fixtures/registering-extension.ts")],
-			steps: [() => ({ toolCall: { name: "mcp", arguments: { tool: "shipped_echo", args: { message: "via another extension" } } } }), (req) => ({ text: lastToolMessage(req) })],
+			steps: [
+				() => ({
+					toolCall: { name: "mcp", arguments: { tool: "shipped_echo", args: { message: "via another extension" } } },
+				}),
+				(req) => ({ text: lastToolMessage(req) }),
+			],
 		});
 		expect(run.code, run.stderr).toBe(0);
 		expect(run.stdout).toContain("Echo: via another extension");
 		expect(run.stderr).not.toContain("no loaded extension connects MCP servers");
-		expect(home.model.requests[0].tools?.find((t) => t.function.name === "mcp")?.function.description).toContain("shipped (Shipped with an extension)");
+		expect(home.model.requests[0].tools?.find((t) => t.function.name === "mcp")?.function.description).toContain(
+			"shipped (Shipped with an extension)",
+		);
 	}, 60_000);
 
 	it("a server registered after the session started is served too (mcp_servers_change)", async () => {

@@ -29,7 +29,10 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 			JSON.stringify({
 				mcpServers: {
 					proj: markerServer(marker),
-					remote: { url: `http://127.0.0.1:${recorder.port}/mcp`, headers: { Authorization: "Bearer ${PLANTED_TOKEN}" } },
+					remote: {
+						url: `http://127.0.0.1:${recorder.port}/mcp`,
+						headers: { Authorization: "Bearer ${PLANTED_TOKEN}" },
+					},
 				},
 			}),
 		);
@@ -82,7 +85,9 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 			const question = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "select");
 			expect(String(question.title)).toContain(`    runs: sh -c "touch '${marker}'`);
 			expect(String(question.title)).toContain("    connects to: http://127.0.0.1");
-			expect(String(question.title)).toContain('    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)');
+			expect(String(question.title)).toContain(
+				'    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)',
+			);
 			let from = pi.events.length;
 			pi.send({ id: "p1", type: "prompt", message: "call it" });
 			await pi.waitFor((e) => e.type === "agent_end", from);

@@ -27,7 +27,10 @@ describe("real stdio servers", () => {
 		const read = await runProxy(lifecycle, { tool: "fs_read_text_file", args: { path: join(dir.path, "notes.txt") } });
 		expect(contentText(read.content)).toContain("second line");
 
-		const write = await runProxy(lifecycle, { tool: "fs_write_file", args: { path: join(dir.path, "out.md"), content: "# written by mcp" } });
+		const write = await runProxy(lifecycle, {
+			tool: "fs_write_file",
+			args: { path: join(dir.path, "out.md"), content: "# written by mcp" },
+		});
 		expect(write.isError).toBe(false);
 		expect(readFileSync(join(dir.path, "out.md"), "utf8")).toBe("# written by mcp");
 
@@ -40,7 +43,11 @@ describe("real stdio servers", () => {
 		const dir = tempDir();
 		cleanups.push(dir.remove);
 		const memoryFile = join(dir.path, "memory.jsonl");
-		const lifecycle = track(lifecycleOf(configOf({ memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } } })));
+		const lifecycle = track(
+			lifecycleOf(
+				configOf({ memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } } }),
+			),
+		);
 
 		const created = await runProxy(lifecycle, {
 			tool: "memory_create_entities",
@@ -59,7 +66,11 @@ describe("real stdio servers", () => {
 			lifecycleOf(
 				configOf({
 					everything: { command: process.execPath, args: [EVERYTHING, "stdio"] },
-					memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir.path, "memory.jsonl") } },
+					memory: {
+						command: process.execPath,
+						args: [MEMORY],
+						env: { MEMORY_FILE_PATH: join(dir.path, "memory.jsonl") },
+					},
 					filesystem: { command: process.execPath, args: [FILESYSTEM, dir.path] },
 				}),
 			),
@@ -71,6 +82,8 @@ describe("real stdio servers", () => {
 		expect(weak).toMatch(/^No tool matches all of "convert celsius to fahrenheit"\. Closest:\n- filesystem_edit_file/);
 		expect(weak).toContain('Or list a server\'s tools: mcp({server:"name"}) (everything, memory, filesystem).');
 		const nothing = contentText((await runProxy(lifecycle, { search: "book a flight to lisbon" })).content);
-		expect(nothing).toBe('No tools match "book a flight to lisbon". Try other words, or list a server\'s tools: mcp({server:"name"}) (everything, memory, filesystem).');
+		expect(nothing).toBe(
+			'No tools match "book a flight to lisbon". Try other words, or list a server\'s tools: mcp({server:"name"}) (everything, memory, filesystem).',
+		);
 	}, 60_000);
 });

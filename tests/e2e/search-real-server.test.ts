@@ -13,7 +13,11 @@ describe("all 35 catalogs through a real stdio server", () => {
 	beforeAll(() => {
 		const server = {
 			command: process.execPath,
-			args: [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tests/fixtures/catalog-server.ts"), ...files.map((f) => join(CATALOG_DIR, f))],
+			args: [
+				join(ROOT, "node_modules/tsx/dist/cli.mjs"),
+				join(ROOT, "tests/fixtures/catalog-server.ts"),
+				...files.map((f) => join(CATALOG_DIR, f)),
+			],
 			env: { PREFIX: "1", PAGE_SIZE: "100", RESOURCES: "0" },
 		};
 		lifecycle = lifecycleOf(configOf({ catalogs: server }));
@@ -25,7 +29,9 @@ describe("all 35 catalogs through a real stdio server", () => {
 		const expected = loadCatalogs().flatMap((c) => c.tools.map((t) => `${c.server}__${t.name}`));
 		expect(expected.length).toBe(656);
 		expect(connection.tools.map((t) => t.name)).toEqual(expected);
-		const missed = lifecycle.catalog.forServer("catalogs").filter((tool) => searchCatalog(lifecycle.catalog, tool.name, { limit: 1 })[0]?.tool !== tool);
+		const missed = lifecycle.catalog
+			.forServer("catalogs")
+			.filter((tool) => searchCatalog(lifecycle.catalog, tool.name, { limit: 1 })[0]?.tool !== tool);
 		expect(missed.map((t) => t.name)).toEqual([]);
 	});
 });

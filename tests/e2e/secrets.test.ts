@@ -51,13 +51,22 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 				mcpServers: {
 					crasher: { command: "sh", args: ["-c", "env >&2; exit 1"], lifecycle: "eager" },
 					argsy: { command: process.execPath, args: ["/nonexistent/${DEPLOY_REF}/server.js"] },
-					leaky: { command: process.execPath, args: [TSX, join(ROOT, "tests/fixtures/leaky-server.ts")], env: { SERVICE_TOKEN: "${LEAKY_TOKEN}" } },
+					leaky: {
+						command: process.execPath,
+						args: [TSX, join(ROOT, "tests/fixtures/leaky-server.ts")],
+						env: { SERVICE_TOKEN: "${LEAKY_TOKEN}" },
+					},
 					queried: { url: `http://127.0.0.1:${closed}/mcp?api_key=\${QUERY_KEY}&team=core` },
 					badheaders: { url: "http://127.0.0.1:1/mcp", headers: `Bearer ${secrets.header}` },
 				},
 			},
 		});
-		const env = { MY_SERVICE_API_KEY: secrets.inherited, DEPLOY_REF: secrets.arg, LEAKY_TOKEN: secrets.result, QUERY_KEY: secrets.query };
+		const env = {
+			MY_SERVICE_API_KEY: secrets.inherited,
+			DEPLOY_REF: secrets.arg,
+			LEAKY_TOKEN: secrets.result,
+			QUERY_KEY: secrets.query,
+		};
 		const call = (args: Record<string, unknown>) => () => ({ toolCall: { name: "mcp", arguments: args } });
 		const seen: string[] = [];
 		const steps = [
@@ -70,11 +79,17 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 		];
 		const pi = await startPiRpc({ home, host, env, steps });
 		try {
-			await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "setStatus" && /failed/.test(String(e.statusText)));
+			await pi.waitFor(
+				(e) => e.type === "extension_ui_request" && e.method === "setStatus" && /failed/.test(String(e.statusText)),
+			);
 			for (const command of ["/mcp", "/mcp tools", "/mcp-auth queried status", "/mcp reconnect crasher"]) {
 				const from = pi.events.length;
 				pi.send({ id: command, type: "prompt", message: command });
-				seen.push(String((await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "notify", from, 30_000)).message));
+				seen.push(
+					String(
+						(await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "notify", from, 30_000)).message,
+					),
+				);
 			}
 			const from = pi.events.length;
 			pi.send({ id: "model", type: "prompt", message: "use the servers" });

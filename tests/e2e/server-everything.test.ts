@@ -76,7 +76,11 @@ describe.each(transports)("server-everything over $label", ({ mode, path }) => {
 		const result = await run({ tool: "everything_get-tiny-image" });
 		const image = result.content.find((c) => c.type === "image");
 		expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
-		expect(Buffer.from((image as { data: string }).data, "base64").subarray(1, 4).toString()).toBe("PNG");
+		expect(
+			Buffer.from((image as { data: string }).data, "base64")
+				.subarray(1, 4)
+				.toString(),
+		).toBe("PNG");
 	});
 
 	it("shows structured content and resource links", async () => {

@@ -4,9 +4,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive, listDescendants } from "../../bounds/process-tree.ts";
-import { TailBuffer } from "../../transport/tail-buffer.ts";
 import { McpServerManager } from "../../server-manager.ts";
-import { configOf, entryOf, EVERYTHING, ROOT } from "../support/helpers.ts";
+import { TailBuffer } from "../../transport/tail-buffer.ts";
+import { configOf, EVERYTHING, entryOf, ROOT } from "../support/helpers.ts";
 
 const CATALOGS = join(ROOT, "tests", "data", "tool-catalogs");
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
@@ -28,9 +28,14 @@ describe("McpServerManager", () => {
 	});
 
 	it("lists tools and resources across every page, keeping a schema without type: object", async () => {
-		const config = configOf({ cat: catalogServer(["gitlab.json", "github.json"], { PAGE_SIZE: "7", RESOURCES: "10" }) });
+		const config = configOf({
+			cat: catalogServer(["gitlab.json", "github.json"], { PAGE_SIZE: "7", RESOURCES: "10" }),
+		});
 		const connection = await manager().connect(entryOf(config, "cat"));
-		const names = (file: string) => (JSON.parse(readFileSync(join(CATALOGS, file), "utf8")) as { tools: { name: string }[] }).tools.map((t) => t.name);
+		const names = (file: string) =>
+			(JSON.parse(readFileSync(join(CATALOGS, file), "utf8")) as { tools: { name: string }[] }).tools.map(
+				(t) => t.name,
+			);
 		// 35 tools in pages of 7: every page arrives, gitlab's tools included despite their schemas.
 		expect(connection.tools.map((t) => t.name)).toEqual([...names("gitlab.json"), ...names("github.json")]);
 		expect(connection.resources.map((r) => r.name)).toEqual(Array.from({ length: 10 }, (_, i) => `doc-${i}`));
@@ -62,11 +67,18 @@ describe("McpServerManager", () => {
 
 	it("a server that fails to start reports the command's error and its stderr", async () => {
 		const config = configOf({
-			broken: { command: process.execPath, args: ["-e", "console.error('missing API_KEY for broken server'); process.exit(3)"] },
+			broken: {
+				command: process.execPath,
+				args: ["-e", "console.error('missing API_KEY for broken server'); process.exit(3)"],
+			},
 			nothing: { command: "/nonexistent/binary-for-test" },
 		});
-		await expect(manager().connect(entryOf(config, "broken"))).rejects.toThrow(/failed to connect[\s\S]*missing API_KEY for broken server/);
-		await expect(manager().connect(entryOf(config, "nothing"))).rejects.toThrow(/Server "nothing" failed to connect: cannot start the server: command not found: \/nonexistent\/binary-for-test/);
+		await expect(manager().connect(entryOf(config, "broken"))).rejects.toThrow(
+			/failed to connect[\s\S]*missing API_KEY for broken server/,
+		);
+		await expect(manager().connect(entryOf(config, "nothing"))).rejects.toThrow(
+			/Server "nothing" failed to connect: cannot start the server: command not found: \/nonexistent\/binary-for-test/,
+		);
 	});
 
 	it("close leaves no process behind, including helpers the server started", async () => {

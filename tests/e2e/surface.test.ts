@@ -16,7 +16,10 @@ async function surface(mcpServers: Record<string, unknown> | undefined, calls = 
 		mcpConfig: { mcpServers: mcpServers ?? {} },
 		extension: mcpServers !== undefined,
 		responses: calls
-			? [fauxAssistantMessage(fauxToolCall("mcp", { tool: "everything_echo", args: { message: "x" } })), fauxAssistantMessage(fauxText("ok"))]
+			? [
+					fauxAssistantMessage(fauxToolCall("mcp", { tool: "everything_echo", args: { message: "x" } })),
+					fauxAssistantMessage(fauxText("ok")),
+				]
 			: [fauxAssistantMessage(fauxText("ok"))],
 	});
 	try {
@@ -24,8 +27,15 @@ async function surface(mcpServers: Record<string, unknown> | undefined, calls = 
 		const mcp = (i: number) => pi.contexts[i].tools?.find((t) => t.name === "mcp");
 		const first = mcp(0);
 		// The prompt names the (random) temp cwd and the date: normalized, so runs compare.
-		const prompt = (pi.contexts[0].systemPrompt ?? "").split(pi.cwd).join("<cwd>").replace(/\d{4}-\d{2}-\d{2}[^\n]*/g, "<date>");
-		return { tool: first ? toolDefinitionTokens(first) : 0, prompt, descriptions: pi.contexts.map((_, i) => mcp(i)?.description ?? "") };
+		const prompt = (pi.contexts[0].systemPrompt ?? "")
+			.split(pi.cwd)
+			.join("<cwd>")
+			.replace(/\d{4}-\d{2}-\d{2}[^\n]*/g, "<date>");
+		return {
+			tool: first ? toolDefinitionTokens(first) : 0,
+			prompt,
+			descriptions: pi.contexts.map((_, i) => mcp(i)?.description ?? ""),
+		};
 	} finally {
 		await pi.dispose();
 	}
@@ -37,10 +47,24 @@ describe("the MCP surface", () => {
 		try {
 			const three = {
 				everything: everythingStdio(),
-				memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir.path, "m.jsonl") }, description: "A knowledge graph that remembers facts" },
-				filesystem: { command: process.execPath, args: [FILESYSTEM, dir.path], description: "Read and write files in one folder." },
+				memory: {
+					command: process.execPath,
+					args: [MEMORY],
+					env: { MEMORY_FILE_PATH: join(dir.path, "m.jsonl") },
+					description: "A knowledge graph that remembers facts",
+				},
+				filesystem: {
+					command: process.execPath,
+					args: [FILESYSTEM, dir.path],
+					description: "Read and write files in one folder.",
+				},
 			};
-			const forty = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`server${i}`, { command: process.execPath, args: [`/nonexistent/${i}.js`] }]));
+			const forty = Object.fromEntries(
+				Array.from({ length: 40 }, (_, i) => [
+					`server${i}`,
+					{ command: process.execPath, args: [`/nonexistent/${i}.js`] },
+				]),
+			);
 			const baseline = await surface(undefined);
 			const none = await surface({});
 			const withThree = await surface(three, true);
@@ -49,7 +73,9 @@ describe("the MCP surface", () => {
 			expect(withThree.prompt).toBe(baseline.prompt); // nothing added to the system prompt
 			expect(withForty.prompt).toBe(baseline.prompt);
 			expect(withThree.tool + added(withThree.prompt)).toBeLessThanOrEqual(180);
-			expect(withThree.descriptions[0]).toContain("Servers: everything, memory (A knowledge graph that remembers facts), filesystem (Read and write files in one folder).");
+			expect(withThree.descriptions[0]).toContain(
+				"Servers: everything, memory (A knowledge graph that remembers facts), filesystem (Read and write files in one folder).",
+			);
 			// A server connected during the session (everything, with its instructions) changes nothing.
 			expect(new Set(withThree.descriptions).size).toBe(1);
 			expect((withForty.tool - none.tool) / 40).toBeLessThanOrEqual(5);

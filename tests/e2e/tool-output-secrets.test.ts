@@ -14,9 +14,16 @@ afterAll(() => dir.remove());
 it("get-env's successful output shows *** for OPENAI_API_KEY and the config's token", async () => {
 	const agentDir = join(dir.path, "agent");
 	mkdirSync(agentDir, { recursive: true });
-	const config = { mcpServers: { everything: { ...everythingStdio(), env: { SERVICE_TOKEN: "svc-token-5e6f7a8b9c" } } } };
+	const config = {
+		mcpServers: { everything: { ...everythingStdio(), env: { SERVICE_TOKEN: "svc-token-5e6f7a8b9c" } } },
+	};
 	writeFileSync(join(agentDir, "mcp.json"), JSON.stringify(config));
-	const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir, OPENAI_API_KEY: "sk-live-0a1b2c3d4e5f", DOCS_URL: "https://docs.example.test/a?b=c" };
+	const env = {
+		...process.env,
+		PI_CODING_AGENT_DIR: agentDir,
+		OPENAI_API_KEY: "sk-live-0a1b2c3d4e5f",
+		DOCS_URL: "https://docs.example.test/a?b=c",
+	};
 	const runtime = new McpRuntime({ cwd: dir.path, env });
 	try {
 		const result = await runProxy(runtime.lifecycle, { tool: "everything_get-env" });

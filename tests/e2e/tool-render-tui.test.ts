@@ -10,7 +10,12 @@ describe.each(PI_HOSTS)("in the real TUI ($name)", (host) => {
 	it("a call reads `mcp everything echo(...)` with its one-line result", async () => {
 		const home = await createPiHome({
 			mcpConfig: { mcpServers: { everything: everythingStdio() } },
-			steps: [() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: "rendered in the TUI" } } } }), () => ({ text: "all done" })],
+			steps: [
+				() => ({
+					toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: "rendered in the TUI" } } },
+				}),
+				() => ({ text: "all done" }),
+			],
 		});
 		const tui = startPiTui(home, { host });
 		try {

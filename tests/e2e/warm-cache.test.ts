@@ -2,12 +2,12 @@
 // process at all (counted), and a call starts exactly one.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { listDescendants } from "../../bounds/process-tree.ts";
 import { ServerLifecycle } from "../../lifecycle.ts";
 import { MetadataCache } from "../../metadata-cache.ts";
-import { listDescendants } from "../../bounds/process-tree.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
-import { McpServerManager } from "../../server-manager.ts";
 import { contentText } from "../../proxy/tool-results.ts";
+import { McpServerManager } from "../../server-manager.ts";
 import { configOf, EVERYTHING, FILESYSTEM, MEMORY, tempDir } from "../support/helpers.ts";
 
 describe("warm metadata cache", () => {
@@ -25,7 +25,11 @@ describe("warm metadata cache", () => {
 			filesystem: { command: process.execPath, args: [FILESYSTEM, dir.path] },
 		});
 		const open = (): ServerLifecycle => {
-			const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager(), cache: new MetadataCache(dir.path) });
+			const lifecycle = new ServerLifecycle({
+				config,
+				manager: new McpServerManager(),
+				cache: new MetadataCache(dir.path),
+			});
 			cleanups.push(() => lifecycle.shutdown());
 			return lifecycle;
 		};
@@ -47,7 +51,9 @@ describe("warm metadata cache", () => {
 		expect(contentText(list.content)).toContain("memory: 9 tools");
 		const describe = await runProxy(second, { describe: "everything_get-sum" });
 		expect(contentText(describe.content)).toContain("- a (number, required)");
-		expect(contentText((await runProxy(second, {})).content)).toContain("everything: not running, 13 tools, 7 resources, 2 resource templates known (lazy)");
+		expect(contentText((await runProxy(second, {})).content)).toContain(
+			"everything: not running, 13 tools, 7 resources, 2 resource templates known (lazy)",
+		);
 		expect(servers()).toBe(before);
 		expect(second.manager.connectedNames()).toEqual([]);
 

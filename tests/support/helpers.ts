@@ -53,7 +53,10 @@ export interface RunningServer {
 /** Starts server-everything over HTTP ("streamableHttp" or "sse") on a free port. */
 export async function startEverythingHttp(mode: "streamableHttp" | "sse", port?: number): Promise<RunningServer> {
 	const p = port ?? (await freePort());
-	const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(p) }, stdio: "ignore" });
+	const child = spawn(process.execPath, [EVERYTHING, mode], {
+		env: { ...process.env, PORT: String(p) },
+		stdio: "ignore",
+	});
 	await waitForPort(p);
 	return { port: p, process: child, stop: () => stopChild(child) };
 }
@@ -90,7 +93,13 @@ export function configOf(servers: Record<string, unknown>, settings: Record<stri
 	try {
 		const path = join(dir.path, "mcp.json");
 		writeFileSync(path, JSON.stringify({ mcpServers: servers, settings }));
-		const config = loadConfig({ cwd: dir.path, agentDir: dir.path, home: dir.path, env: process.env, configPath: path });
+		const config = loadConfig({
+			cwd: dir.path,
+			agentDir: dir.path,
+			home: dir.path,
+			env: process.env,
+			configPath: path,
+		});
 		if (config.problems.length > 0) throw new Error(JSON.stringify(config.problems));
 		return config;
 	} finally {
@@ -99,7 +108,10 @@ export function configOf(servers: Record<string, unknown>, settings: Record<stri
 }
 
 export function lifecycleOf(config: McpConfig): ServerLifecycle {
-	return new ServerLifecycle({ config, manager: new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs }) });
+	return new ServerLifecycle({
+		config,
+		manager: new McpServerManager({ requestTimeoutMs: config.settings.requestTimeoutMs }),
+	});
 }
 
 export function everythingStdio(): Record<string, unknown> {
@@ -110,13 +122,22 @@ export function everythingStdio(): Record<string, unknown> {
 export const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 /** The fault fixture (tests/fixtures/fault-stdio.ts) as a stdio server entry, in one of its modes. */
-export function faultStdio(mode: string, env: Record<string, string> = {}): { command: string; args: string[]; env: Record<string, string> } {
+export function faultStdio(
+	mode: string,
+	env: Record<string, string> = {},
+): { command: string; args: string[]; env: Record<string, string> } {
 	return { command: process.execPath, args: [TSX, join(ROOT, "tests/fixtures/fault-stdio.ts"), mode], env };
 }
 
 /** A stdio server (server-everything, or the node script given) that adds its pid to `log` each time it starts (exec keeps the pid). */
-export function countedServer(log: string, script: readonly string[] = [EVERYTHING, "stdio"]): { command: string; args: string[] } {
-	return { command: "sh", args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' ${script.map((a) => `'${a}'`).join(" ")}`] };
+export function countedServer(
+	log: string,
+	script: readonly string[] = [EVERYTHING, "stdio"],
+): { command: string; args: string[] } {
+	return {
+		command: "sh",
+		args: ["-c", `echo $$ >> '${log}'; exec '${process.execPath}' ${script.map((a) => `'${a}'`).join(" ")}`],
+	};
 }
 
 /** The pids of a countedServer's starts, in order. */
@@ -143,7 +164,10 @@ export function startsIn(log: string): number {
 
 /** A stdio server (server-everything) that leaves a marker file the moment it is started. */
 export function markerServer(marker: string, extraArgs: string[] = []): { command: string; args: string[] } {
-	return { command: "sh", args: ["-c", `touch '${marker}'; exec '${process.execPath}' '${EVERYTHING}' stdio`, ...extraArgs] };
+	return {
+		command: "sh",
+		args: ["-c", `touch '${marker}'; exec '${process.execPath}' '${EVERYTHING}' stdio`, ...extraArgs],
+	};
 }
 
 export function entryOf(config: McpConfig, name: string): ServerEntry {
@@ -157,7 +181,10 @@ export function entryOf(config: McpConfig, name: string): ServerEntry {
  * Like a careless real server, its 401 body echoes the header it received, so tests can check
  * that no token ever reaches a message.
  */
-export async function startAuthGate(targetPort: number, token: string): Promise<{ port: number; close(): Promise<void> }> {
+export async function startAuthGate(
+	targetPort: number,
+	token: string,
+): Promise<{ port: number; close(): Promise<void> }> {
 	const { createServer: createHttpServer, request } = await import("node:http");
 	const server = createHttpServer((req, res) => {
 		if (req.headers.authorization !== `Bearer ${token}`) {
@@ -165,10 +192,13 @@ export async function startAuthGate(targetPort: number, token: string): Promise<
 			res.end(`Unauthorized: got ${req.headers.authorization ?? "nothing"}`);
 			return;
 		}
-		const upstream = request({ host: "127.0.0.1", port: targetPort, path: req.url, method: req.method, headers: req.headers }, (up) => {
-			res.writeHead(up.statusCode ?? 502, up.headers);
-			up.pipe(res);
-		});
+		const upstream = request(
+			{ host: "127.0.0.1", port: targetPort, path: req.url, method: req.method, headers: req.headers },
+			(up) => {
+				res.writeHead(up.statusCode ?? 502, up.headers);
+				up.pipe(res);
+			},
+		);
 		upstream.on("error", () => res.destroy());
 		req.pipe(upstream);
 	});

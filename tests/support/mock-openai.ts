@@ -9,7 +9,9 @@ export interface ChatRequest {
 	readonly [key: string]: unknown;
 }
 
-export type Step = (request: ChatRequest) => { toolCall: { name: string; arguments: unknown } } | { text: string } | { httpStatus: number };
+export type Step = (
+	request: ChatRequest,
+) => { toolCall: { name: string; arguments: unknown } } | { text: string } | { httpStatus: number };
 
 export interface MockModel {
 	readonly port: number;
@@ -35,17 +37,30 @@ export async function startMockModel(initial: Step[]): Promise<MockModel> {
 			const step = steps[requests.length - 1] ?? (() => ({ text: "(script ended)" }));
 			const out = step(request);
 			if ("httpStatus" in out) {
-				res.writeHead(out.httpStatus, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }));
+				res
+					.writeHead(out.httpStatus, { "content-type": "application/json" })
+					.end(JSON.stringify({ error: { message: "scripted failure" } }));
 				return;
 			}
 			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
 			const chunk = (delta: unknown, finish: string | null) =>
 				`data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 			if ("toolCall" in out) {
-				const args = typeof out.toolCall.arguments === "string" ? out.toolCall.arguments : JSON.stringify(out.toolCall.arguments);
+				const args =
+					typeof out.toolCall.arguments === "string" ? out.toolCall.arguments : JSON.stringify(out.toolCall.arguments);
 				res.write(
 					chunk(
-						{ role: "assistant", tool_calls: [{ index: 0, id: `call_${requests.length}`, type: "function", function: { name: out.toolCall.name, arguments: args } }] },
+						{
+							role: "assistant",
+							tool_calls: [
+								{
+									index: 0,
+									id: `call_${requests.length}`,
+									type: "function",
+									function: { name: out.toolCall.name, arguments: args },
+								},
+							],
+						},
 						null,
 					),
 				);

@@ -90,7 +90,11 @@ export async function createPiHome(options: HomeOptions = {}): Promise<PiHome> {
 }
 
 /** The command line and environment of the real `pi` in that home, offline, with only this extension (or none). */
-export function piCommand(home: PiHome, modeArgs: string[], options: RunOptions = {}): { node: string; args: string[]; env: Record<string, string> } {
+export function piCommand(
+	home: PiHome,
+	modeArgs: string[],
+	options: RunOptions = {},
+): { node: string; args: string[]; env: Record<string, string> } {
 	const host = options.host ?? PI_073;
 	const args = [
 		host.cli,
@@ -107,15 +111,28 @@ export function piCommand(home: PiHome, modeArgs: string[], options: RunOptions 
 		"m",
 		...(options.extraArgs ?? []),
 	];
-	const env = { ...(process.env as Record<string, string>), PI_CODING_AGENT_DIR: home.agentDir, HOME: home.root, PI_OFFLINE: "1", ...options.env };
+	const env = {
+		...(process.env as Record<string, string>),
+		PI_CODING_AGENT_DIR: home.agentDir,
+		HOME: home.root,
+		PI_OFFLINE: "1",
+		...options.env,
+	};
 	return { node: host.node, args, env };
 }
 
 /** One `pi -p` (or `--mode json` with modeArgs) run in an existing home. */
-export async function runPi(home: PiHome, prompt: string, options: RunOptions & { mode?: "print" | "json" } = {}): Promise<Omit<PiCliRun, "cleanup">> {
+export async function runPi(
+	home: PiHome,
+	prompt: string,
+	options: RunOptions & { mode?: "print" | "json" } = {},
+): Promise<Omit<PiCliRun, "cleanup">> {
 	if (options.steps) home.model.script(options.steps);
 	const modeArgs = options.mode === "json" ? ["--mode", "json"] : ["-p"];
-	const { node, args, env } = piCommand(home, modeArgs, { ...options, extraArgs: [...(options.extraArgs ?? []), prompt] });
+	const { node, args, env } = piCommand(home, modeArgs, {
+		...options,
+		extraArgs: [...(options.extraArgs ?? []), prompt],
+	});
 	const child = spawn(node, args, { cwd: home.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
 	child.stdin.end(); // print mode reads no input
 	let stdout = "";
@@ -187,7 +204,8 @@ export async function startPiRpc(options: HomeOptions & RunOptions & { home?: Pi
 			for (;;) {
 				const found = events.slice(from).find(match);
 				if (found) return found;
-				if (Date.now() > deadline) throw new Error(`no matching rpc event; got: ${JSON.stringify(events.slice(from)).slice(0, 2000)}`);
+				if (Date.now() > deadline)
+					throw new Error(`no matching rpc event; got: ${JSON.stringify(events.slice(from)).slice(0, 2000)}`);
 				await new Promise((r) => setTimeout(r, 20));
 			}
 		},

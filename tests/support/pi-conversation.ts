@@ -12,19 +12,26 @@ export const SAMPLING_SYSTEM = "You are a helpful test server."; // what server-
  */
 const router: Step = (request: ChatRequest) => {
 	const system = request.messages.find((m) => m.role === "system");
-	if (JSON.stringify(system?.content ?? "").includes(SAMPLING_SYSTEM)) return { text: "a sampled reply from the session model" };
+	if (JSON.stringify(system?.content ?? "").includes(SAMPLING_SYSTEM))
+		return { text: "a sampled reply from the session model" };
 	const last = request.messages[request.messages.length - 1];
 	// As a model would: a server still starting (a slow first start under load) is asked again.
-	if (last.role === "tool" && /is still starting; call/.test(lastToolMessage(request))) return { toolCall: lastCall(request) };
+	if (last.role === "tool" && /is still starting; call/.test(lastToolMessage(request)))
+		return { toolCall: lastCall(request) };
 	if (last.role === "tool") return { text: `tool said: ${lastToolMessage(request)}` };
-	const text = typeof last.content === "string" ? last.content : (last.content as { text?: string }[]).map((c) => c.text ?? "").join("");
+	const text =
+		typeof last.content === "string"
+			? last.content
+			: (last.content as { text?: string }[]).map((c) => c.text ?? "").join("");
 	const call = /call (\{.*\})/s.exec(text);
 	if (call) return { toolCall: { name: "mcp", arguments: JSON.parse(call[1]) } };
 	return { text: `user said: ${text}` };
 };
 /** The last `mcp` call the model made in this conversation. */
 function lastCall(request: ChatRequest): { name: string; arguments: unknown } {
-	const calls = request.messages.flatMap((m) => (m.tool_calls ?? []) as { function: { name: string; arguments: string } }[]);
+	const calls = request.messages.flatMap(
+		(m) => (m.tool_calls ?? []) as { function: { name: string; arguments: string } }[],
+	);
 	const { name, arguments: args } = calls[calls.length - 1].function;
 	return { name, arguments: JSON.parse(args) };
 }
@@ -37,13 +44,23 @@ export type Answer = { value: string } | { confirmed: boolean } | { cancelled: t
  * Sends a prompt and answers Pi's dialogs (select/input/confirm) as they come until the agent ends;
  * returns the dialogs asked and the events of the run.
  */
-export async function converse(pi: PiRpc, message: string, answer: (dialog: RpcEvent) => Answer): Promise<{ dialogs: RpcEvent[]; events: RpcEvent[] }> {
+export async function converse(
+	pi: PiRpc,
+	message: string,
+	answer: (dialog: RpcEvent) => Answer,
+): Promise<{ dialogs: RpcEvent[]; events: RpcEvent[] }> {
 	const from = pi.events.length;
 	const dialogs: RpcEvent[] = [];
 	pi.send({ id: `p${from}`, type: "prompt", message });
 	let seen = from;
 	for (;;) {
-		const event = await pi.waitFor((e) => e.type === "agent_end" || (e.type === "extension_ui_request" && ["select", "input", "confirm"].includes(String(e.method))), seen, 30_000);
+		const event = await pi.waitFor(
+			(e) =>
+				e.type === "agent_end" ||
+				(e.type === "extension_ui_request" && ["select", "input", "confirm"].includes(String(e.method))),
+			seen,
+			30_000,
+		);
 		seen = pi.events.indexOf(event) + 1;
 		if (event.type === "agent_end") return { dialogs, events: pi.events.slice(from) };
 		dialogs.push(event);
@@ -56,4 +73,3 @@ export const toolResults = (events: RpcEvent[]) =>
 		.filter((e) => e.type === "tool_execution_end")
 		.map((e) => JSON.stringify((e.result as { content?: unknown } | undefined)?.content ?? e.result))
 		.join("\n");
-

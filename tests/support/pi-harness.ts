@@ -2,7 +2,14 @@
 // from its index.ts, in a temp cwd and agentDir, and records every context the model was sent.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Context, type FauxResponseFactory, type FauxResponseStep, fauxAssistantMessage, fauxText, registerFauxProvider } from "@mariozechner/pi-ai";
+import {
+	type Context,
+	type FauxResponseFactory,
+	type FauxResponseStep,
+	fauxAssistantMessage,
+	fauxText,
+	registerFauxProvider,
+} from "@mariozechner/pi-ai";
 import {
 	type AgentSession,
 	AuthStorage,
@@ -55,10 +62,10 @@ export async function startPi(options: PiHarnessOptions): Promise<PiHarness> {
 	faux.setResponses(
 		options.responses.map((step) =>
 			typeof step === "function"
-				? ((context, streamOptions, state, model) => {
+				? (((context, streamOptions, state, model) => {
 						contexts.push(snapshot(context));
 						return step(context, streamOptions, state, model);
-					}) satisfies FauxResponseFactory
+					}) satisfies FauxResponseFactory)
 				: (context: Context) => {
 						contexts.push(snapshot(context));
 						return step;
@@ -125,7 +132,11 @@ function snapshot(context: Context): Context {
 	return {
 		systemPrompt: context.systemPrompt,
 		messages: structuredClone(context.messages),
-		tools: context.tools?.map((t) => ({ name: t.name, description: t.description, parameters: JSON.parse(JSON.stringify(t.parameters)) })),
+		tools: context.tools?.map((t) => ({
+			name: t.name,
+			description: t.description,
+			parameters: JSON.parse(JSON.stringify(t.parameters)),
+		})),
 	};
 }
 

@@ -47,11 +47,19 @@ export function ensurePi15(): void {
 	const staging = `${PI15_DIR}.${process.pid}.tmp`;
 	rmSync(staging, { recursive: true, force: true });
 	mkdirSync(staging, { recursive: true });
-	const npm = (args: string[], cwd: string) => execFileSync("npm", args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-	const tarball = npm(["pack", `@earendil-works/pi-coding-agent@${PI15_VERSION}`, "--silent"], staging).trim().split("\n").pop() as string;
+	const npm = (args: string[], cwd: string) =>
+		execFileSync("npm", args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+	const tarball = npm(["pack", `@earendil-works/pi-coding-agent@${PI15_VERSION}`, "--silent"], staging)
+		.trim()
+		.split("\n")
+		.pop() as string;
 	execFileSync("tar", ["xzf", tarball], { cwd: staging });
 	const pkgFile = join(staging, "package", "package.json");
-	const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as { dependencies: Record<string, string>; devDependencies?: unknown; scripts?: unknown };
+	const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as {
+		dependencies: Record<string, string>;
+		devDependencies?: unknown;
+		scripts?: unknown;
+	};
 	for (const name of Object.keys(pkg.dependencies)) {
 		if (name.startsWith("@earendil-works/") || name === "lovely-mermaid") delete pkg.dependencies[name];
 	}

@@ -36,7 +36,8 @@ export function startPiTui(home: PiHome, options: RunOptions = {}): PiTui {
 			const deadline = Date.now() + timeoutMs;
 			const found = () => (typeof match === "string" ? text().includes(match) : match.test(text()));
 			while (!found()) {
-				if (Date.now() > deadline || exited) throw new Error(`the TUI never showed ${String(match)}; it shows:\n${text().slice(-3000)}`);
+				if (Date.now() > deadline || exited)
+					throw new Error(`the TUI never showed ${String(match)}; it shows:\n${text().slice(-3000)}`);
 				await new Promise((r) => setTimeout(r, 50));
 			}
 		},

@@ -4,8 +4,8 @@
 import { lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../config.ts";
 import { editableFiles, turnOff, turnOn } from "../../config/edit.ts";
+import { loadConfig } from "../../config.ts";
 import { configFolders, type tempDir } from "../support/helpers.ts";
 
 let root: ReturnType<typeof tempDir>;
@@ -42,7 +42,9 @@ describe("/mcp enable and disable, as saved", () => {
 
 		expect(await turnOn(load(), "notes", files())).toBe(`Turned "notes" on (saved in ${userFile()}).`);
 		expect(load().servers.get("notes")).toMatchObject({ command: "notes-server" });
-		expect(JSON.parse(readFileSync(userFile(), "utf8").replace(/\/\/.*$/gm, ""))).toEqual({ mcpServers: { notes: { command: "notes-server" }, other: { command: "x" } } });
+		expect(JSON.parse(readFileSync(userFile(), "utf8").replace(/\/\/.*$/gm, ""))).toEqual({
+			mcpServers: { notes: { command: "notes-server" }, other: { command: "x" } },
+		});
 	});
 
 	it("an imported server is hidden from the user's own file, never by editing Cursor's; on again removes the hiding entry", async () => {
@@ -70,13 +72,17 @@ describe("/mcp enable and disable, as saved", () => {
 
 	it("a project's server, another tool's switch, a broken file: each refused with what to do, nothing written", async () => {
 		write(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { repo: { command: "repo-server" } } }));
-		await expect(turnOff(load(), "repo", files())).rejects.toThrow('"repo" comes from this project\'s config: /mcp deny repo keeps it from running.');
+		await expect(turnOff(load(), "repo", files())).rejects.toThrow(
+			'"repo" comes from this project\'s config: /mcp deny repo keeps it from running.',
+		);
 
 		const claude = join(home, ".claude.json");
 		write(claude, JSON.stringify({ mcpServers: { gh: { command: "gh-mcp", disabled: true } } }));
 		write(userFile(), JSON.stringify({ imports: ["claude-code"] }));
 		expect(load().disabled?.get("gh")).toBe(claude);
-		await expect(turnOn(load(), "gh", files())).rejects.toThrow(`"gh" is turned off in ${claude}, which /mcp does not edit (it is not Pi's own config): turn it on there.`);
+		await expect(turnOn(load(), "gh", files())).rejects.toThrow(
+			`"gh" is turned off in ${claude}, which /mcp does not edit (it is not Pi's own config): turn it on there.`,
+		);
 
 		write(userFile(), JSON.stringify({ mcpServers: { a: { command: "a" } } }));
 		const before = load();
@@ -89,7 +95,10 @@ describe("/mcp enable and disable, as saved", () => {
 
 	it("eight disables at once (eight sessions) lose none", async () => {
 		const names = ["a", "b", "c", "d", "e", "f", "g", "h"];
-		write(userFile(), JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { command: n }])) }, null, 2));
+		write(
+			userFile(),
+			JSON.stringify({ mcpServers: Object.fromEntries(names.map((n) => [n, { command: n }])) }, null, 2),
+		);
 		const config = load();
 		await Promise.all(names.map((n) => turnOff(config, n, files())));
 		expect([...(load().disabled?.keys() ?? [])].sort()).toEqual(names);

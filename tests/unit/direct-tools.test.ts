@@ -3,11 +3,15 @@
 import { describe, expect, it } from "vitest";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { directSelection, planDirectTools } from "../../tool-registrar.ts";
-import { configOf, } from "../support/helpers.ts";
-
+import { configOf } from "../support/helpers.ts";
 
 describe("direct tool names", () => {
-	const tool = (server: string, name: string) => ({ server, name, description: `${name} of ${server}`, inputSchema: { type: "object" } });
+	const tool = (server: string, name: string) => ({
+		server,
+		name,
+		description: `${name} of ${server}`,
+		inputSchema: { type: "object" },
+	});
 
 	it("never take Pi's own tool names or each other's, deterministically by config order", () => {
 		const config = configOf(
@@ -17,11 +21,23 @@ describe("direct tool names", () => {
 		const plan = () => {
 			const catalog = new ToolCatalog("none", ["files", "other"]);
 			catalog.set("other", { tools: [tool("other", "search"), tool("other", "read")], resources: [] }, true);
-			catalog.set("files", { tools: [tool("files", "read"), tool("files", "search"), tool("files", "bash")], resources: [] }, true);
-			return planDirectTools(catalog, directSelection(config, {}), ["files", "other"]).tools.map((t) => `${t.tool.server}/${t.tool.name}=${t.name}`);
+			catalog.set(
+				"files",
+				{ tools: [tool("files", "read"), tool("files", "search"), tool("files", "bash")], resources: [] },
+				true,
+			);
+			return planDirectTools(catalog, directSelection(config, {}), ["files", "other"]).tools.map(
+				(t) => `${t.tool.server}/${t.tool.name}=${t.name}`,
+			);
 		};
 		const first = plan();
-		expect(first).toEqual(["files/read=files_read", "files/search=search", "files/bash=files_bash", "other/search=other_search", "other/read=other_read"]);
+		expect(first).toEqual([
+			"files/read=files_read",
+			"files/search=search",
+			"files/bash=files_bash",
+			"other/search=other_search",
+			"other/read=other_read",
+		]);
 		expect(plan()).toEqual(first);
 	});
 
@@ -37,21 +53,40 @@ describe("direct tool names", () => {
 	it("hand Pi their schema without regular expressions (Pi's engine backtracks: ^(a+)+$ froze it)", () => {
 		const config = configOf({ s: { command: "x", directTools: true } });
 		const catalog = new ToolCatalog("server", ["s"]);
-		const inputSchema = { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" }, m: { type: "object", patternProperties: { "^(a+)+$": {} } } } };
+		const inputSchema = {
+			type: "object",
+			properties: {
+				q: { type: "string", pattern: "^(a+)+$" },
+				m: { type: "object", patternProperties: { "^(a+)+$": {} } },
+			},
+		};
 		catalog.set("s", { tools: [{ ...tool("s", "t"), inputSchema }], resources: [] }, true);
 		const [planned] = planDirectTools(catalog, directSelection(config, {}), ["s"]).tools;
-		expect(planned.parameters).toEqual({ type: "object", properties: { q: { type: "string" }, m: { type: "object" } } });
+		expect(planned.parameters).toEqual({
+			type: "object",
+			properties: { q: { type: "string" }, m: { type: "object" } },
+		});
 	});
 
 	it("made direct by Pi 1.5's exposure, they keep Pi 1.5's names (mcp__server__tool); directTools keeps ours", () => {
 		const config = configOf({
-			"dev-radius": { command: "x", exposure: "hidden", toolExposure: { "get.item": "direct", "get_item": "direct", "ping": "direct" } },
+			"dev-radius": {
+				command: "x",
+				exposure: "hidden",
+				toolExposure: { "get.item": "direct", get_item: "direct", ping: "direct" },
+			},
 			mine: { command: "y", directTools: ["search"] },
 		});
 		const catalog = new ToolCatalog("server", ["dev-radius", "mine"]);
-		catalog.set("dev-radius", { tools: ["get.item", "get_item", "ping", "secret"].map((n) => tool("dev-radius", n)), resources: [] }, true);
+		catalog.set(
+			"dev-radius",
+			{ tools: ["get.item", "get_item", "ping", "secret"].map((n) => tool("dev-radius", n)), resources: [] },
+			true,
+		);
 		catalog.set("mine", { tools: [tool("mine", "search")], resources: [] }, true);
-		const names = planDirectTools(catalog, directSelection(config, {}), ["dev-radius", "mine"]).tools.map((t) => `${t.tool.name}=${t.name}`);
+		const names = planDirectTools(catalog, directSelection(config, {}), ["dev-radius", "mine"]).tools.map(
+			(t) => `${t.tool.name}=${t.name}`,
+		);
 		expect(names).toEqual([
 			"get.item=mcp__dev_radius__get_item",
 			// Same name once cleaned: told apart by a stable hash, as Pi 1.5 does.
@@ -62,7 +97,10 @@ describe("direct tool names", () => {
 	});
 
 	it("reports selected tools a server does not have, and servers not cached yet", () => {
-		const config = configOf({ a: { command: "x", directTools: ["real", "ghost"] }, b: { command: "y", directTools: true } });
+		const config = configOf({
+			a: { command: "x", directTools: ["real", "ghost"] },
+			b: { command: "y", directTools: true },
+		});
 		const catalog = new ToolCatalog("server", ["a", "b"]);
 		catalog.set("a", { tools: [tool("a", "real")], resources: [] }, true);
 		const plan = planDirectTools(catalog, directSelection(config, {}), ["a", "b"]);

@@ -3,8 +3,8 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { jsonDepthOver, parseJson, readTextFile, removeStaleTemps, writeFileAtomic } from "../../storage/file-guard.ts";
 import { readJsoncFile } from "../../config/jsonc-file.ts";
+import { jsonDepthOver, parseJson, readTextFile, removeStaleTemps, writeFileAtomic } from "../../storage/file-guard.ts";
 import { updateJsonFile } from "../../storage/locked-json.ts";
 import { tempDir } from "../support/helpers.ts";
 
@@ -25,7 +25,10 @@ describe("reading", () => {
 	it("a file over the cap is refused, saying its size", () => {
 		const path = join(dir.path, "big.json");
 		writeFileSync(path, "x".repeat(3 * 1024 * 1024));
-		expect(readTextFile(path, { maxBytes: 1024 * 1024 })).toEqual({ kind: "error", message: "is 3 MB, over the 1 MB a file here may have" });
+		expect(readTextFile(path, { maxBytes: 1024 * 1024 })).toEqual({
+			kind: "error",
+			message: "is 3 MB, over the 1 MB a file here may have",
+		});
 	});
 
 	it("a UTF-8 byte-order mark does not make a config invalid", () => {
@@ -40,7 +43,10 @@ describe("reading", () => {
 		expect(() => parseJson(deep)).toThrow(/nests deeper than 100 levels/);
 		const path = join(dir.path, ".mcp.json");
 		writeFileSync(path, deep);
-		expect(readJsoncFile(path)).toEqual({ kind: "error", message: expect.stringMatching(/nests deeper than 100 levels/) });
+		expect(readJsoncFile(path)).toEqual({
+			kind: "error",
+			message: expect.stringMatching(/nests deeper than 100 levels/),
+		});
 		// Brackets inside strings are text, not nesting.
 		expect(jsonDepthOver(JSON.stringify({ a: "[".repeat(500) }))).toBe(false);
 	});
@@ -82,7 +88,11 @@ describe("writing", () => {
 	it("a damaged shared file is set aside, not overwritten", async () => {
 		const path = join(dir.path, "mcp-approvals.json");
 		writeFileSync(path, '{"version":1,"projects":{"/other":{"x":');
-		await updateJsonFile(path, (raw) => (typeof raw === "object" ? raw : {}), () => ({ version: 1 }));
+		await updateJsonFile(
+			path,
+			(raw) => (typeof raw === "object" ? raw : {}),
+			() => ({ version: 1 }),
+		);
 		const aside = readdirSync(dir.path).filter((f) => f.startsWith("mcp-approvals.json.damaged-"));
 		expect(aside).toHaveLength(1);
 		expect(readFileSync(join(dir.path, aside[0]), "utf8")).toBe('{"version":1,"projects":{"/other":{"x":');

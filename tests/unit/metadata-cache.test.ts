@@ -3,15 +3,27 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { defineServer } from "../../config.ts";
 import { CACHE_FILE, CACHE_MAX_AGE_MS, cacheKey, configHash, MetadataCache } from "../../metadata-cache.ts";
-import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import type { StdioServerEntry, ToolMetadata } from "../../types.ts";
-import { tempDir, } from "../support/helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const entry = (over: Record<string, unknown> = {}): StdioServerEntry =>
-	defineServer("gh", { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "secret-token-value" }, ...over }) as StdioServerEntry;
-const tools: ToolMetadata[] = [{ server: "gh", name: "create_issue", description: "Create an issue", inputSchema: { type: "object", properties: { title: { type: "string" } } } }];
+	defineServer("gh", {
+		command: "npx",
+		args: ["-y", "server-github"],
+		env: { TOKEN: "secret-token-value" },
+		...over,
+	}) as StdioServerEntry;
+const tools: ToolMetadata[] = [
+	{
+		server: "gh",
+		name: "create_issue",
+		description: "Create an issue",
+		inputSchema: { type: "object", properties: { title: { type: "string" } } },
+	},
+];
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -25,7 +37,12 @@ describe("MetadataCache", () => {
 		const text = readFileSync(join(dir.path, CACHE_FILE), "utf8");
 		expect(text).not.toContain("secret-token-value");
 		const data = JSON.parse(text);
-		expect(data).toMatchObject({ version: 3, servers: { [cacheKey(entry())]: { name: "gh", configHash: configHash(entry()), tools: [{ name: "create_issue" }] } } });
+		expect(data).toMatchObject({
+			version: 3,
+			servers: {
+				[cacheKey(entry())]: { name: "gh", configHash: configHash(entry()), tools: [{ name: "create_issue" }] },
+			},
+		});
 		const again = new MetadataCache(dir.path);
 		expect(again.lookup(entry())?.tools[0]).toMatchObject({ server: "gh", name: "create_issue" });
 	});

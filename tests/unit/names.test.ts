@@ -17,7 +17,16 @@ describe("formatToolName", () => {
 	});
 
 	it("sanitizes hostile names to the characters providers accept", () => {
-		const hostile = ["my server", "tool.with.dots", "émoji🚀tool", "../../etc/passwd", "a/b:c", "   ", "名前", "x\ny\u0000z"];
+		const hostile = [
+			"my server",
+			"tool.with.dots",
+			"émoji🚀tool",
+			"../../etc/passwd",
+			"a/b:c",
+			"   ",
+			"名前",
+			"x\ny\u0000z",
+		];
 		for (const tool of hostile) {
 			for (const server of ["srv", "bad server/name", "💥"]) {
 				const name = formatToolName(server, tool, "server");
@@ -47,10 +56,20 @@ describe("formatToolName", () => {
 			const catalog = new ToolCatalog(mode, []);
 			let total = 0;
 			for (const file of files) {
-				const data = JSON.parse(readFileSync(join(dir, file), "utf8")) as { server: string; tools: { name: string; description?: string }[] };
+				const data = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
+					server: string;
+					tools: { name: string; description?: string }[];
+				};
 				const server = `${data.server}-mcp`;
 				total += data.tools.length;
-				catalog.set(server, { tools: data.tools.map((t) => ({ server, name: t.name, description: t.description ?? "", inputSchema: {} })), resources: [] }, true);
+				catalog.set(
+					server,
+					{
+						tools: data.tools.map((t) => ({ server, name: t.name, description: t.description ?? "", inputSchema: {} })),
+						resources: [],
+					},
+					true,
+				);
 			}
 			const names = catalog.all().map((t) => t.qualifiedName);
 			expect(names).toHaveLength(total);

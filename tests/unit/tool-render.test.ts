@@ -8,18 +8,34 @@ const lookup = (name: string) => (name === "everything_echo" ? { server: "everyt
 
 describe("the mcp call renderers", () => {
 	it("show server, tool and arguments, and fit the width", () => {
-		expect(renderProxyCall({ tool: "everything_echo", args: { message: "hi", n: 3 } }, plain, lookup).render(80)).toEqual(['mcp everything echo(message: "hi", n: 3)']);
+		expect(
+			renderProxyCall({ tool: "everything_echo", args: { message: "hi", n: 3 } }, plain, lookup).render(80),
+		).toEqual(['mcp everything echo(message: "hi", n: 3)']);
 		expect(renderProxyCall({ search: "add numbers" }, plain, lookup).render(80)).toEqual(['mcp search "add numbers"']);
 		expect(renderProxyCall({}, plain, lookup).render(80)).toEqual(["mcp status"]);
-		const [narrow] = renderProxyCall({ tool: "everything_echo", args: { message: "日本語のとても長いメッセージです" } }, plain, lookup).render(30);
+		const [narrow] = renderProxyCall(
+			{ tool: "everything_echo", args: { message: "日本語のとても長いメッセージです" } },
+			plain,
+			lookup,
+		).render(30);
 		expect(narrow.endsWith("…")).toBe(true);
-		expect([...narrow].reduce((w, ch) => w + (ch.codePointAt(0) as number > 0x2e80 ? 2 : 1), 0)).toBeLessThanOrEqual(30);
+		expect([...narrow].reduce((w, ch) => w + ((ch.codePointAt(0) as number) > 0x2e80 ? 2 : 1), 0)).toBeLessThanOrEqual(
+			30,
+		);
 	});
 
 	it("collapse a result to its first line, and show all of it expanded", () => {
 		const result = { content: [{ type: "text", text: "line one\nline two\nline three" }] };
-		expect(renderProxyResult(result, { expanded: false, isPartial: false }, plain).render(80)).toEqual(["line one (+2 more lines)"]);
-		expect(renderProxyResult(result, { expanded: true, isPartial: false }, plain).render(5)).toEqual(["line ", "one", "line ", "two", "line ", "three"]);
+		expect(renderProxyResult(result, { expanded: false, isPartial: false }, plain).render(80)).toEqual([
+			"line one (+2 more lines)",
+		]);
+		expect(renderProxyResult(result, { expanded: true, isPartial: false }, plain).render(5)).toEqual([
+			"line ",
+			"one",
+			"line ",
+			"two",
+			"line ",
+			"three",
+		]);
 	});
 });
-

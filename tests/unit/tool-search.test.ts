@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, loadCatalogs } from "../../bench/catalogs.ts";
 import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
-import { baseForm, synonymsOf } from "../../search/thesaurus.ts";
-import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
 import { prepareSearch, searchCatalog } from "../../search/engine.ts";
+import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
+import { baseForm, synonymsOf } from "../../search/thesaurus.ts";
 
 describe("tokenizing and stemming", () => {
 	it("splits names on _ - . and camelCase, and lowercases", () => {
@@ -47,15 +47,22 @@ describe("ranking over the real catalogs", () => {
 	let catalog: ToolCatalog;
 	beforeAll(() => {
 		const catalogs: Catalog[] = loadCatalogs();
-		catalog = new ToolCatalog("server", catalogs.map((c) => c.server));
+		catalog = new ToolCatalog(
+			"server",
+			catalogs.map((c) => c.server),
+		);
 		for (const c of catalogs) catalog.set(c.server, { tools: c.tools, resources: [] }, false);
 	});
-	const top = (query: string, n = 1, server?: string) => searchCatalog(catalog, query, { limit: n, server }).map((h) => `${h.tool.server}/${h.tool.name}`);
+	const top = (query: string, n = 1, server?: string) =>
+		searchCatalog(catalog, query, { limit: n, server }).map((h) => `${h.tool.server}/${h.tool.name}`);
 
 	it.each([
 		["make a folder", ["filesystem/create_directory", "commander/create_directory"]],
 		["who changed this line", ["git/git_blame"]],
-		["take a screenshot", ["devtools/take_screenshot", "playwright/browser_take_screenshot", "puppeteer/puppeteer_screenshot"]],
+		[
+			"take a screenshot",
+			["devtools/take_screenshot", "playwright/browser_take_screenshot", "puppeteer/puppeteer_screenshot"],
+		],
 		["send a slack message", ["slack/slack_post_message"]],
 		["refund a payment", ["stripe/create_refund"]],
 	])("%s → the right tool first", (query, answers) => {
@@ -100,23 +107,49 @@ describe("ranking over the real catalogs", () => {
 
 	it("rebuilds the index when the catalog changes, not before", () => {
 		const small = new ToolCatalog("server", ["a"]);
-		small.set("a", { tools: [{ server: "a", name: "alpha", description: "first", inputSchema: {} }], resources: [] }, false);
+		small.set(
+			"a",
+			{ tools: [{ server: "a", name: "alpha", description: "first", inputSchema: {} }], resources: [] },
+			false,
+		);
 		expect(searchCatalog(small, "beta").length).toBe(0);
-		small.set("a", { tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] }, false);
+		small.set(
+			"a",
+			{ tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] },
+			false,
+		);
 		expect(searchCatalog(small, "beta").map((h) => h.tool.name)).toEqual(["beta"]);
 	});
 
 	it("an index updated in place ranks exactly as one built afresh, after servers change, leave and come back", () => {
 		const catalogs = loadCatalogs();
-		const live = new ToolCatalog("server", catalogs.map((c) => c.server));
+		const live = new ToolCatalog(
+			"server",
+			catalogs.map((c) => c.server),
+		);
 		for (const c of catalogs) live.set(c.server, { tools: c.tools, resources: [] }, false);
 		searchCatalog(live, "warm up");
 		const github = catalogs.find((c) => c.server === "github") as Catalog;
 		live.delete("gitlab");
 		live.set("github", { tools: github.tools.slice(0, 10), resources: [] }, false);
-		const queries = ["create a merge request", "list pull requests", "open an issue", "take a screenshot", "add numbers"];
-		const fresh = new ToolCatalog("server", catalogs.map((c) => c.server));
-		for (const c of catalogs) if (c.server !== "gitlab") fresh.set(c.server, { tools: c.server === "github" ? github.tools.slice(0, 10) : c.tools, resources: [] }, false);
+		const queries = [
+			"create a merge request",
+			"list pull requests",
+			"open an issue",
+			"take a screenshot",
+			"add numbers",
+		];
+		const fresh = new ToolCatalog(
+			"server",
+			catalogs.map((c) => c.server),
+		);
+		for (const c of catalogs)
+			if (c.server !== "gitlab")
+				fresh.set(
+					c.server,
+					{ tools: c.server === "github" ? github.tools.slice(0, 10) : c.tools, resources: [] },
+					false,
+				);
 		const names = (cat: ToolCatalog, q: string) => searchCatalog(cat, q, { limit: 5 }).map((h) => h.tool.qualifiedName);
 		for (const q of queries) expect(names(live, q)).toEqual(names(fresh, q));
 		expect(searchCatalog(live, "gitlab", { limit: 20 }).some((h) => h.tool.server === "gitlab")).toBe(false);
@@ -125,7 +158,10 @@ describe("ranking over the real catalogs", () => {
 	it("prepares the index in the background; a search that comes first finishes it and ranks the same", async () => {
 		const catalogs = loadCatalogs();
 		const build = () => {
-			const c = new ToolCatalog("server", catalogs.map((x) => x.server));
+			const c = new ToolCatalog(
+				"server",
+				catalogs.map((x) => x.server),
+			);
 			for (const x of catalogs) c.set(x.server, { tools: x.tools, resources: [] }, false);
 			return c;
 		};
