@@ -184,7 +184,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		const code = signal === "SIGINT" ? 130 : 143;
 		// A server that ignores SIGTERM and stdin's end is killed whatever the shutdown got to.
 		void within(runtime.shutdown(), CLI_SHUTDOWN_MS).finally(() => {
-			runtime.lifecycle.manager.killAllSync();
+			runtime.killAllSync();
 			process.exit(code);
 		});
 	};

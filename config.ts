@@ -57,13 +57,6 @@ export interface RegisteredServer {
 	readonly extensionPath: string;
 }
 
-/** Where Pi keeps its files: `PI_CODING_AGENT_DIR`, else ~/.pi/agent. */
-export function resolveAgentDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-	const fromEnv = env.PI_CODING_AGENT_DIR;
-	if (fromEnv) return fromEnv.startsWith("~/") ? join(homedir(), fromEnv.slice(2)) : resolve(fromEnv);
-	return join(homedir(), ".pi", "agent");
-}
-
 type ConfigFile = { path: string; kind: ConfigSource["kind"]; scope: ConfigSource["scope"] };
 
 export function piConfigPaths(cwd: string, agentDir: string, readPiProjectFile = true): ConfigFile[] {

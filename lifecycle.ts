@@ -2,7 +2,7 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
-import { mapLimit, once, within } from "./bounds/waits.ts";
+import { mapLimit, within } from "./bounds/waits.ts";
 import { ToolCatalog } from "./catalog/tool-catalog.ts";
 import { formatProblem } from "./config.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
@@ -11,16 +11,8 @@ import type { McpServerManager, ServerConnection } from "./server-manager.ts";
 import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
 import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
-import { scrubStrings } from "./trust/redaction.ts";
+import { type Redactor, scrubStrings } from "./trust/redaction.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
-
-/** The search engine (MiniSearch, stemmer, WordNet) loads on the first search or index update, not with Pi. */
-export const loadSearch = once(() => import("./search/engine.ts"));
-
-/** Quiet time after the last catalog change before the search index is updated in the background. */
-const INDEX_SETTLE_MS = 300;
-/** From this many tools the index is built in the background (~40 ms per 1,000 tools), below it on the first search. */
-const BACKGROUND_INDEX_TOOLS = 1000;
 
 export type ServerState =
 	| "connected"
@@ -53,6 +45,8 @@ export interface LifecycleOptions {
 	readonly backoffMs?: number;
 	/** Told after any change of a server's state or tools (for the status line). */
 	readonly onChange?: () => void;
+	/** The catalog changed (a session's search index follows it); not called before `start`. */
+	readonly onCatalogChanged?: () => void;
 	/**
 	 * How shutdown waits for the connects that fill the cache: as long as one finished within the
 	 * last `fillStallMs` (default 3 s), and never longer than `fillCapMs` (default 15 s).
@@ -77,7 +71,6 @@ export class ServerLifecycle {
 	private readonly now: () => number;
 	private readonly options: LifecycleOptions;
 	private timer?: ReturnType<typeof setInterval>;
-	private indexTimer?: ReturnType<typeof setTimeout>;
 	private ticking = false;
 	private started = false;
 	/** When a startup connect last finished (succeeded or failed): shutdown waits while they keep coming. */
@@ -114,20 +107,10 @@ export class ServerLifecycle {
 		this.catalogChanged();
 	}
 
-	/**
-	 * A big catalog's search index follows it in the background, once the changes settle (a session
-	 * start fills it server by server), so a search does not pay for building it. Sessions only: a
-	 * one-shot CLI run builds it when it searches.
-	 */
+	/** Tells the session (its search index) that the catalog changed; a one-shot CLI run is not told. */
 	private catalogChanged(): void {
 		if (!this.started || this.stopped) return;
-		clearTimeout(this.indexTimer);
-		this.indexTimer = setTimeout(() => {
-			// A small catalog is indexed in milliseconds on the first search: no session pays for it up front.
-			if (this.catalog.all().length < BACKGROUND_INDEX_TOOLS) return;
-			void loadSearch().then((search) => this.stopped || search.prepareSearch(this.catalog));
-		}, INDEX_SETTLE_MS);
-		this.indexTimer.unref?.();
+		this.options.onCatalogChanged?.();
 	}
 
 	/**
@@ -315,10 +298,39 @@ export class ServerLifecycle {
 		await within(this.startup, ms);
 	}
 
+	// Requests to a server: the proxy, the prompt commands and the CLI make them here, never on the
+	// manager itself, so every request passes the one owner of the servers' states.
+
+	callTool(...args: Parameters<McpServerManager["callTool"]>): ReturnType<McpServerManager["callTool"]> {
+		return this.manager.callTool(...args);
+	}
+
+	readResource(...args: Parameters<McpServerManager["readResource"]>): ReturnType<McpServerManager["readResource"]> {
+		return this.manager.readResource(...args);
+	}
+
+	getPrompt(...args: Parameters<McpServerManager["getPrompt"]>): ReturnType<McpServerManager["getPrompt"]> {
+		return this.manager.getPrompt(...args);
+	}
+
+	complete(...args: Parameters<McpServerManager["complete"]>): ReturnType<McpServerManager["complete"]> {
+		return this.manager.complete(...args);
+	}
+
+	/** The scrubber every text a server sent passes before anyone sees it. */
+	get redactor(): Redactor {
+		return this.manager.redactor;
+	}
+
+	/** Whether the server's connection goes through the shared broker. */
+	isShared(name: string): boolean {
+		return this.manager.get(name)?.shared === true;
+	}
+
 	/** Puts a connection's current metadata into the catalog (at once) and the cache (written async). */
 	async record(connection: ServerConnection): Promise<void> {
 		// What a server says about itself reaches the model and the cache: no secret in it.
-		const scrub = (text: string) => this.manager.redactor.scrub(text);
+		const scrub = (text: string) => this.redactor.scrub(text);
 		const scrubOptional = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
 		const described: ServerMetadata = {
 			tools: connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: scrubOptional(t.title) })),
@@ -329,7 +341,7 @@ export class ServerLifecycle {
 		};
 		// A server may echo a secret anywhere (a schema's default, a resource URI, an argument's
 		// text): every string is cleared of the secrets known, before the cache keeps it.
-		const metadata = scrubStrings(described, (text) => this.manager.redactor.scrubSecrets(text));
+		const metadata = scrubStrings(described, (text) => this.redactor.scrubSecrets(text));
 		this.catalogSet(connection.entry, metadata);
 		this.options.onChange?.();
 		await this.cache?.store(connection.entry, metadata).catch(() => undefined);
@@ -391,7 +403,6 @@ export class ServerLifecycle {
 	 */
 	async shutdown(): Promise<void> {
 		if (this.timer) clearInterval(this.timer);
-		clearTimeout(this.indexTimer);
 		this.ticking = true; // no idle sweep or health check from here on
 		await this.fillsFinished();
 		this.stopped = true; // what is still queued does not start

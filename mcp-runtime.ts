@@ -4,7 +4,7 @@
 
 import { atExit } from "./bounds/exit-cleanup.ts";
 import { ClientFeatures } from "./client/client-features.ts";
-import { formatProblem, loadConfig, type RegisteredServer, resolveAgentDir } from "./config.ts";
+import { formatProblem, loadConfig, type RegisteredServer } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
@@ -12,7 +12,9 @@ import type { SignInOptions } from "./oauth/sign-in.ts";
 import { authHelp, credentialRenewal, grantType, storedSignInNote, usesOAuth } from "./oauth-handler.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
 import { about, type ServerBlurb } from "./proxy/surface.ts";
+import { BackgroundIndex } from "./search/background-index.ts";
 import { McpServerManager } from "./server-manager.ts";
+import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
 import { Redactor } from "./trust/redaction.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
@@ -37,6 +39,10 @@ export class McpRuntime {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly config: McpConfig;
 	readonly lifecycle: ServerLifecycle;
+	/** The one owner of connections; the rest of the adapter reaches servers through the lifecycle. */
+	private readonly manager: McpServerManager;
+	/** The search index following the catalog; only a started session has one (a CLI run indexes on its search). */
+	private searchIndex?: BackgroundIndex;
 	readonly approvals: ProjectApprovals;
 	/** Every text shown to the user or the model passes it. */
 	readonly redactor: Redactor;
@@ -79,7 +85,7 @@ export class McpRuntime {
 		this.output = new OutputGuard(
 			settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard },
 		);
-		const manager = new McpServerManager({
+		this.manager = new McpServerManager({
 			requestTimeoutMs: settings.requestTimeoutMs,
 			maxTotalTimeoutMs: settings.maxTotalTimeoutMs,
 			connectTimeoutMs: settings.connectTimeoutMs,
@@ -104,12 +110,13 @@ export class McpRuntime {
 		});
 		this.lifecycle = new ServerLifecycle({
 			config: this.config,
-			manager,
+			manager: this.manager,
 			cache: new MetadataCache(this.agentDir),
 			gate: (entry) => this.approvals.state(entry),
 			onChange: () => {
 				for (const listener of this.listeners) listener();
 			},
+			onCatalogChanged: () => this.searchIndex?.changed(),
 		});
 	}
 
@@ -121,7 +128,7 @@ export class McpRuntime {
 
 	/** A new working folder: the roots follow, and connected servers are told (roots/list_changed). */
 	async setWorkingFolder(cwd: string): Promise<void> {
-		if (this.client.setWorkingFolder(cwd)) await this.lifecycle.manager.notifyRootsChanged();
+		if (this.client.setWorkingFolder(cwd)) await this.manager.notifyRootsChanged();
 	}
 
 	/** Project servers waiting for the user's decision. */
@@ -176,7 +183,7 @@ export class McpRuntime {
 	async signOut(name: string): Promise<boolean> {
 		const entry = this.oauthEntry(name);
 		const { signOut } = await import("./oauth/sign-in.ts");
-		await this.lifecycle.manager.close(name);
+		await this.manager.close(name);
 		return signOut(this.agentDir, entry);
 	}
 
@@ -202,18 +209,24 @@ export class McpRuntime {
 	start(): void {
 		// If the process ends without awaiting shutdown (Ctrl-C of `pi -p` among others), no server
 		// may outlive it and no result file may stay behind.
-		const manager = this.lifecycle.manager;
 		this.stopExitCleanup = atExit(() => {
-			manager.killAllSync();
+			this.killAllSync();
 			this.output.dispose();
 		});
+		this.searchIndex = new BackgroundIndex(this.lifecycle.catalog);
 		this.lifecycle.start();
+	}
+
+	/** At an exit that cannot wait: every server process this session started, killed at once. */
+	killAllSync(): void {
+		this.manager.killAllSync();
 	}
 
 	async shutdown(): Promise<void> {
 		this.stopExitCleanup?.();
 		this.listeners.clear();
 		void this.resolver?.then((resolver) => resolver.dispose());
+		this.searchIndex?.stop();
 		await this.lifecycle.shutdown();
 		this.output.dispose();
 	}

@@ -4,9 +4,9 @@
 // Entries are keyed by name and config identity, so two projects with a server of the same name
 // (different args) keep one entry each. The file is shared by every Pi session and project:
 // writes are locked, merged with what is on disk, and atomic. Anything unreadable is ignored and rebuilt.
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
+import { configHash } from "./config/identity.ts";
 import { checks } from "./config/json-check.ts";
 import { readJsonFile, updateJsonFile } from "./storage/locked-json.ts";
 import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
@@ -66,40 +66,6 @@ const CachedServerSchema = Type.Object({
 });
 export type CachedServer = Static<typeof CachedServerSchema>;
 type CacheFile = { version: number; servers: Record<string, CachedServer> };
-
-/** The fields that change what a server exposes; lifecycle, idleTimeout and debug do not. */
-export function configHash(entry: ServerEntry): string {
-	const relevant =
-		entry.transport === "stdio"
-			? {
-					command: entry.command,
-					args: entry.args,
-					env: entry.env,
-					cwd: entry.cwd,
-					exposeResources: entry.exposeResources,
-				}
-			: {
-					url: entry.url,
-					headers: entry.headers,
-					auth: entry.auth,
-					bearerToken: entry.bearerToken,
-					bearerTokenEnv: entry.bearerTokenEnv,
-					exposeResources: entry.exposeResources,
-				};
-	return createHash("sha256").update(stableStringify(relevant)).digest("hex");
-}
-
-/** JSON with object keys sorted at every level, so equal configs hash equally. */
-export function stableStringify(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-	if (value && typeof value === "object") {
-		const entries = Object.entries(value as Record<string, unknown>)
-			.filter(([, v]) => v !== undefined)
-			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
-	}
-	return JSON.stringify(value) ?? "null";
-}
 
 /** What a server exposes, as cached. */
 export interface CachedMetadata extends ServerMetadata {

@@ -2,6 +2,7 @@
 // each may stop waiting on its own signal), calls counted in flight, events for the lifecycle,
 // session recovery, list_changed, and closing every connection, or connect under way, without
 // leaving a process behind. Opening one connection: server-connection.ts.
+
 import type {
 	CallToolResult,
 	CompleteResult,
@@ -11,8 +12,8 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import { once, untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
-import { resolveAgentDir } from "./config.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
+import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { describeError, isAuthError, isSessionLost } from "./transport/errors.ts";
 import type {
 	Challenge,
@@ -23,9 +24,10 @@ import type {
 	ServerConnection,
 } from "./transport/open-connection.ts";
 import { Redactor } from "./trust/redaction.ts";
-import type { ServerEntry } from "./types.ts";
+import { DEFAULT_SETTINGS, type Progress, type ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./transport/open-connection.ts";
+export type { Progress } from "./types.ts";
 
 /**
  * Opening connections (our transports, cross-spawn, then the SDK) is loaded on the first connect:
@@ -36,7 +38,7 @@ const loadConnections = once(() => import("./transport/open-connection.ts"));
 const loadTasks = once(() => import("./proxy/tool-tasks.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
-const DEFAULT_MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = DEFAULT_SETTINGS.maxMessageMB * 1024 * 1024;
 
 export interface CallOptions {
 	readonly signal?: AbortSignal;
@@ -45,12 +47,6 @@ export interface CallOptions {
 	readonly onProgress?: (progress: Progress) => void;
 	/** Call through the task API (the tool requires it): status messages come as progress. */
 	readonly task?: boolean;
-}
-
-export interface Progress {
-	readonly progress: number;
-	readonly total?: number;
-	readonly message?: string;
 }
 
 /** What a listener hears: a connection opened or ended, or a server's tools or resources changed. */
@@ -94,7 +90,7 @@ export interface ServerManagerOptions {
 
 export type StateListener = (server: string, event: ServerEvent) => void;
 
-export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_ARGUMENT_BYTES = DEFAULT_SETTINGS.maxArgumentMB * 1024 * 1024;
 
 interface PendingConnect {
 	readonly promise: Promise<ServerConnection>;
@@ -331,7 +327,9 @@ export class McpServerManager {
 	/** Per-server `timeout` is in seconds (Pi's mcp.json); settings are in ms. */
 	private requestTimeout(connection: ServerConnection): number {
 		const seconds = connection.entry.timeout;
-		return seconds !== undefined ? seconds * 1000 : (this.options.requestTimeoutMs ?? 60_000);
+		return seconds !== undefined
+			? seconds * 1000
+			: (this.options.requestTimeoutMs ?? DEFAULT_SETTINGS.requestTimeoutMs);
 	}
 
 	private requestOptions(connection: ServerConnection, options: CallOptions) {
@@ -340,7 +338,7 @@ export class McpServerManager {
 			timeout: options.timeoutMs ?? this.requestTimeout(connection),
 			// A server that reports progress is working: each report restarts the timeout, up to a cap.
 			resetTimeoutOnProgress: true,
-			maxTotalTimeout: this.options.maxTotalTimeoutMs ?? 600_000,
+			maxTotalTimeout: this.options.maxTotalTimeoutMs ?? DEFAULT_SETTINGS.maxTotalTimeoutMs,
 			onprogress: options.onProgress
 				? (p: { progress: number; total?: number; message?: string }) =>
 						options.onProgress?.({ progress: p.progress, total: p.total, message: p.message })
@@ -452,7 +450,7 @@ export class McpServerManager {
 	}
 
 	private connectTimeoutMs(): number {
-		return this.options.connectTimeoutMs ?? 30_000;
+		return this.options.connectTimeoutMs ?? DEFAULT_SETTINGS.connectTimeoutMs;
 	}
 }
 

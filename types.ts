@@ -1,6 +1,12 @@
 // Shared types of the adapter, and the one rule every generated tool name follows.
 import { createHash } from "node:crypto";
-import type { LaunchIdentity } from "./trust/project-approval.ts";
+
+/** What the user approves: a hash of what runs or is contacted, and how it reads. */
+export interface LaunchIdentity {
+	readonly hash: string;
+	/** Every line of what runs, is contacted and is sent, as written (variables unexpanded): the approval question. */
+	readonly summary: string;
+}
 
 export type Lifecycle = "lazy" | "eager" | "keep-alive";
 export type ToolPrefix = "server" | "short" | "none";
@@ -278,4 +284,10 @@ export function formatToolName(server: string, tool: string, mode: ToolPrefix): 
 	const keep = Math.max(MIN_PREFIX, HEAD_BUDGET - base.length - 1);
 	const short = prefix ? `${prefix.slice(0, keep).replace(/[_-]+$/, "")}_${base}` : base;
 	return `${short.slice(0, HEAD_BUDGET).replace(/[_-]+$/, "")}_${shortHash(`${server}\u0000${tool}\u0000${mode}`)}`;
+}
+
+export interface Progress {
+	readonly progress: number;
+	readonly total?: number;
+	readonly message?: string;
 }

@@ -136,7 +136,8 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 				code: WRONG_VERSION,
 				message: `this broker runs pi-mcp-adapter ${ADAPTER_VERSION} (protocol ${BROKER_PROTOCOL})`,
 			};
-			return session.send({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
+			session.send({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
+			return;
 		}
 		let server = servers.get(params.key);
 		if (!server || server.closing || server.closed) {

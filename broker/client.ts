@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
 import { delay } from "../bounds/waits.ts";
-import { configHash, stableStringify } from "../metadata-cache.ts";
+import { configHash, stableStringify } from "../config/identity.ts";
 import type { StdioServerEntry } from "../types.ts";
 import {
 	ADAPTER_VERSION,

@@ -8,7 +8,7 @@
 // at the server; the last one leaving starts the linger; the server's exit fails every request in
 // flight with the reason and ends every session's connection.
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { StdioTransport } from "../transport/stdio.ts";
 import { TailBuffer } from "../transport/tail-buffer.ts";
 import type { OpenParams, SocketTransport } from "./wire.ts";
@@ -101,7 +101,7 @@ export class SharedServer {
 			this.sendUp({
 				jsonrpc: "2.0",
 				id: asked.id,
-				error: { code: -32603, message: "The session asked went away" },
+				error: { code: ErrorCode.InternalError, message: "The session asked went away" },
 			} as Message);
 		}
 		if (this.lastCaller === session) this.lastCaller = undefined;
@@ -119,7 +119,7 @@ export class SharedServer {
 				session.send({
 					jsonrpc: "2.0",
 					id: request.id as Id,
-					error: { code: -32000, message: error.message },
+					error: { code: ErrorCode.ConnectionClosed, message: error.message },
 				} as Message),
 		);
 	}
@@ -181,7 +181,10 @@ export class SharedServer {
 
 	/** A session's message for the server: ids and progress tokens made the broker's own. */
 	fromSession(session: Session, message: Message): void {
-		if (message.method === "initialize") return this.initialize(session, message);
+		if (message.method === "initialize") {
+			this.initialize(session, message);
+			return;
+		}
 		if (message.method === "notifications/initialized") return;
 		if (message.method === "notifications/cancelled") {
 			const requestId = message.params?.requestId;
@@ -203,14 +206,16 @@ export class SharedServer {
 				this.tokens.set(`p${id}`, relayed);
 				params = { ...params, _meta: { ...meta, progressToken: `p${id}` } };
 			}
-			return this.sendUp({ ...message, id, params } as Message);
+			this.sendUp({ ...message, id, params } as Message);
+			return;
 		}
 		if (message.id !== undefined) {
 			// The session's answer to the server's own request.
 			const asked = this.asked.get(String(message.id));
 			if (!asked || asked.session !== session) return;
 			this.asked.delete(String(message.id));
-			return this.sendUp({ ...message, id: asked.id });
+			this.sendUp({ ...message, id: asked.id });
+			return;
 		}
 		this.sendUp(message); // roots/list_changed and the like
 	}
@@ -221,11 +226,18 @@ export class SharedServer {
 			if (!relayed) return; // cancelled, or its session left
 			this.requests.delete(message.id as number);
 			for (const [token, r] of this.tokens) if (r === relayed) this.tokens.delete(token);
-			return relayed.session.send({ ...message, id: relayed.id });
+			relayed.session.send({ ...message, id: relayed.id });
+			return;
 		}
-		if (message.method === "ping" && message.id !== undefined)
-			return this.sendUp({ jsonrpc: "2.0", id: message.id, result: {} } as Message);
-		if (message.id !== undefined) return this.askSession(message);
+		// The server's ping is answered here: every session would answer it otherwise.
+		if (message.method === "ping" && message.id !== undefined) {
+			this.sendUp({ jsonrpc: "2.0", id: message.id, result: {} } as Message);
+			return;
+		}
+		if (message.id !== undefined) {
+			this.askSession(message);
+			return;
+		}
 		if (message.method === "notifications/progress") {
 			const relayed = this.tokens.get(String(message.params?.progressToken));
 			if (relayed) relayed.session.send({ ...message, params: { ...message.params, progressToken: relayed.token } });
@@ -250,12 +262,11 @@ export class SharedServer {
 	private askSession(message: Message): void {
 		const inFlight = [...this.requests.values()];
 		const session = inFlight.at(-1)?.session ?? this.lastCaller ?? [...this.sessions].at(-1);
-		if (!session)
-			return this.sendUp({
-				jsonrpc: "2.0",
-				id: message.id as Id,
-				error: { code: -32603, message: "No session is using this server" },
-			} as Message);
+		if (!session) {
+			const error = { code: ErrorCode.InternalError, message: "No session is using this server" };
+			this.sendUp({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
+			return;
+		}
 		const id = `s${this.nextId++}`;
 		this.asked.set(id, { session, id: message.id as Id });
 		session.send({ ...message, id });
@@ -280,7 +291,11 @@ export class SharedServer {
 		clearTimeout(this.linger);
 		const reason = this.exitReason(`exited with ${this.sessions.size} session(s) using it`);
 		for (const [, relayed] of this.requests)
-			relayed.session.send({ jsonrpc: "2.0", id: relayed.id, error: { code: -32000, message: reason } } as Message);
+			relayed.session.send({
+				jsonrpc: "2.0",
+				id: relayed.id,
+				error: { code: ErrorCode.ConnectionClosed, message: reason },
+			} as Message);
 		this.requests.clear();
 		for (const session of this.sessions) void session.transport.close();
 		this.sessions.clear();

@@ -4,7 +4,7 @@
 // JSON-RPC; the broker adds two methods of its own, `pi-broker/open` (the first message of a
 // session: which server it wants) and `pi-broker/status`.
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
@@ -15,10 +15,7 @@ import { LineReader } from "../transport/line-reader.ts";
 
 /** Bumped when the broker's methods or relaying change: a session and a broker of another protocol do not talk. */
 export const BROKER_PROTOCOL = 1;
-/** The adapter's version: a broker of another version is not used (sessions run their servers themselves). */
-export const ADAPTER_VERSION: string = (
-	JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as { version: string }
-).version;
+export { ADAPTER_VERSION } from "../transport/client-info.ts";
 
 export const OPEN_METHOD = "pi-broker/open";
 /** In a shared server's environment: the pid of the broker that started it. */

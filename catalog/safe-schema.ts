@@ -38,7 +38,9 @@ function boundedCopy(value: unknown): Json {
 		else if (Array.isArray(source)) {
 			const out: Json[] = new Array(source.length).fill(null);
 			assign(out);
-			source.forEach((item, i) => stack.push({ source: item, depth: depth + 1, assign: (v) => (out[i] = v) }));
+			for (const [i, item] of source.entries()) {
+				stack.push({ source: item, depth: depth + 1, assign: (v) => (out[i] = v) });
+			}
 		} else {
 			const out: { [key: string]: Json } = {};
 			assign(out);

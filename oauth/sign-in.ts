@@ -5,6 +5,7 @@
 // indicator, and exchanges the code. This module adds what a user needs around it: a loopback
 // callback on 127.0.0.1 that checks `state` (and `iss`, RFC 9207), the URL shown (and a browser
 // opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline.
+
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -14,6 +15,7 @@ import type {
 	OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { CLIENT_INFO } from "../transport/client-info.ts";
 import { describeError } from "../transport/errors.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { isWebAddress, openSystemBrowser } from "./open-browser.ts";
@@ -327,7 +329,7 @@ async function probe(
 				params: {
 					protocolVersion: "2025-11-25",
 					capabilities: {},
-					clientInfo: { name: "pi-mcp-adapter", version: "0.1.0" },
+					clientInfo: CLIENT_INFO,
 				},
 			}),
 			signal: AbortSignal.timeout(15_000),

@@ -110,7 +110,7 @@ export class PromptCommands {
 		}
 		try {
 			await runtime.lifecycle.ensureConnected(server, ctx.signal);
-			const result = await runtime.lifecycle.manager.getPrompt(server, name, values, { signal: ctx.signal });
+			const result = await runtime.lifecycle.getPrompt(server, name, values, { signal: ctx.signal });
 			const content = promptContent(result, (data, uri) => runtime.output.saveBlob(data, uri));
 			if (!ctx.isIdle()) return this.pi.sendUserMessage(content, { deliverAs: "followUp" });
 			// `pi -p "/server:prompt"` (print, json) ends once the command returns: Pi 1.5 would exit
@@ -136,7 +136,7 @@ export class PromptCommands {
 		const stop = AbortSignal.timeout(COMPLETION_MS);
 		try {
 			await runtime.lifecycle.ensureConnected(server, stop);
-			const values = await runtime.lifecycle.manager.complete(
+			const values = await runtime.lifecycle.complete(
 				server,
 				{ type: "ref/prompt", name },
 				{ name: at.argument.name, value: at.partial },
@@ -144,13 +144,11 @@ export class PromptCommands {
 				{ signal: stop, timeoutMs: COMPLETION_MS },
 			);
 			// Drawn in the autocomplete list: the server's words, without terminal sequences.
-			return values
-				.slice(0, 50)
-				.map((value) => ({
-					value: `${at.head}${quoted(oneLine(value))}`,
-					label: oneLine(value),
-					description: oneLine(at.argument.name),
-				}));
+			return values.slice(0, 50).map((value) => ({
+				value: `${at.head}${quoted(oneLine(value))}`,
+				label: oneLine(value),
+				description: oneLine(at.argument.name),
+			}));
 		} catch {
 			return null;
 		}

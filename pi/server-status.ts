@@ -18,7 +18,7 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 		case "denied":
 			return `denied by the user for this project (/mcp approve ${name} allows it)`;
 		case "connected":
-			return `connected${lifecycle.manager.get(name)?.shared ? " (shared)" : ""}, ${count}`;
+			return `connected${lifecycle.isShared(name) ? " (shared)" : ""}, ${count}`;
 		case "starting":
 			return known ? `starting, ${count} known` : "starting";
 		case "idle":

@@ -146,7 +146,7 @@ async function readUri(
 	const details = { server: owner, uri };
 	try {
 		await lifecycle.ensureConnected(owner, options.signal);
-		const result = await lifecycle.manager.readResource(owner, uri, { signal: options.signal });
+		const result = await lifecycle.readResource(owner, uri, { signal: options.signal });
 		return converted(lifecycle, owner, uri, { content: resourceResultToContent(result) }, options, details);
 	} catch (error) {
 		if (options.signal?.aborted) return failure("tool", `Reading ${uri} was cancelled.`, details);
@@ -172,7 +172,7 @@ async function invoke(
 	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, args) : undefined);
 	if (typeof uri === "object") return failure("tool", uri.error, details);
 	if (uri !== undefined) {
-		const result = await lifecycle.manager.readResource(tool.server, uri, { signal: options.signal });
+		const result = await lifecycle.readResource(tool.server, uri, { signal: options.signal });
 		return converted(
 			lifecycle,
 			tool.server,
@@ -183,7 +183,7 @@ async function invoke(
 		);
 	}
 	options.notes?.(tool.server); // dropped: the result tells only what happened during this call
-	const result = await lifecycle.manager.callTool(tool.server, tool.name, args, {
+	const result = await lifecycle.callTool(tool.server, tool.name, args, {
 		signal: options.signal,
 		onProgress: options.onProgress,
 		task: tool.taskSupport === "required",
@@ -219,7 +219,7 @@ function converted(
 	// Known secrets (your secret-looking variables, the config's tokens) leave no tool's output,
 	// successful or not, nor the output guard's file; URLs in data are left as they are.
 	const secretFree = content.map((c) =>
-		c.type === "text" ? { ...c, text: lifecycle.manager.redactor.scrubSecrets(c.text) } : c,
+		c.type === "text" ? { ...c, text: lifecycle.redactor.scrubSecrets(c.text) } : c,
 	);
 	const guarded = output?.apply(secretFree, label) ?? secretFree;
 	for (const note of options.notes?.(server) ?? []) guarded.push({ type: "text", text: `\n(${note})` });

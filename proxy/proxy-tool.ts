@@ -3,8 +3,9 @@
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
 
 import { formatProblem } from "../config.ts";
-import { loadSearch, type ServerLifecycle } from "../lifecycle.ts";
+import type { ServerLifecycle } from "../lifecycle.ts";
 import { countLabel, stateText } from "../pi/server-status.ts";
+import { loadSearch } from "../search/background-index.ts";
 import { describeError, quote } from "../transport/errors.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
 import { callMode, resolveTool } from "./calls.ts";
@@ -51,7 +52,7 @@ export async function runProxy(
 	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
 	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
 	if (result.details.mode === "tool" && !result.isError) return result;
-	const scrub = (text: string) => lifecycle.manager.redactor.scrub(text);
+	const scrub = (text: string) => lifecycle.redactor.scrub(text);
 	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
 }
 

@@ -7,8 +7,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { sleep } from "../bounds/waits.ts";
-import type { Progress } from "../server-manager.ts";
 import type { McpSdk } from "../transport/open-connection.ts";
+import type { Progress } from "../types.ts";
 
 export interface TaskCallOptions {
 	readonly signal?: AbortSignal;

@@ -307,7 +307,10 @@ const paramTexts = new WeakMap<object, string>();
 /** Parameter names and the values an enum allows (jira's action: create, transition, ...). Kept per schema: updates compare it. */
 function paramText(schema: Record<string, unknown>): string {
 	let text = paramTexts.get(schema);
-	if (text === undefined) paramTexts.set(schema, (text = paramWords(schema)));
+	if (text === undefined) {
+		text = paramWords(schema);
+		paramTexts.set(schema, text);
+	}
 	return text;
 }
 
@@ -351,6 +354,8 @@ const DESCRIPTION_CHARS = 300;
 interface CatalogIndex {
 	readonly index: ToolSearchIndex;
 	version: number;
+	/** How many times the index was brought up to date (a search with no change since does not count). */
+	updates: number;
 	pending?: Generator<void, void, void>;
 }
 
@@ -358,20 +363,33 @@ const indexes = new WeakMap<ToolCatalog, CatalogIndex>();
 
 function indexOf(catalog: ToolCatalog): CatalogIndex {
 	let state = indexes.get(catalog);
-	if (!state) indexes.set(catalog, (state = { index: new ToolSearchIndex(), version: -1 }));
+	if (!state) {
+		state = { index: new ToolSearchIndex(), version: -1, updates: 0 };
+		indexes.set(catalog, state);
+	}
 	return state;
 }
 
 /** The catalog's index, brought up to date first: a background update is finished, a change since is applied. */
 export function searchCatalog(catalog: ToolCatalog, query: string, options: SearchOptions = {}): SearchHit[] {
 	const state = indexOf(catalog);
-	if (state.pending) for (const _ of state.pending);
-	state.pending = undefined;
+	if (state.pending) {
+		for (const _ of state.pending);
+		state.pending = undefined;
+		state.updates++;
+	}
 	if (state.version !== catalog.version) {
 		state.index.update(catalog.all());
 		state.version = catalog.version;
+		state.updates++;
 	}
 	return state.index.search(query, options);
+}
+
+/** Which catalog version the index reflects (-1: none yet) and how often it was updated: what tests and the bench observe. */
+export function indexInfo(catalog: ToolCatalog): { readonly version: number; readonly updates: number } {
+	const { version, updates } = indexOf(catalog);
+	return { version, updates };
 }
 
 /**
@@ -379,19 +397,23 @@ export function searchCatalog(catalog: ToolCatalog, query: string, options: Sear
  * so the first search after a session start or a server's change finds it built. A search that
  * comes first finishes the update itself.
  */
-export function prepareSearch(catalog: ToolCatalog): void {
+export function prepareSearch(catalog: ToolCatalog): Promise<void> {
 	const state = indexOf(catalog);
-	if (state.pending || state.version === catalog.version) return;
+	if (state.pending || state.version === catalog.version) return Promise.resolve();
 	const version = catalog.version;
 	const steps = state.index.updating(catalog.all());
 	state.pending = steps;
-	const step = () => {
-		if (state.pending !== steps) return; // a search finished it
-		if (!steps.next().done) return void setImmediate(step);
-		state.pending = undefined;
-		state.version = version;
-	};
-	setImmediate(step);
+	return new Promise((resolve) => {
+		const step = () => {
+			if (state.pending !== steps) return resolve(); // a search finished it
+			if (!steps.next().done) return void setImmediate(step);
+			state.pending = undefined;
+			state.version = version;
+			state.updates++;
+			resolve();
+		};
+		setImmediate(step);
+	});
 }
 
 /** Longer patterns are refused: no tool name needs one, and compiling is not free. */

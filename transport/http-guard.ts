@@ -7,7 +7,7 @@
 //   resumed is failed at once, instead of waiting for its timeout;
 // - a passing fault (a dropped keep-alive socket, 408/429/502/503/504) is retried twice.
 import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { sleep } from "../bounds/waits.ts";
 
 type RequestId = string | number;
@@ -237,7 +237,7 @@ class GuardedTransport implements Transport {
 			this.onmessage?.({
 				jsonrpc: "2.0",
 				id,
-				error: { code: -32000, message: `Connection lost before the answer: ${why}` },
+				error: { code: ErrorCode.ConnectionClosed, message: `Connection lost before the answer: ${why}` },
 			});
 		}
 	}

@@ -14,6 +14,8 @@ import type {
 	LoggingMessageNotification,
 	Root,
 } from "@modelcontextprotocol/sdk/types.js";
+// Loaded with the connection code, on the first connect (like the rest of the SDK).
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { once, untilAborted } from "../bounds/waits.ts";
 import { type BrokerOptions, openBrokerTransport, sharedKey } from "../broker/client.ts";
 import type { SharedLaunch } from "../broker/wire.ts";
@@ -33,6 +35,7 @@ import type {
 	ToolAnnotations,
 	ToolMetadata,
 } from "../types.ts";
+import { CLIENT_INFO } from "./client-info.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
@@ -43,7 +46,6 @@ export type McpSdk = typeof import("./mcp-sdk.ts");
 /** The SDK is imported on the first connect, keeping it out of Pi's startup (see mcp-sdk.ts). */
 export const loadSdk: () => Promise<McpSdk> = once(() => import("./mcp-sdk.ts"));
 
-export const CLIENT_INFO = { name: "pi-mcp-adapter", version: "0.1.0" } as const;
 export const STDERR_TAIL_BYTES = 8 * 1024;
 const MAX_PAGES = 100;
 
@@ -535,7 +537,7 @@ async function allPages<P extends { nextCursor?: string }>(
 /** Timeouts and cancellations in words a user can act on. */
 export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {
 	const code = (error as { code?: unknown } | null)?.code;
-	if (code === -32001 && /timed out/i.test(describeError(error))) {
+	if (code === ErrorCode.RequestTimeout && /timed out/i.test(describeError(error))) {
 		return new Error(
 			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (seconds) or settings.requestTimeoutMs if it needs longer.`,
 			{ cause: error },

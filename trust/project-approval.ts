@@ -7,22 +7,15 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { isCommandValue } from "../config/command-values.ts";
-import { stableStringify } from "../metadata-cache.ts";
+import { stableStringify } from "../config/identity.ts";
 import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
-import type { ServerEntry } from "../types.ts";
+import type { LaunchIdentity, ServerEntry } from "../types.ts";
 import { visible } from "./safe-text.ts";
 
 export const APPROVALS_FILE = "mcp-approvals.json";
 
 export type Decision = "approved" | "denied";
 export type GateState = "allowed" | "pending" | "denied";
-
-/** What the user approves: a hash of what runs or is contacted, and how it reads. */
-export interface LaunchIdentity {
-	readonly hash: string;
-	/** The command line or URL as written in the file (variables unexpanded), for the prompt. */
-	readonly summary: string;
-}
 
 /** The fields of a raw entry that decide what runs or where credentials go, as written. */
 export interface RawLaunch {

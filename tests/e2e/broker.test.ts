@@ -85,7 +85,9 @@ describe("two sessions sharing server-everything through the broker", () => {
 		const replies: unknown[] = [];
 		let closed = false;
 		transport.onmessage = (message) => void replies.push(message);
-		transport.onclose = () => void (closed = true);
+		transport.onclose = () => {
+			closed = true;
+		};
 		const open = {
 			protocol: BROKER_PROTOCOL,
 			version: ADAPTER_VERSION,
@@ -361,7 +363,9 @@ describe("when the broker cannot serve", () => {
 		let transport: SocketTransport | undefined;
 		fake = createServer((socket) => {
 			transport = new SocketTransport(socket, 1024 * 1024, (line) => JSON.parse(line), "the session");
-			transport.onclose = () => void (closed = true);
+			transport.onclose = () => {
+				closed = true;
+			};
 		});
 		await new Promise<void>((resolve) => fake?.listen(path, resolve));
 		const frozen = await connectSocket(path, 1000);

@@ -79,7 +79,10 @@ describe("NpxResolver against an npx cache laid out as npm does", () => {
 		const options = {
 			agentDir: dir.path,
 			npmCache,
-			lookupVersion: async (spec: string) => (asked.push(spec), registryHas),
+			lookupVersion: async (spec: string) => {
+				asked.push(spec);
+				return registryHas;
+			},
 		};
 		const resolver = new NpxResolver(options);
 		const entry = { command: "npx", args: ["-y", "pkg@^1.0.0"] };

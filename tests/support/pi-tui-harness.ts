@@ -1,5 +1,6 @@
 // The real Pi TUI in a pseudo-terminal (node-pty), for what only the interactive mode shows:
 // dialogs at startup, keys pressed by a user.
+import { stripVTControlCharacters } from "node:util";
 import { spawn } from "@lydell/node-pty";
 import { type PiHome, piCommand, type RunOptions } from "./pi-cli-harness.ts";
 
@@ -11,8 +12,6 @@ export interface PiTui {
 	press(keys: string): void;
 	close(): Promise<void>;
 }
-
-const ANSI = /\x1b\[[0-9;?<>]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>]/g;
 
 export function startPiTui(home: PiHome, options: RunOptions = {}): PiTui {
 	if (options.steps) home.model.script(options.steps);
@@ -29,7 +28,7 @@ export function startPiTui(home: PiHome, options: RunOptions = {}): PiTui {
 	pty.onData((data) => {
 		output += data;
 	});
-	const text = () => output.replace(ANSI, "");
+	const text = () => stripVTControlCharacters(output);
 	return {
 		text,
 		async waitForText(match, timeoutMs = 20_000) {

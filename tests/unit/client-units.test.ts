@@ -218,9 +218,10 @@ describe("sampling consent", () => {
 		};
 		const sampler: Sampler = {
 			modelName: "m",
-			complete: async () => (
-				sent++, { text: "ok", model: "m", stopReason: "endTurn", inputTokens: 1, outputTokens: 1 }
-			),
+			complete: async () => {
+				sent++;
+				return { text: "ok", model: "m", stopReason: "endTurn", inputTokens: 1, outputTokens: 1 };
+			},
 		};
 		return { titles, dialogs, sampler, sent: () => sent };
 	};

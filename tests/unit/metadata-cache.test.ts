@@ -4,8 +4,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
+import { configHash } from "../../config/identity.ts";
 import { defineServer } from "../../config.ts";
-import { CACHE_FILE, CACHE_MAX_AGE_MS, cacheKey, configHash, MetadataCache } from "../../metadata-cache.ts";
+import { CACHE_FILE, CACHE_MAX_AGE_MS, cacheKey, MetadataCache } from "../../metadata-cache.ts";
 import type { StdioServerEntry, ToolMetadata } from "../../types.ts";
 import { tempDir } from "../support/helpers.ts";
 

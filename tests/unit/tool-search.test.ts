@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, loadCatalogs } from "../../bench/catalogs.ts";
 import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
-import { prepareSearch, searchCatalog } from "../../search/engine.ts";
+import { indexInfo, prepareSearch, searchCatalog } from "../../search/engine.ts";
 import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
 import { baseForm, synonymsOf } from "../../search/thesaurus.ts";
 
@@ -113,12 +113,15 @@ describe("ranking over the real catalogs", () => {
 			false,
 		);
 		expect(searchCatalog(small, "beta").length).toBe(0);
+		searchCatalog(small, "alpha");
+		expect(indexInfo(small)).toEqual({ version: small.version, updates: 1 }); // the second search reused it
 		small.set(
 			"a",
 			{ tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] },
 			false,
 		);
 		expect(searchCatalog(small, "beta").map((h) => h.tool.name)).toEqual(["beta"]);
+		expect(indexInfo(small)).toEqual({ version: small.version, updates: 2 });
 	});
 
 	it("an index updated in place ranks exactly as one built afresh, after servers change, leave and come back", () => {
@@ -166,13 +169,17 @@ describe("ranking over the real catalogs", () => {
 			return c;
 		};
 		const early = build();
-		prepareSearch(early);
+		void prepareSearch(early);
 		const cold = build();
 		expect(names(early)).toEqual(names(cold)); // searched before the background steps ran
 		const waited = build();
-		prepareSearch(waited);
-		await new Promise((resolve) => setTimeout(resolve, 1500));
+		const ready = prepareSearch(waited);
+		expect(indexInfo(waited).version).toBe(-1); // in the background: nothing is built at once
+		await ready;
+		// Built with no search asking for it; the search that follows finds it done.
+		expect(indexInfo(waited)).toEqual({ version: waited.version, updates: 1 });
 		expect(names(waited)).toEqual(names(cold));
+		expect(indexInfo(waited).updates).toBe(1);
 		function names(c: ToolCatalog) {
 			return searchCatalog(c, "read a file from the repo", { limit: 5 }).map((h) => h.tool.qualifiedName);
 		}
