@@ -1,5 +1,6 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
+import { parseArgs } from "node:util";
 import { within } from "./bounds/waits.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
@@ -31,17 +32,16 @@ interface Parsed {
 }
 
 function parseArgv(argv: readonly string[]): Parsed {
-	let configPath: string | undefined;
-	let regex = false;
-	const positional: string[] = [];
-	for (let i = 0; i < argv.length; i++) {
-		const arg = argv[i];
-		if (arg === "--config") configPath = argv[++i];
-		else if (arg === "--regex") regex = true;
-		else if (arg === "-h" || arg === "--help") positional.unshift("help");
-		else positional.push(arg);
-	}
-	return { configPath, regex, command: positional[0], rest: positional.slice(1) };
+	const { values, positionals } = parseArgs({
+		args: [...argv],
+		allowPositionals: true,
+		// A tool's JSON arguments may begin with "-": everything unknown is a positional, not an error.
+		strict: false,
+		options: { config: { type: "string" }, regex: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+	});
+	const positional = values.help ? ["help", ...positionals] : positionals;
+	const configPath = typeof values.config === "string" ? values.config : undefined;
+	return { configPath, regex: values.regex === true, command: positional[0], rest: positional.slice(1) };
 }
 
 function toInput(parsed: Parsed): ProxyInput | string {

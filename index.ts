@@ -3,6 +3,7 @@
 // in modules. The runtime is built at session_start, when Pi 1.5 knows whether the user trusts
 // the project (an untrusted project's .pi/mcp.json is not even read) and which servers other
 // extensions registered; it is built again when those registrations change.
+
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { ClientHost } from "./client/client-features.ts";
 import { piSampler } from "./client/sampling.ts";
@@ -26,6 +27,7 @@ import {
 import { contentText } from "./proxy/tool-results.ts";
 import type { Progress } from "./server-manager.ts";
 import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+import { describeError } from "./transport/errors.ts";
 import { askApproval } from "./trust/project-approval.ts";
 import { oneLine, terminalSafe } from "./trust/safe-text.ts";
 
@@ -176,7 +178,15 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 					syncDirectTools(active);
 					prompts.sync(active);
 				})
-				.catch(() => undefined);
+				// The decision could not be saved (the approvals file is locked or unwritable): the user must know.
+				.catch((error: unknown) =>
+					ctx.ui.notify(
+						terminalSafe(
+							`MCP: your decision could not be saved: ${describeError(error)}. Use /mcp approve or /mcp deny.`,
+						),
+						"error",
+					),
+				);
 		}
 	});
 

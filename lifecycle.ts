@@ -107,6 +107,9 @@ export class ServerLifecycle {
 		this.catalogChanged();
 	}
 
+	/** Why the last write of the metadata cache failed, while it keeps failing (shown by /mcp). */
+	cacheTrouble?: string;
+
 	/** Tells the session (its search index) that the catalog changed; a one-shot CLI run is not told. */
 	private catalogChanged(): void {
 		if (!this.started || this.stopped) return;
@@ -287,6 +290,7 @@ export class ServerLifecycle {
 	): Promise<string[]> {
 		const missing = names.filter((n) => !this.catalog.has(n) && !this.blocked(n));
 		const work = mapLimit(missing, this.options.parallelism ?? 10, (name) =>
+			// A failed connect is recorded per server (state, backoff); the caller asks for what is missing.
 			this.ensureConnected(name).catch(() => undefined),
 		);
 		await (waitMs === undefined ? work : within(work, waitMs, signal));
@@ -344,7 +348,13 @@ export class ServerLifecycle {
 		const metadata = scrubStrings(described, (text) => this.redactor.scrubSecrets(text));
 		this.catalogSet(connection.entry, metadata);
 		this.options.onChange?.();
-		await this.cache?.store(connection.entry, metadata).catch(() => undefined);
+		try {
+			await this.cache?.store(connection.entry, metadata);
+			this.cacheTrouble = undefined;
+		} catch (error) {
+			// Not fatal (the catalog has the tools), but the next start would start the server again: /mcp says why.
+			this.cacheTrouble = describeError(error);
+		}
 	}
 
 	/** Minutes of idleness after which a server is closed; undefined = never. */
@@ -393,6 +403,7 @@ export class ServerLifecycle {
 			}
 		}
 		this.failures.delete(entry.name); // keep-alive retries on every check
+		// Recorded as the server's failure (shown by /mcp); the next tick tries again.
 		await this.ensureConnected(entry.name).catch(() => undefined);
 	}
 
@@ -408,7 +419,8 @@ export class ServerLifecycle {
 		this.stopped = true; // what is still queued does not start
 		await this.manager.closeAll();
 		this.unsubscribe();
-		await this.cache?.flush();
+		// At exit there is no one left to tell: a failed last write costs the next start a listing, nothing else.
+		await this.cache?.flush().catch(() => undefined);
 	}
 
 	/** Waits for the startup connects while they make progress: until done, stalled, or at the cap. */

@@ -149,6 +149,7 @@ export class McpRuntime {
 		if (entries.length === 0) return [];
 		await this.approvals.decide(entries, decision);
 		// Started in the background, like at startup: the command answers at once.
+		// Each server's connect failure is recorded on it and shown by /mcp and the status line.
 		this.lifecycle.gateChanged(entries.map((e) => e.name)).catch(() => undefined);
 		return entries;
 	}
@@ -176,6 +177,7 @@ export class McpRuntime {
 		const entry = this.oauthEntry(name);
 		const { signIn } = await import("./oauth/sign-in.ts");
 		await signIn({ agentDir: this.agentDir, entry, ...io });
+		// The sign-in is stored; a connect that fails now is the server's state (shown by /mcp), not the sign-in's.
 		await this.lifecycle.reconnect(name).catch(() => undefined);
 	}
 

@@ -135,8 +135,10 @@ export class MetadataCache {
 
 	/** Writes pending entries. Serialized within this process; locked across processes. */
 	flush(): Promise<void> {
-		this.writing = this.writing.then(() => this.writePending()).catch(() => undefined);
-		return this.writing;
+		const write = this.writing.then(() => this.writePending());
+		// The chain goes on after a failed write (its entries are retried); the caller hears of the failure.
+		this.writing = write.catch(() => undefined);
+		return write;
 	}
 
 	private async writePending(): Promise<void> {

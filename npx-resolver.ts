@@ -191,6 +191,7 @@ export class NpxResolver {
 				this.versions = { ...readVersions(this.file), [spec]: { version, checkedAt: this.now() } };
 				writeVersions(this.file, this.versions);
 			})
+			// Unknown version (offline, registry down): npx runs as configured and decides itself.
 			.catch(() => undefined)
 			.finally(() => this.pending.delete(spec));
 		this.pending.set(spec, job);

@@ -266,6 +266,7 @@ export class McpServerManager {
 		const pending = this.pending.get(name);
 		if (pending) {
 			pending.controller.abort(new Error(`Connecting to "${name}" was cancelled: the server is being closed`));
+			// Its failure is the cancellation this close caused: nobody waits for it any more.
 			await pending.promise.catch(() => undefined);
 		}
 		const connection = this.connections.get(name);
@@ -431,6 +432,7 @@ export class McpServerManager {
 		const refresh = () => {
 			clearTimeout(timer);
 			timer = setTimeout(() => {
+				// A failed refresh keeps the tools listed before; the next list_changed or health check tries again.
 				if (this.get(connection.name) === connection) this.refresh(connection.name).catch(() => undefined);
 			}, 100);
 			timer.unref?.();
@@ -445,6 +447,7 @@ export class McpServerManager {
 		connection.status = "closed";
 		if (this.connections.get(connection.name) === connection) this.connections.delete(connection.name);
 		// A crashed server's tree (helpers it started) goes too.
+		// Closing what already broke: its processes are ended by the transport whatever close says.
 		void connection.close().catch(() => undefined);
 		this.emit(connection.name, "closed");
 	}

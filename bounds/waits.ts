@@ -20,6 +20,7 @@ export async function within(promise: Promise<unknown>, ms: number, signal?: Abo
 		onAbort = () => resolve();
 		signal?.addEventListener("abort", onAbort, { once: true });
 	});
+	// Whether it failed is its owner's business: this only bounds how long the caller waits.
 	await Promise.race([promise.catch(() => undefined), stop]);
 	clearTimeout(timer);
 	if (onAbort) signal?.removeEventListener("abort", onAbort);

@@ -131,6 +131,7 @@ async function endOrphans(brokerPid: number): Promise<void> {
 export async function brokerStatus(agentDir: string, timeoutMs = 1000): Promise<BrokerStatus | undefined> {
 	const path = socketPath(agentDir);
 	if (process.platform !== "win32" && (!existsSync(path) || !socketDirIsPrivate(path))) return undefined;
+	// No broker (or a stale socket) is the answer here, not an error.
 	const socket = await connectSocket(path, timeoutMs).catch(() => undefined);
 	if (!socket) return undefined;
 	const transport = new SocketTransport(
@@ -166,6 +167,7 @@ async function ask(
 		signal.addEventListener("abort", () => resolve(undefined), { once: true });
 		setTimeout(() => resolve(undefined), REPLY_WAIT_MS).unref();
 	});
+	// A send that fails closes the transport, which answers `undefined` below.
 	await transport.send({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage).catch(() => undefined);
 	const answer = await reply;
 	transport.onmessage = undefined;
@@ -189,6 +191,7 @@ async function reach(agentDir: string, signal: AbortSignal): Promise<import("nod
 		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
 		return undefined;
 	}
+	// Nothing listening yet is expected while the broker starts: tried again below.
 	const attempt = () => connectSocket(path, 1000).catch(() => undefined);
 	const first = await attempt();
 	if (first || signal.aborted) return first;

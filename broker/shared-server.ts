@@ -31,6 +31,7 @@ export class Session {
 	server?: SharedServer;
 	constructor(readonly transport: SocketTransport) {}
 	send(message: Message): void {
+		// A session gone mid-send is detached by its close handler; nothing to tell it.
 		this.transport.send(message as JSONRPCMessage).catch(() => undefined);
 	}
 }
@@ -149,7 +150,7 @@ export class SharedServer {
 				this.ended();
 			};
 		});
-		ended.catch(() => undefined);
+		ended.catch(() => undefined); // raced below; after the handshake a late exit is handled by `ended()`
 		let timer: ReturnType<typeof setTimeout> | undefined;
 		const timeout = new Promise<never>((_, reject) => {
 			timer = setTimeout(
@@ -162,7 +163,7 @@ export class SharedServer {
 				connectTimeoutMs,
 			);
 		});
-		timeout.catch(() => undefined);
+		timeout.catch(() => undefined); // raced below; firing after the handshake means nothing
 		try {
 			await transport.start();
 			await transport.send({ jsonrpc: "2.0", id: INIT_ID, method: "initialize", params } as JSONRPCMessage);
@@ -273,6 +274,7 @@ export class SharedServer {
 	}
 
 	private sendUp(message: Message): void {
+		// The server gone mid-send: its exit fails every request in flight with the reason (see `ended`).
 		this.transport?.send(message as JSONRPCMessage).catch(() => undefined);
 	}
 

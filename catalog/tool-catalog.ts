@@ -54,10 +54,6 @@ export class ToolCatalog {
 		return [...(this.byServer.get(server) ?? [])];
 	}
 
-	resourceCount(server: string): number {
-		return this.servers.get(server)?.resources.length ?? 0;
-	}
-
 	/** Everything the server is known to expose (tools as listed, before naming), if it is known. */
 	metadata(server: string): ServerMetadata | undefined {
 		return this.servers.get(server);

@@ -88,10 +88,6 @@ export class ClientFeatures {
 		return true;
 	}
 
-	roots(): readonly Root[] {
-		return this.currentRoots;
-	}
-
 	/** What happened to a server's questions since the last call: for the tool result. */
 	takeNotes(server: string): string[] {
 		const notes = this.notes.get(server) ?? [];

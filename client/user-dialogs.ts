@@ -46,6 +46,7 @@ export class DialogQueue {
 
 	run<T>(ask: () => Promise<T>): Promise<T> {
 		const next = this.tail.then(ask, ask);
+		// The asker hears its own failure through `next`; the queue only needs to go on.
 		this.tail = next.catch(() => undefined);
 		return next;
 	}

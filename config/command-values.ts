@@ -24,7 +24,7 @@ export async function resolveCommandValues(
 			continue;
 		}
 		const output = await run(value.slice(1), env).catch((error: Error) => {
-			throw new Error(`${where}.${key}: its command failed: ${error.message}`);
+			throw new Error(`${where}.${key}: its command failed: ${error.message}`, { cause: error });
 		});
 		onSecret(output);
 		out[key] = output;

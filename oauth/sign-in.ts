@@ -260,7 +260,9 @@ async function pinAuthorizationServer(store: SignInStore, metadataUrl: string, f
 		if (!response.ok) throw new Error(`HTTP ${response.status}`);
 		body = await response.json();
 	} catch (error) {
-		throw new Error(`oauth.authServerMetadataUrl could not be read (${describeError(error)}): check the URL`);
+		throw new Error(`oauth.authServerMetadataUrl could not be read (${describeError(error)}): check the URL`, {
+			cause: error,
+		});
 	}
 	const parsed = OAuthMetadataSchema.safeParse(body);
 	const metadata = parsed.success ? parsed.data : OpenIdProviderDiscoveryMetadataSchema.safeParse(body).data;
@@ -334,6 +336,7 @@ async function probe(
 			}),
 			signal: AbortSignal.timeout(15_000),
 		});
+		// Only the status and challenge were wanted: a body that cannot be cancelled cleanly is dropped.
 		await response.body?.cancel().catch(() => undefined);
 		return response.status === 401 || response.status === 403 ? extract(response) : {};
 	} catch {
@@ -572,6 +575,7 @@ async function listen(target: CallbackTarget): Promise<Callback> {
 
 /** The user's pasted redirect URL, if they paste one before the callback arrives. */
 async function pasted(ask: SignInOptions["askPaste"], signal: AbortSignal): Promise<string> {
+	// A dialog that failed or was dismissed means "no paste": the callback may still come.
 	const answer = ask ? await ask(signal).catch(() => undefined) : undefined;
 	if (answer && /^https?:\/\//.test(answer.trim())) return answer.trim();
 	// No paste: wait for the callback (this promise settles only when the sign-in is stopped).

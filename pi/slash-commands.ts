@@ -84,6 +84,11 @@ export function statusReport(runtime: McpRuntime, direct: DirectPlan | undefined
 	}
 	// Pi 1.5 lists turned-off servers too: the user sees what is configured, not only what runs.
 	for (const [name, file] of off) lines.push(`  ${turnedOffLine(name, file)}`);
+	if (lifecycle.cacheTrouble) {
+		lines.push(
+			`Tool lists could not be saved (${lifecycle.cacheTrouble}): the next start will start servers again to list them.`,
+		);
+	}
 	if (direct) {
 		if (direct.tools.length > 0)
 			lines.push(

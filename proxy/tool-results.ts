@@ -57,10 +57,6 @@ export function convertResult(result: McpResultLike, options: ResultOptions = {}
 	return { content, forUser };
 }
 
-export function toPiContent(result: McpResultLike, options: ResultOptions = {}): PiContent[] {
-	return convertResult(result, options).content;
-}
-
 /** Blocks without an audience are for everyone; one naming only the user is not for the model. */
 function forAssistant(block: McpBlock): boolean {
 	const audience = block.annotations?.audience;

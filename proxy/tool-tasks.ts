@@ -70,6 +70,7 @@ export async function callToolAsTask(
 	} catch (error) {
 		if (!stop.signal.aborted) throw error;
 		if (taskId)
+			// Best effort: the caller already gave up; a server that cannot cancel lets the task finish alone.
 			await client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
 		throw stop.signal.reason ?? error;
 	} finally {

@@ -108,6 +108,7 @@ export class HttpGuard {
 				TRANSIENT_STATUS.has(response.status) && (NOT_RUN_STATUS.has(response.status) || !callsTool(init.body));
 			const wait = transient ? (retryAfterMs(response) ?? BACKOFF_MS[attempt]) : undefined;
 			if (last || wait === undefined || wait > MAX_RETRY_AFTER_MS) return response;
+			// The answer is being replaced by a retry: its body is not needed.
 			await response.body?.cancel().catch(() => undefined);
 			await sleep(wait, signal);
 		}
@@ -179,6 +180,7 @@ export class HttpGuard {
 					);
 					ended(error.message);
 					controller.error(error);
+					// The stream is being failed on purpose; cancelling it can only fail if it already ended.
 					void reader.cancel(error).catch(() => undefined);
 					return;
 				}

@@ -16,9 +16,6 @@ export interface LineReaderOptions {
 export class LineReader {
 	private chunks: Buffer[] = [];
 	private pendingBytes = 0;
-	/** Lines that were not JSON-RPC (a chatty library printing to stdout): skipped, counted. */
-	garbageLines = 0;
-
 	/** The longest line accepted; may be raised once the peer is known (the broker's sessions). */
 	limit: number;
 
@@ -54,8 +51,7 @@ export class LineReader {
 		try {
 			message = this.options.parse(line);
 		} catch {
-			this.garbageLines++;
-			return;
+			return; // not JSON-RPC (a chatty library printing to stdout): skipped, as the SDK's own transport does
 		}
 		this.options.onMessage(message);
 	}

@@ -269,7 +269,7 @@ async function openStdio(
 	options.live?.add(killSync);
 	const close = async () => {
 		client.onclose = undefined;
-		await client.close().catch(() => undefined);
+		await client.close().catch(() => undefined); // the transport below ends the process whatever the client says
 		await transport.close();
 		options.live?.delete(killSync);
 	};
@@ -311,7 +311,7 @@ async function openShared(
 	const client = newClient(sdk, entry.name, options.requests);
 	const close = async () => {
 		client.onclose = undefined;
-		await client.close().catch(() => undefined);
+		await client.close().catch(() => undefined); // the transport below ends the process whatever the client says
 		await transport.close();
 	};
 	await connectClient(client, transport, options, signal, close);
@@ -363,7 +363,7 @@ async function openHttp(
 		const client = newClient(sdk, entry.name, options.requests);
 		const close = async () => {
 			client.onclose = undefined;
-			await client.close().catch(() => undefined);
+			await client.close().catch(() => undefined); // the transport below ends the process whatever the client says
 			guard.abort(); // no fetch, stream or EventSource retry outlives the connection
 		};
 		await connectClient(client, guard.wrap(inner), options, signal, close);

@@ -60,11 +60,6 @@ export class StdioTransport implements Transport {
 		});
 	}
 
-	/** Lines that were not JSON-RPC (a chatty library printing to stdout): skipped, counted. */
-	get garbageLines(): number {
-		return this.reader.garbageLines;
-	}
-
 	get pid(): number | undefined {
 		return this.child?.pid;
 	}
