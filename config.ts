@@ -78,6 +78,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	const imports = new Set<string>();
 	const ownNames = new Set<string>();
 	let settings: McpSettings = DEFAULT_SETTINGS;
+	let autoEnableCodemode: boolean | undefined;
 
 	// A file named on the command line is the user's own choice.
 	const files: ConfigFile[] = options.configPath
@@ -99,6 +100,9 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			continue;
 		}
 		const data = read.value;
+		// Pi 1.5 reads it from the user's file; a repository's file does not turn tools on or off for the user.
+		const auto = (data as { autoEnableCodemode?: unknown }).autoEnableCodemode;
+		if (file.scope === "user" && typeof auto === "boolean") autoEnableCodemode = auto;
 		for (const message of unknownKeys(FileSchema, data, "key", PI_FILE_KEYS))
 			problems.push({ severity: "warning", file: file.path, message });
 		if (file.scope === "project" && (data.imports?.length || data.settings !== undefined)) {
@@ -180,7 +184,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			if (result.kind === "invalid") unconfigured.set(name, { name, source, reason: result.reason });
 		}
 	}
-	return { servers, unconfigured, disabled, settings, problems };
+	return { servers, unconfigured, disabled, settings, problems, autoEnableCodemode };
 }
 
 function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
@@ -301,13 +305,13 @@ export function normalizeServer(
 
 type PiExposure = "codemode" | "codemode-deferred" | "deferred" | "direct" | "hidden";
 
-/** Pi 1.5's exposure as it means here: codemode and deferred both reach the model through `mcp`. */
+/** Pi 1.5's exposure, as written (`codemode-deferred` is its alias of `codemode`). */
 function exposureRules(
 	server: PiExposure | undefined,
 	tools: Record<string, PiExposure> | undefined,
 ): ExposureRules | undefined {
 	if (server === undefined && tools === undefined) return undefined;
-	const map = (e: PiExposure): Exposure => (e === "direct" || e === "hidden" ? e : "proxy");
+	const map = (e: PiExposure): Exposure => (e === "codemode-deferred" ? "codemode" : e);
 	return {
 		server: server === undefined ? undefined : map(server),
 		tools: Object.entries(tools ?? {}).map(([pattern, e]) => [pattern, map(e)] as const),

@@ -12,6 +12,7 @@ import type { RegisteredServer } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { openSystemBrowser } from "./oauth/open-browser.ts";
 import { storedSignInNote } from "./oauth-handler.ts";
+import { callThroughPi, isPi15, McpPiTools, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
 import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
@@ -24,7 +25,7 @@ import {
 	ProxyParams,
 	proxyDescription,
 } from "./proxy/surface.ts";
-import { contentText } from "./proxy/tool-results.ts";
+import { contentText, type McpResultLike } from "./proxy/tool-results.ts";
 import type { Progress } from "./server-manager.ts";
 import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
 import { describeError } from "./transport/errors.ts";
@@ -63,18 +64,44 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	let direct: DirectPlan | undefined;
 	const registeredDirect = new Set<string>();
 
-	const run = async (
+	/** One proxy request in the session (connecting it first if needed); `onResult` hears a call's whole result. */
+	const answer = async (
 		input: ProxyInput,
 		signal: AbortSignal | undefined,
 		onUpdate: OnUpdate | undefined,
 		ctx: ExtensionContext,
+		onResult?: (result: McpResultLike) => void,
 	) => {
 		const active = runtime ?? activate(ctx, registeredServers());
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
 		const notes = (server: string) => active.client.takeNotes(server);
-		const result = await runProxy(active.lifecycle, input, { signal, onProgress, output: active.output, notes });
+		return runProxy(active.lifecycle, input, { signal, onProgress, output: active.output, notes, onResult });
+	};
+
+	// Pi 1.5: MCP tools are Pi tools too (codemode, tool_search, permission hooks reach them).
+	const piTools = isPi15(pi)
+		? new McpPiTools(pi, async (tool, args, signal, onUpdate, ctx) => {
+				let result: McpResultLike | undefined;
+				const input = { tool: tool.qualifiedName, server: tool.server, args };
+				const answered = await answer(input, signal, onUpdate as OnUpdate, ctx as ExtensionContext, (r) => {
+					result = r;
+				});
+				return { content: answered.content, details: answered.details, isError: answered.isError, result };
+			})
+		: undefined;
+
+	const run = async (
+		input: ProxyInput,
+		signal: AbortSignal | undefined,
+		onUpdate: OnUpdate | undefined,
+		ctx: ExtensionContext,
+	) => {
+		// On Pi 1.5 a call through `mcp` is run as the Pi tool it is, so tool_call/tool_result hooks and
+		// permission rules see (and may block) the real `mcp__server__tool`, as for any other call.
+		const viaPi = piTools && runtime ? await callThroughPi(piTools, runtime, input, ctx, signal) : undefined;
+		const result = viaPi ?? (await answer(input, signal, onUpdate, ctx));
 		// Pi marks a thrown error as a failed tool call; its message is what the model reads.
 		if (result.isError) throw new Error(contentText(result.content));
 		return { content: result.content, details: result.details };
@@ -106,7 +133,12 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			.getAllTools()
 			.map((t) => t.name)
 			.filter((name) => name !== PROXY_TOOL_NAME && !registeredDirect.has(name));
-		direct = planDirectTools(active.lifecycle.catalog, directSelection(active.config, active.env), allowed, others);
+		const selection = directSelection(active.config, active.env);
+		// On Pi 1.5 the tools its exposure makes direct are Pi tools already (pi/pi-tools.ts).
+		const ours = piTools
+			? { ...selection, isDirect: (s: string, t: string) => selection.isDirect(s, t) && !selection.piNamed?.(s, t) }
+			: selection;
+		direct = planDirectTools(active.lifecycle.catalog, ours, allowed, others);
 		for (const tool of direct.tools) {
 			if (registeredDirect.has(tool.name)) continue;
 			registeredDirect.add(tool.name);
@@ -138,10 +170,13 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		active.start();
 		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
+		piTools?.sync(active);
+		if (piTools) piTools.activateDiscovery(active);
 		const update = () => {
 			const line = statusLine(active.lifecycle);
 			ctx.ui.setStatus("mcp", line === undefined ? undefined : oneLine(line));
 			if (active === runtime) prompts.sync(active); // prompts a server listed for the first time
+			if (active === runtime) piTools?.sync(active); // tools of a server that connected for the first time
 		};
 		active.onChange(update);
 		update();
@@ -189,6 +224,13 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				);
 		}
 	});
+
+	// A codemode script or tool_search may reach servers whose tools are not registered yet (no
+	// cache): they connect (and register their tools) before the call runs, as in Pi 1.5.
+	if (piTools)
+		pi.on("tool_call", async (event, ctx) =>
+			waitForReachedServers(pi as unknown as Pi15ToolApi, runtime, event, ctx.signal),
+		);
 
 	// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
 	pi15.on("mcp_servers_change", (event, ctx) => {

@@ -87,9 +87,10 @@ export function directSelection(config: McpConfig, env: Readonly<Record<string, 
 			servers.add(entry.name);
 	}
 	const isDirect = (server: string, tool: string) => {
+		// An exposure the config gives wins; directTools decides only where none does.
 		const ruled = exposureOf(config.servers.get(server)?.exposure, tool);
-		if (ruled !== undefined && ruled !== "proxy") return ruled === "direct";
-		return ruled === undefined && (whole.has(server) || (named.get(server)?.has(tool) ?? false));
+		if (ruled !== undefined) return ruled === "direct";
+		return whole.has(server) || (named.get(server)?.has(tool) ?? false);
 	};
 	const piNamed = (server: string, tool: string) => exposureOf(config.servers.get(server)?.exposure, tool) === "direct";
 	return { isDirect, servers, named, piNamed };

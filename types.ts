@@ -48,11 +48,21 @@ interface ServerEntryBase {
 	readonly exposure?: ExposureRules;
 }
 
-/** How a tool reaches the model: through `mcp` (proxy), as a first-class Pi tool (direct), or not at all (hidden). */
-export type Exposure = "proxy" | "direct" | "hidden";
+/**
+ * How a tool reaches the model, in Pi 1.5's words: `codemode` (scripts call it; the default),
+ * `deferred` (`tool_search` loads it), `direct` (declared to the model), `hidden` (unreachable).
+ * On pi 0.73, and through the `mcp` tool on both lines, codemode and deferred tools are reached by
+ * `mcp`; on Pi 1.5 they are also Pi tools that codemode and tool_search reach.
+ */
+export type Exposure = "codemode" | "deferred" | "direct" | "hidden";
+
+/** Whether the model reaches the tool some other way than as a declared tool (codemode, tool_search, `mcp`). */
+export function reachedIndirectly(exposure: Exposure | undefined): boolean {
+	return exposure === undefined || exposure === "codemode" || exposure === "deferred";
+}
 
 export interface ExposureRules {
-	/** The server's default (`exposure`); undefined = the proxy (or directTools). */
+	/** The server's default (`exposure`); undefined = codemode (or directTools). */
 	readonly server?: Exposure;
 	/** `toolExposure` in file order: exact names win over patterns; among patterns the first match wins. */
 	readonly tools: readonly (readonly [pattern: string, exposure: Exposure])[];
@@ -162,6 +172,8 @@ export interface McpConfig {
 	readonly disabled?: ReadonlyMap<string, string>;
 	readonly settings: McpSettings;
 	readonly problems: readonly ConfigProblem[];
+	/** Pi 1.5's `autoEnableCodemode` (top level of the user's mcp.json): false keeps codemode off. */
+	readonly autoEnableCodemode?: boolean;
 }
 
 /** MCP tool annotations: hints from the server, not verified (permission extensions read them). */

@@ -1,9 +1,10 @@
 // What every `mcp` mode answers with: the result shape, its run options, and the notes that say
 // which servers an answer could not cover (still starting, failed, awaiting approval).
+
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { Progress } from "../server-manager.ts";
 import type { OutputGuard } from "./output-guard.ts";
-import type { PiContent } from "./tool-results.ts";
+import type { McpResultLike, PiContent } from "./tool-results.ts";
 
 export interface ProxyResult {
 	readonly content: PiContent[];
@@ -21,6 +22,8 @@ export interface ProxyRunOptions {
 	readonly waitMs?: Waits;
 	/** What became of a server's questions during a call (declined without a UI, ...), for its result. */
 	readonly notes?: (server: string) => string[];
+	/** Hears a tool call's whole result as the server sent it (known secrets scrubbed): what codemode scripts get. */
+	readonly onResult?: (result: McpResultLike) => void;
 }
 
 export interface Waits {

@@ -8,6 +8,7 @@ import type { ServerLifecycle } from "../lifecycle.ts";
 import { expandTemplate, matchTemplate, readCall, resourceResultToContent } from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
 import { describeError, isAuthError, quote } from "../transport/errors.ts";
+import { scrubStrings } from "../trust/redaction.ts";
 import { serverPrefix } from "../types.ts";
 import { failedNote, failure, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
 import type { ProxyInput } from "./surface.ts";
@@ -188,6 +189,10 @@ async function invoke(
 		onProgress: options.onProgress,
 		task: tool.taskSupport === "required",
 	});
+	if (options.onResult) {
+		const scrub = (text: string) => lifecycle.redactor.scrubSecrets(text);
+		options.onResult(scrubStrings(result, scrub));
+	}
 	const answer = converted(lifecycle, tool.server, tool.qualifiedName, result, options, details);
 	if (result.isError) answer.content.push({ type: "text", text: `\n${callHelp(tool)}` });
 	return answer;

@@ -39,6 +39,8 @@ export interface RunOptions {
 	readonly noExtension?: boolean;
 	/** Which Pi runs (default pi 0.73). */
 	readonly host?: PiHost;
+	/** Pi 1.5's built-in extensions to load despite --no-extensions (codemode, tool-search, mcp). */
+	readonly builtins?: readonly string[];
 }
 
 export interface PiCliOptions extends HomeOptions, RunOptions {
@@ -102,6 +104,7 @@ export function piCommand(
 		"--no-session",
 		"--no-extensions",
 		...(options.noExtension ? [] : ["-e", options.loadAsPackage ? ROOT : join(ROOT, "index.ts")]),
+		...(options.builtins ?? []).flatMap((name) => ["-e", `builtin:${name}`]),
 		"--no-context-files",
 		"--no-skills",
 		"--no-prompt-templates",

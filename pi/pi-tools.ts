@@ -1,0 +1,310 @@
+// Pi 1.5: every MCP tool is a Pi tool, as Pi 1.5's own MCP registers them, so that its codemode
+// scripts (`tools.mcp__everything__get_sum`), `tool_search`, permission extensions (`tool_call`
+// hooks, annotations), and `--tools` allowlists reach MCP tools. Registered from the metadata
+// cache at session start with no server started: a server connects inside its first call. Tools
+// of servers with no cache yet are registered when they connect, and a codemode or tool_search
+// call waits for the servers it may reach (its `reachesTools`) before it runs. pi 0.73 has none of
+// this API: nothing here runs there (feature-tested).
+
+import { withoutPatterns } from "../catalog/safe-schema.ts";
+import type { CatalogTool } from "../catalog/tool-catalog.ts";
+import type { McpRuntime } from "../mcp-runtime.ts";
+import type { ProxyResult } from "../proxy/answer.ts";
+import type { ProxyInput } from "../proxy/surface.ts";
+import type { McpResultLike } from "../proxy/tool-results.ts";
+import { type Exposure, exposureOf, type JsonSchema, piToolName } from "../types.ts";
+
+/** What this needs of Pi 1.5's extension API. */
+export interface Pi15ToolApi {
+	registerTool(definition: Record<string, unknown>): void;
+	getAllTools(): readonly {
+		name: string;
+		exposure?: string;
+		reachesTools?: (input: Record<string, unknown>) => unknown;
+	}[];
+	getActiveTools(): string[];
+	setActiveTools(names: string[]): void;
+}
+
+/** Pi 1.5 has an MCP API (`registerMcpServer`) and tool exposure; pi 0.73 has neither. */
+export function isPi15(pi: unknown): pi is Pi15ToolApi {
+	return typeof (pi as { registerMcpServer?: unknown }).registerMcpServer === "function";
+}
+
+export const CODEMODE_TOOL = "codemode";
+export const TOOL_SEARCH_TOOL = "tool_search";
+
+/** `mcp__<server>`: Pi 1.5's namespace of a server (what codemode's describeNamespace() and `reachesTools` words use). */
+export function mcpNamespace(server: string): string {
+	return `mcp__${server.replace(/[^A-Za-z0-9_]/g, "_")}`;
+}
+
+/** A server's tools as one call of a Pi tool reaches them: the content for the model, the whole result for scripts. */
+export type PiToolCall = (
+	tool: CatalogTool,
+	args: Record<string, unknown>,
+	signal: AbortSignal | undefined,
+	onUpdate: unknown,
+	ctx: unknown,
+) => Promise<{
+	content: unknown[];
+	details: unknown;
+	isError: boolean;
+	result?: McpResultLike;
+}>;
+
+/**
+ * The output schema of every MCP tool: the `CallToolResult` scripts receive (without `_meta`),
+ * its `structuredContent` any JSON value (the cache keeps no output schema).
+ */
+const RESULT_SCHEMA = {
+	type: "object",
+	properties: {
+		content: {
+			type: "array",
+			items: {
+				type: "object",
+				properties: {
+					type: { enum: ["text", "image", "audio", "resource_link", "resource"] },
+					text: { type: "string" },
+					data: { type: "string" },
+					mimeType: { type: "string" },
+				},
+				required: ["type"],
+				additionalProperties: true,
+			},
+		},
+		structuredContent: {},
+		isError: { type: "boolean" },
+	},
+	required: ["content"],
+	additionalProperties: true,
+} as const;
+
+/** Pi's tool exposure of an MCP exposure: `codemode` tools are `deferred` Pi tools (listed by no tool), as in Pi 1.5. */
+function piExposure(exposure: Exposure): "deferred" | "direct" | "hidden" {
+	return exposure === "codemode" ? "deferred" : exposure;
+}
+
+export class McpPiTools {
+	/** Pi tool name → `<server>\0<tool>`: names stay unique and stable for the session. */
+	private readonly owners = new Map<string, string>();
+	/** The names each server's tools are registered under now. */
+	private readonly byServer = new Map<string, Set<string>>();
+	/** The last definition under each name, to withdraw it (hidden) when the server drops the tool. */
+	private readonly definitions = new Map<string, Record<string, unknown>>();
+	private synced = "";
+
+	constructor(
+		private readonly pi: Pi15ToolApi,
+		private readonly call: PiToolCall,
+	) {}
+
+	/** The Pi tool name of a catalog tool, once registered. */
+	nameOf(tool: CatalogTool): string | undefined {
+		for (const [name, owner] of this.owners) if (owner === `${tool.server}\0${tool.name}`) return name;
+		return undefined;
+	}
+
+	/** Which tool a Pi tool name is, for the `tool_call` wait. */
+	serverOf(piName: string): string | undefined {
+		return this.owners.get(piName)?.split("\0", 1)[0];
+	}
+
+	/** Registers the tools of every server that may run, and withdraws those it no longer has. */
+	sync(runtime: McpRuntime): void {
+		const { lifecycle } = runtime;
+		const allowed = lifecycle.serverNames().filter((name) => !lifecycle.blocked(name) && lifecycle.catalog.has(name));
+		const signature = `${lifecycle.catalog.version}|${allowed.join(",")}`;
+		if (signature === this.synced) return;
+		this.synced = signature;
+		for (const server of new Set([...this.byServer.keys(), ...allowed])) {
+			const entry = runtime.config.servers.get(server);
+			const tools =
+				allowed.includes(server) && entry
+					? lifecycle.catalog.forServer(server).filter((t) => !t.resourceUri && !t.resourceTemplate)
+					: [];
+			const namespace = {
+				name: mcpNamespace(server),
+				// describeNamespace("everything") finds mcp__everything, as in Pi 1.5.
+				aliases: [server],
+				...(entry?.description ? { description: entry.description } : {}),
+				...(lifecycle.instructions(server) ? { instructions: lifecycle.instructions(server) } : {}),
+			};
+			const current = new Set<string>();
+			const plain = tools.map((t) => piToolName(server, t.name));
+			for (const tool of tools) {
+				const owner = `${server}\0${tool.name}`;
+				const name = this.assign(server, tool.name, owner, current, plain);
+				const exposure = exposureOf(entry?.exposure, tool.name) ?? "codemode";
+				const definition = this.definition(name, tool, piExposure(exposure), namespace);
+				this.definitions.set(name, definition);
+				this.pi.registerTool(definition);
+			}
+			// Tools cannot be unregistered: those the server dropped are registered again as hidden.
+			for (const name of this.byServer.get(server) ?? []) {
+				const previous = this.definitions.get(name);
+				if (!current.has(name) && previous) this.pi.registerTool({ ...previous, exposure: "hidden" });
+			}
+			this.byServer.set(server, current);
+		}
+	}
+
+	/**
+	 * Activates `codemode` for servers with codemode tools (unless `autoEnableCodemode` is false)
+	 * and `tool_search` for deferred ones, as Pi 1.5's MCP does: only a tool of that name that
+	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools).
+	 */
+	activateDiscovery(runtime: McpRuntime): void {
+		const exposures = new Set<Exposure>();
+		for (const entry of runtime.config.servers.values()) {
+			if (runtime.lifecycle.state(entry.name) === "denied") continue;
+			exposures.add(entry.exposure?.server ?? "codemode");
+			for (const [, exposure] of entry.exposure?.tools ?? []) exposures.add(exposure);
+		}
+		const tools = this.pi.getAllTools();
+		const reaching = (name: string) => tools.some((tool) => tool.name === name && tool.reachesTools);
+		const active = this.pi.getActiveTools();
+		const activate: string[] = [];
+		const codemodeWanted = exposures.has("codemode") && runtime.config.autoEnableCodemode !== false;
+		if (codemodeWanted && reaching(CODEMODE_TOOL) && !active.includes(CODEMODE_TOOL)) activate.push(CODEMODE_TOOL);
+		if (exposures.has("deferred") && reaching(TOOL_SEARCH_TOOL) && !active.includes(TOOL_SEARCH_TOOL)) {
+			activate.push(TOOL_SEARCH_TOOL);
+		}
+		if (activate.length > 0) this.pi.setActiveTools([...active, ...activate]);
+	}
+
+	/** Same sanitized name twice within a server: each gets a stable hash, as Pi 1.5 does. */
+	private assign(server: string, tool: string, owner: string, current: Set<string>, plain: readonly string[]): string {
+		let name = piToolName(server, tool);
+		const clashes = (candidate: string) =>
+			(this.owners.has(candidate) && this.owners.get(candidate) !== owner) || current.has(candidate);
+		if (plain.indexOf(name) !== plain.lastIndexOf(name) || clashes(name)) name = piToolName(server, tool, "");
+		for (let n = 2; clashes(name); n++) name = piToolName(server, tool, String(n));
+		this.owners.set(name, owner);
+		current.add(name);
+		return name;
+	}
+
+	private definition(
+		name: string,
+		tool: CatalogTool,
+		exposure: "deferred" | "direct" | "hidden",
+		namespace: Record<string, unknown>,
+	): Record<string, unknown> {
+		return {
+			name,
+			label: `${tool.server}/${tool.name}`,
+			description: tool.description.trim() || tool.title || `MCP tool ${tool.name} from server ${tool.server}`,
+			// The server's JSON Schema without regexes (Pi's engine backtracks; the server checks them).
+			parameters: withoutPatterns(tool.inputSchema) as JsonSchema,
+			outputSchema: RESULT_SCHEMA,
+			exposure,
+			namespace,
+			...(hints(tool) ? { annotations: hints(tool) } : {}),
+			execute: async (
+				_id: string,
+				params: unknown,
+				signal: AbortSignal | undefined,
+				onUpdate: unknown,
+				ctx: unknown,
+			) => {
+				const outcome = await this.call(tool, (params ?? {}) as Record<string, unknown>, signal, onUpdate, ctx);
+				// No result at all (the server could not be reached): Pi reports the thrown error.
+				if (!outcome.result) {
+					if (outcome.isError) throw new Error(textOf(outcome.content));
+					return { content: outcome.content, details: outcome.details };
+				}
+				const { _meta: _dropped, ...script } = outcome.result as McpResultLike & { _meta?: unknown };
+				return {
+					content: outcome.content,
+					details: outcome.details,
+					structuredContent: script,
+					...(outcome.isError ? { isError: true } : {}),
+				};
+			},
+		};
+	}
+}
+
+/** The boolean hints of an MCP tool (what Pi 1.5's permission extensions read). */
+function hints(tool: CatalogTool): Record<string, boolean> | undefined {
+	const out: Record<string, boolean> = {};
+	for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+		const value = tool.annotations?.[hint];
+		if (typeof value === "boolean") out[hint] = value;
+	}
+	return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function textOf(content: readonly unknown[]): string {
+	return content
+		.map((c) => ((c as { type?: string; text?: string }).type === "text" ? (c as { text: string }).text : ""))
+		.join("\n");
+}
+
+/** Whether a call that reaches `reach` (a tool's `reachesTools`) needs `server`: all, or a word naming its namespace. */
+export function reachesServer(reach: unknown, server: string): boolean {
+	if (reach === "all") return true;
+	const namespace = mcpNamespace(server);
+	return Array.isArray(reach) && reach.some((word) => typeof word === "string" && word.includes(namespace));
+}
+
+/**
+ * `mcp({tool})` on Pi 1.5, run as the Pi tool it is through `ctx.executeTool`, so hooks see the real
+ * name and may block it (a blocked call never reaches the server). Undefined when the call is not
+ * one of a registered Pi tool (a resource, a name to resolve with suggestions): the proxy answers.
+ */
+export async function callThroughPi(
+	tools: McpPiTools,
+	runtime: McpRuntime,
+	input: ProxyInput,
+	ctx: unknown,
+	signal: AbortSignal | undefined,
+): Promise<ProxyResult | undefined> {
+	const execute = (ctx as { executeTool?: PiExecuteTool }).executeTool;
+	if (typeof input.tool !== "string" || typeof execute !== "function") return undefined;
+	const found = runtime.lifecycle.catalog.resolve(
+		input.tool,
+		typeof input.server === "string" ? input.server : undefined,
+	);
+	if (found.kind !== "found") return undefined;
+	const name = tools.nameOf(found.tool);
+	if (!name) return undefined;
+	let args: unknown = input.args ?? {};
+	if (typeof args === "string") {
+		try {
+			args = args.trim() === "" ? {} : JSON.parse(args);
+		} catch {
+			return undefined; // not JSON: the proxy says what is wrong with it
+		}
+	}
+	const outcome = await execute.call(ctx, name, args, { signal });
+	const content = (outcome.result?.content ?? []) as ProxyResult["content"];
+	return { content, isError: outcome.isError, details: { mode: "tool", via: name } };
+}
+
+type PiExecuteTool = (
+	name: string,
+	args: unknown,
+	options?: { signal?: AbortSignal },
+) => Promise<{ isError: boolean; result?: { content?: unknown[] } }>;
+
+/** Before a tool that reaches other tools runs: connect the servers it may reach that have no tools listed yet. */
+export async function waitForReachedServers(
+	pi: Pi15ToolApi,
+	runtime: McpRuntime | undefined,
+	event: { toolName: string; input: Record<string, unknown> },
+	signal: AbortSignal | undefined,
+): Promise<undefined> {
+	if (!runtime) return undefined;
+	const reach = pi
+		.getAllTools()
+		.find((tool) => tool.name === event.toolName)
+		?.reachesTools?.(event.input);
+	if (reach === undefined) return undefined;
+	const { lifecycle } = runtime;
+	const names = lifecycle.serverNames().filter((name) => !lifecycle.catalog.has(name) && reachesServer(reach, name));
+	if (names.length > 0) await lifecycle.ensureMetadata(names, runtime.config.settings.connectTimeoutMs, signal);
+	return undefined;
+}
