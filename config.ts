@@ -2,8 +2,10 @@
 // Every file is parsed as JSONC, every entry validated against a schema and normalized into a
 // readonly ServerEntry that remembers its source file. A broken file or entry becomes a
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
+
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { closestNames } from "./catalog/closest-name.ts";
 import { isCommandValue } from "./config/command-values.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
@@ -393,4 +395,28 @@ export function defineServer(
 	if (result.kind !== "entry")
 		throw new Error(problems.map(formatProblem).join("\n") || `server "${name}" is disabled`);
 	return result.entry;
+}
+
+/**
+ * The config with only the named servers (a subagent limited with `--mcp-servers`): the others are
+ * not started, listed or reachable in this session. A name the config does not have is a warning.
+ */
+export function restrictTo(config: McpConfig, names: readonly string[]): McpConfig {
+	const keep = new Set(names);
+	const only = <V>(map: ReadonlyMap<string, V> | undefined) =>
+		new Map([...(map ?? [])].filter(([name]) => keep.has(name)));
+	const known = new Set([...config.servers.keys(), ...config.unconfigured.keys(), ...(config.disabled?.keys() ?? [])]);
+	const unknown = names.filter((name) => !known.has(name));
+	const problems = unknown.map((name) => ({
+		severity: "warning" as const,
+		file: "--mcp-servers",
+		message: `no server named "${name}" is configured${closestNames(name, [...known], 1).length > 0 ? ` (did you mean "${closestNames(name, [...known], 1)[0]}"?)` : ""}`,
+	}));
+	return {
+		...config,
+		servers: only(config.servers),
+		unconfigured: only(config.unconfigured),
+		disabled: only(config.disabled),
+		problems: [...config.problems, ...problems],
+	};
 }

@@ -58,7 +58,29 @@ function projectTrust(ctx: ExtensionContext): boolean | undefined {
 	return typeof trusted === "function" ? trusted.call(ctx) : undefined;
 }
 
+/** Pi 1.5's `--no-mcp`: no server starts and no MCP tool is reachable, ours included. */
+const NO_MCP = process.argv.includes("--no-mcp");
+/** Limits a session (a subagent) to named servers: the flag, or the variable a launcher sets. */
+const SERVERS_FLAG = "mcp-servers";
+
+/** The servers a session is limited to, if it is: `--mcp-servers a,b` or `PI_MCP_SERVERS=a,b`. */
+function onlyServers(pi: ExtensionAPI): string[] | undefined {
+	const flag = pi.getFlag(SERVERS_FLAG);
+	const value = typeof flag === "string" && flag !== "" ? flag : process.env.PI_MCP_SERVERS;
+	return value === undefined
+		? undefined
+		: value
+				.split(",")
+				.map((name) => name.trim())
+				.filter(Boolean);
+}
+
 export default function mcpAdapter(pi: ExtensionAPI): void {
+	if (NO_MCP) return;
+	pi.registerFlag(SERVERS_FLAG, {
+		description: "Only these MCP servers (comma-separated) exist for this session; the others never start",
+		type: "string",
+	});
 	const pi15 = pi as unknown as Pi15Api;
 	let runtime: McpRuntime | undefined;
 	let direct: DirectPlan | undefined;
@@ -164,7 +186,12 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	/** Builds and starts a session's runtime (ending the previous one), and hooks it to Pi. */
 	const activate = (ctx: ExtensionContext, registered: readonly RegisteredServer[]): McpRuntime => {
 		void runtime?.shutdown();
-		const active = new McpRuntime({ cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered });
+		const active = new McpRuntime({
+			cwd: ctx.cwd,
+			piTrusted: projectTrust(ctx),
+			registered,
+			onlyServers: onlyServers(pi),
+		});
 		runtime = active;
 		active.client.host = clientHost(ctx);
 		active.start();

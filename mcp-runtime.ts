@@ -4,7 +4,7 @@
 
 import { atExit } from "./bounds/exit-cleanup.ts";
 import { ClientFeatures } from "./client/client-features.ts";
-import { formatProblem, loadConfig, type RegisteredServer } from "./config.ts";
+import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
@@ -31,6 +31,8 @@ export interface RuntimeOptions {
 	readonly piTrusted?: boolean;
 	/** Servers other extensions registered (Pi 1.5). */
 	readonly registered?: readonly RegisteredServer[];
+	/** Only these servers exist for this session (`--mcp-servers`, `PI_MCP_SERVERS`: a subagent's limit). */
+	readonly onlyServers?: readonly string[];
 }
 
 export class McpRuntime {
@@ -59,7 +61,7 @@ export class McpRuntime {
 		this.cwd = options.cwd;
 		this.env = options.env ?? process.env;
 		this.agentDir = resolveAgentDir(this.env);
-		this.config = loadConfig({
+		const loaded = loadConfig({
 			cwd: options.cwd,
 			agentDir: this.agentDir,
 			env: this.env,
@@ -67,6 +69,7 @@ export class McpRuntime {
 			readPiProjectFile: options.piTrusted !== false,
 			registered: options.registered,
 		});
+		this.config = options.onlyServers ? restrictTo(loaded, options.onlyServers) : loaded;
 		this.redactor = new Redactor(this.env);
 		for (const entry of this.config.servers.values()) this.redactor.add(...entry.secrets);
 		this.approvals = new ProjectApprovals({
