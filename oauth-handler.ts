@@ -4,7 +4,7 @@
 // lock), or the hand-made token file of `auth: "oauth"`. Also: what "needs sign-in" says, and
 // the text of /mcp-auth. Tokens are never written to a message or a log.
 import { statSync } from "node:fs";
-import { relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
 import { parseJson, readTextFile } from "./storage/file-guard.ts";
@@ -64,7 +64,7 @@ export async function requestHeaders(
 	}
 	if (token) headers.Authorization = `Bearer ${token}`;
 	if (!usesOAuth(entry) || grantType(entry) === "client_credentials") return { headers };
-	const access = await accessToken(entry, ctx);
+	const access = (await accessToken(entry, ctx)) ?? piSignInToken(ctx.agentDir, entry.name, entry.url);
 	if (access) return { headers: { ...headers, Authorization: `Bearer ${access}` }, oauthToken: access };
 	// The hand-made token file of earlier versions keeps working, for the user's own servers only:
 	// it is keyed by name alone, and a project server may reuse that name for another URL.
@@ -88,13 +88,41 @@ async function accessToken(entry: HttpServerEntry, ctx: AuthContext): Promise<st
 }
 
 /**
+ * The access token Pi 1.5's own sign-in stored (`pi mcp login`, its `/mcp`) in
+ * `<agentDir>/mcp-auth.json`, keyed like Pi 1.5 keys it: `mcp__<server>|<url>`, or the URL alone
+ * (older versions). Used when this adapter holds no sign-in of its own for the server: a user who
+ * signed in with Pi is signed in here too. Refreshing it stays Pi's (a refused token asks for a
+ * sign-in through /mcp-auth).
+ */
+export function piSignInToken(agentDir: string, server: string, url: string, now = Date.now()): string | undefined {
+	const read = readTextFile(join(agentDir, PI_AUTH_FILE));
+	if (read.kind !== "ok") return undefined;
+	try {
+		const states = parseJson(read.text) as Record<string, { tokens?: { access_token?: unknown } } | undefined>;
+		const href = new URL(url).href;
+		const state = states[`mcp__${server.replace(/[^A-Za-z0-9_]/g, "_")}|${href}`] ?? states[href];
+		const token = state?.tokens?.access_token;
+		// Pi keeps when the access token expires; an expired one would only be refused.
+		const expires = (state as { tokensExpireAt?: unknown } | undefined)?.tokensExpireAt;
+		if (typeof expires === "number" && (expires > 1e12 ? expires : expires * 1000) <= now) return undefined;
+		return typeof token === "string" && token !== "" ? token : undefined;
+	} catch {
+		return undefined; // not Pi's format, or damaged: Pi itself reports it
+	}
+}
+
+/** Pi 1.5's store of its own MCP sign-ins, in the agent dir. */
+export const PI_AUTH_FILE = "mcp-auth.json";
+
+/**
  * For the approval question: a sign-in the user stored for this server's name and URL would be
  * sent to it (the token is bound to both, so a project server of another URL gets none).
  */
 export function storedSignInNote(agentDir: string): (entry: ServerEntry) => string | undefined {
 	return (entry) => {
 		if (!usesOAuth(entry) || grantType(entry) !== "authorization_code") return undefined;
-		return new SignInStore(agentDir, entry.name, entry.url).read().tokens
+		return new SignInStore(agentDir, entry.name, entry.url).read().tokens ||
+			piSignInToken(agentDir, entry.name, entry.url)
 			? "sends your stored OAuth sign-in for this name and URL"
 			: undefined;
 	};

@@ -11,8 +11,8 @@ import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { freePort, ROOT, stopChild, tempDir, waitForPort } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
-import { createPiHome, type PiHome, startPiRpc } from "../support/pi-cli-harness.ts";
-import { PI_HOSTS } from "../support/pi-hosts.ts";
+import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
+import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const BIN = join(ROOT, "bin/pi-mcp-adapter.mjs");
@@ -181,6 +181,43 @@ describe("OAuth sign-in", () => {
 		expect(readdirSync(join(agentDir, "mcp-oauth"))).toEqual([]);
 		expect(await ask(runtime, { tool: "prot_whoami" })).toContain("needs sign-in");
 	});
+});
+
+describe("Pi 1.5's own sign-in (pi mcp login)", () => {
+	let server: OAuthServer | undefined;
+	let home: PiHome | undefined;
+	afterEach(async () => {
+		await home?.dispose();
+		await server?.stop();
+	});
+
+	it("a token `pi mcp login` stored in mcp-auth.json is used: the call works without signing in again", async () => {
+		server = await startOAuthServer();
+		home = await createPiHome({ mcpConfig: { mcpServers: { prot: { url: server.url } } } });
+		const login = spawn(PI_15.node, [PI_15.cli, "mcp", "login", "prot"], {
+			cwd: home.cwd,
+			env: { ...process.env, PI_CODING_AGENT_DIR: home.agentDir, HOME: home.root, BROWSER: "none" },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		let out = "";
+		login.stdout.on("data", (chunk) => {
+			out += chunk;
+			const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)$/m.exec(out)?.[1];
+			if (url && !out.includes("[opened]")) {
+				out += "[opened]";
+				browser(url);
+			}
+		});
+		const code = await new Promise<number | null>((resolve) => login.on("close", resolve));
+		expect(code, out).toBe(0);
+		expect(out).toContain('Signed in to MCP server "prot"');
+		const call = () => ({ toolCall: { name: "mcp", arguments: { tool: "prot_whoami" } } });
+		const run = await runPi(home, "who", {
+			host: PI_15,
+			steps: [call, (req) => ({ text: `said: ${lastToolMessage(req)}` })],
+		});
+		expect(run.stdout).toContain("said: hello, client signed in");
+	}, 90_000);
 });
 
 describe("a hostile authorization server", () => {

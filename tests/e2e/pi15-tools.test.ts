@@ -121,13 +121,24 @@ describe.each(PI_HOSTS)("a subagent limited to named servers ($name)", (host) =>
 	it("--mcp-servers (or PI_MCP_SERVERS) reaches only those servers; the others never start", async () => {
 		home = await createPiHome({});
 		const logs = { wanted: join(home.root, "wanted.log"), other: join(home.root, "other.log") };
-		const servers = { wanted: { ...countedServer(logs.wanted), lifecycle: "eager" }, other: { ...countedServer(logs.other), lifecycle: "eager" } };
+		const servers = {
+			wanted: { ...countedServer(logs.wanted), lifecycle: "eager" },
+			other: { ...countedServer(logs.other), lifecycle: "eager" },
+		};
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: servers }));
 		const call = (tool: string) => () => ({ toolCall: { name: "mcp", arguments: { tool, args: { a: 1, b: 2 } } } });
-		const flag = await runPi(home, "add", { host, steps: [call("wanted_get-sum"), say], extraArgs: ["--mcp-servers", "wanted"] });
+		const flag = await runPi(home, "add", {
+			host,
+			steps: [call("wanted_get-sum"), say],
+			extraArgs: ["--mcp-servers", "wanted"],
+		});
 		expect(flag.code, flag.stderr).toBe(0);
 		expect(flag.stdout).toContain("The sum of 1 and 2 is 3");
-		const env = await runPi(home, "add", { host, steps: [call("other_get-sum"), say], env: { PI_MCP_SERVERS: "wanted" } });
+		const env = await runPi(home, "add", {
+			host,
+			steps: [call("other_get-sum"), say],
+			env: { PI_MCP_SERVERS: "wanted" },
+		});
 		expect(env.stdout).toContain('Unknown tool "other_get-sum"');
 		expect(existsSync(logs.other) ? startedPids(logs.other) : []).toEqual([]);
 	}, 90_000);
