@@ -14,6 +14,7 @@ import { openSystemBrowser } from "./oauth/open-browser.ts";
 import { storedSignInNote } from "./oauth-handler.ts";
 import { callThroughPi, isPi15, McpPiTools, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
+import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
 import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { progressText, runProxy } from "./proxy/proxy-tool.ts";
@@ -113,6 +114,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				return { content: answered.content, details: answered.details, isError: answered.isError, result };
 			})
 		: undefined;
+	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => runtime) : undefined;
 
 	const run = async (
 		input: ProxyInput,
@@ -198,12 +200,14 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
 		piTools?.sync(active);
+		resourceTools?.sync(active);
 		if (piTools) piTools.activateDiscovery(active);
 		const update = () => {
 			const line = statusLine(active.lifecycle);
 			ctx.ui.setStatus("mcp", line === undefined ? undefined : oneLine(line));
 			if (active === runtime) prompts.sync(active); // prompts a server listed for the first time
 			if (active === runtime) piTools?.sync(active); // tools of a server that connected for the first time
+			if (active === runtime) resourceTools?.sync(active);
 		};
 		active.onChange(update);
 		update();

@@ -304,7 +304,12 @@ export async function waitForReachedServers(
 		?.reachesTools?.(event.input);
 	if (reach === undefined) return undefined;
 	const { lifecycle } = runtime;
-	const names = lifecycle.serverNames().filter((name) => !lifecycle.catalog.has(name) && reachesServer(reach, name));
+	// The resource tools (list_mcp_resources, ...) reach every server, as in Pi 1.5.
+	const everyServer =
+		Array.isArray(reach) && reach.some((word) => typeof word === "string" && word.includes("mcp_resource"));
+	const names = lifecycle
+		.serverNames()
+		.filter((name) => !lifecycle.catalog.has(name) && (everyServer || reachesServer(reach, name)));
 	if (names.length > 0) await lifecycle.ensureMetadata(names, runtime.config.settings.connectTimeoutMs, signal);
 	return undefined;
 }

@@ -100,6 +100,22 @@ describe.each([
 		expect(seen.filter((name: string) => name === "mcp__everything__echo").length).toBe(ours ? 2 : 1);
 	}, 120_000);
 
+	it("the resource tools under Pi 1.5's names: a script lists everything's resources and reads one", async () => {
+		const script = [
+			// Naming the namespace makes Pi 1.5 wait for the server (its resource tools appear once it connects).
+			"await describeNamespace('mcp__everything');",
+			"const listed = await tools.list_mcp_resources({ server: 'everything' });",
+			"const doc = listed.resources.find((r) => r.uri.endsWith('.md'));",
+			"const read = await tools.read_mcp_resource({ server: 'everything', uri: doc.uri });",
+			"return `${listed.resources.length} resources; ${doc.uri}: ${read.contents[0].text.length > 0}`;",
+		].join("\n");
+		const result = await run("resources", [codemode(script), say]);
+		expect(result.code, result.stderr).toBe(0);
+		expect(result.stdout).toMatch(
+			/said: Script completed[\s\S]*7 resources; demo:\/\/resource\/static\/document\/\S+\.md: true/,
+		);
+	}, 90_000);
+
 	it("--tools read,codemode still reaches the MCP tool from a script", async () => {
 		const result = await run("add", [codemode(SUM), say], { args: ["--tools", "read,codemode"] });
 		expect(result.code, result.stderr).toBe(0);

@@ -1,0 +1,151 @@
+// Pi 1.5's resource tools, under the names its built-in MCP (and Codex, opencode) uses:
+// `list_mcp_resources`, `list_mcp_resource_templates` and `read_mcp_resource`, taking a `server`.
+// Listings come from the metadata cache (no server starts to list); a read connects the server.
+// Registered with the widest exposure among the servers with resources, as Pi 1.5 does:
+// `direct` if one is direct, else `deferred` (codemode and tool_search reach them), else hidden.
+import type { McpRuntime } from "../mcp-runtime.ts";
+import type { PiContent } from "../proxy/tool-results.ts";
+import { scrubStrings } from "../trust/redaction.ts";
+import type { Pi15ToolApi } from "./pi-tools.ts";
+
+export const LIST_RESOURCES_TOOL = "list_mcp_resources";
+export const LIST_TEMPLATES_TOOL = "list_mcp_resource_templates";
+export const READ_RESOURCE_TOOL = "read_mcp_resource";
+
+const SERVER = { type: "string", description: "MCP server name. Omit to list every server with resources." };
+const LIST_PARAMETERS = { type: "object", properties: { server: SERVER }, additionalProperties: false };
+/** Scripts get the JSON payloads (a tool with an output schema resolves to its structuredContent). */
+const listOutput = (key: string) => ({
+	type: "object",
+	properties: { server: { type: "string" }, [key]: { type: "array", items: { type: "object" } } },
+	required: [key],
+});
+const READ_OUTPUT = {
+	type: "object",
+	properties: {
+		server: { type: "string" },
+		uri: { type: "string" },
+		contents: { type: "array", items: { type: "object" } },
+	},
+	required: ["server", "uri", "contents"],
+};
+const READ_PARAMETERS = {
+	type: "object",
+	properties: {
+		server: {
+			type: "string",
+			description: "MCP server name exactly as configured (the 'server' of list_mcp_resources).",
+		},
+		uri: { type: "string", description: "Resource URI to read: one of the URIs list_mcp_resources returns." },
+	},
+	required: ["server", "uri"],
+	additionalProperties: false,
+};
+
+type Exposure = "direct" | "deferred" | "hidden";
+
+/** Registers (again, when the exposure they need changed) the three resource tools for this session's servers. */
+export class ResourcePiTools {
+	private exposure?: Exposure;
+
+	constructor(
+		private readonly pi: Pi15ToolApi,
+		private readonly runtime: () => McpRuntime | undefined,
+	) {}
+
+	sync(active: McpRuntime): void {
+		const servers = this.servers(active);
+		const exposures = new Set(servers.map((name) => active.config.servers.get(name)?.exposure?.server ?? "codemode"));
+		const exposure: Exposure = exposures.has("direct") ? "direct" : servers.length > 0 ? "deferred" : "hidden";
+		if (exposure === this.exposure || (this.exposure === undefined && exposure === "hidden")) return;
+		this.exposure = exposure;
+		const common = { exposure, annotations: { readOnlyHint: true } };
+		this.pi.registerTool({
+			...common,
+			name: LIST_RESOURCES_TOOL,
+			label: "MCP resources",
+			description: "List the resources of MCP servers (all of them, or one server). Read one with read_mcp_resource.",
+			parameters: LIST_PARAMETERS,
+			outputSchema: listOutput("resources"),
+			execute: async (_id: string, params: { server?: string }) => this.list(params.server, "resources"),
+		});
+		this.pi.registerTool({
+			...common,
+			name: LIST_TEMPLATES_TOOL,
+			label: "MCP resource templates",
+			description: "List the resource templates (RFC 6570 URI templates) of MCP servers (all of them, or one server).",
+			parameters: LIST_PARAMETERS,
+			outputSchema: listOutput("resourceTemplates"),
+			execute: async (_id: string, params: { server?: string }) => this.list(params.server, "resourceTemplates"),
+		});
+		this.pi.registerTool({
+			...common,
+			name: READ_RESOURCE_TOOL,
+			label: "MCP resource",
+			description: "Read one resource of an MCP server by its URI.",
+			parameters: READ_PARAMETERS,
+			outputSchema: READ_OUTPUT,
+			execute: async (_id: string, params: { server: string; uri: string }, signal?: AbortSignal) =>
+				this.read(params.server, params.uri, signal),
+		});
+	}
+
+	/** Servers that may run, are not hidden and list resources or templates (from the cache). */
+	private servers(active: McpRuntime): string[] {
+		const { lifecycle } = active;
+		return lifecycle.serverNames().filter((name) => {
+			const meta = lifecycle.catalog.metadata(name);
+			const hidden = active.config.servers.get(name)?.exposure?.server === "hidden";
+			return (
+				!hidden && !lifecycle.blocked(name) && meta && (meta.resources.length > 0 || (meta.templates?.length ?? 0) > 0)
+			);
+		});
+	}
+
+	private current(): McpRuntime {
+		const active = this.runtime();
+		if (!active) throw new Error("MCP is not running in this session.");
+		return active;
+	}
+
+	private list(server: string | undefined, kind: "resources" | "resourceTemplates") {
+		const active = this.current();
+		const names = this.servers(active);
+		if (server !== undefined && !names.includes(server)) {
+			throw new Error(
+				`No MCP server "${server}" with resources. Servers with resources: ${names.join(", ") || "none"}.`,
+			);
+		}
+		const items = (server === undefined ? names : [server]).flatMap((name): Record<string, unknown>[] => {
+			const meta = active.lifecycle.catalog.metadata(name);
+			return kind === "resources"
+				? (meta?.resources ?? []).map((r) => ({ server: name, ...r }))
+				: (meta?.templates ?? []).map(({ variables: _variables, ...t }) => ({ server: name, ...t }));
+		});
+		const payload = { ...(server === undefined ? {} : { server }), [kind]: items };
+		return {
+			content: [{ type: "text", text: JSON.stringify(payload) }],
+			details: { server },
+			structuredContent: payload,
+		};
+	}
+
+	private async read(server: string, uri: string, signal?: AbortSignal) {
+		const { lifecycle, output } = this.current();
+		await lifecycle.ensureConnected(server, signal);
+		const result = scrubStrings(await lifecycle.readResource(server, uri, { signal }), (t) =>
+			lifecycle.redactor.scrubSecrets(t),
+		);
+		const content: PiContent[] = result.contents.map((c) =>
+			"text" in c && typeof c.text === "string"
+				? { type: "text", text: c.text }
+				: { type: "text", text: `[binary resource ${c.uri}${c.mimeType ? ` (${c.mimeType})` : ""}]` },
+		);
+		const payload = { server, uri, contents: result.contents };
+		return {
+			content: output.apply(content, `${server}-resource`),
+			details: { server, uri },
+			structuredContent: payload,
+		};
+	}
+}
