@@ -12,7 +12,15 @@ import type { RegisteredServer } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { openSystemBrowser } from "./oauth/open-browser.ts";
 import { storedSignInNote } from "./oauth-handler.ts";
-import { callThroughPi, isPi15, McpPiTools, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
+import {
+	callThroughPi,
+	isPi15,
+	McpPiTools,
+	type Pi15ToolApi,
+	SERVERS_SECTION,
+	serversSection,
+	waitForReachedServers,
+} from "./pi/pi-tools.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
 import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
@@ -86,6 +94,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	let runtime: McpRuntime | undefined;
 	let direct: DirectPlan | undefined;
 	const registeredDirect = new Set<string>();
+	/** How this session's model reaches MCP tools (Pi 1.5 with codemode: as Pi 1.5's own MCP). */
+	let surface: "codemode" | "mcp" = "mcp";
 
 	/** One proxy request in the session (connecting it first if needed); `onResult` hears a call's whole result. */
 	const answer = async (
@@ -136,11 +146,17 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		return found?.kind === "found" ? { server: found.tool.server, tool: found.tool.name } : undefined;
 	};
 	/** The `mcp` tool; registered again at session start with the description naming that session's servers. */
-	const registerProxy = (description: string) =>
+	/**
+	 * The `mcp` tool: declared to the model (pi 0.73, or `surface: "mcp"`), or on Pi 1.5 with codemode
+	 * only callable (`deferred`: scripts call `tools.mcp(...)`, tool_search finds it), so the model's
+	 * context holds what Pi 1.5's own MCP puts there and no more.
+	 */
+	const registerProxy = (description: string, declared = true) =>
 		pi.registerTool({
 			name: PROXY_TOOL_NAME,
 			label: "MCP",
 			description,
+			...(declared ? {} : { exposure: "deferred" }),
 			parameters: ProxyParams,
 			prepareArguments: normalizeProxyInput,
 			execute: (_id, params, signal, onUpdate, ctx) => run(params, signal, onUpdate, ctx),
@@ -197,11 +213,15 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		runtime = active;
 		active.client.host = clientHost(ctx);
 		active.start();
-		registerProxy(proxyDescription(active.serverBlurbs()));
 		syncDirectTools(active);
 		piTools?.sync(active);
 		resourceTools?.sync(active);
-		if (piTools) piTools.activateDiscovery(active);
+		// Pi 1.5 with codemode reaching MCP tools: the model sees codemode and the mcp_servers section,
+		// as with Pi 1.5's own MCP; `settings.surface: "mcp"` keeps the `mcp` tool declared instead.
+		const viaCodemode = piTools?.activateDiscovery(active) === true && active.config.settings.surface !== "mcp";
+		surface = viaCodemode ? "codemode" : "mcp";
+		registerProxy(proxyDescription(active.serverBlurbs()), !viaCodemode);
+		if (viaCodemode) pi.setActiveTools(pi.getActiveTools().filter((name) => name !== PROXY_TOOL_NAME));
 		const update = () => {
 			const line = statusLine(active.lifecycle);
 			ctx.ui.setStatus("mcp", line === undefined ? undefined : oneLine(line));
@@ -255,6 +275,18 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				);
 		}
 	});
+
+	// The servers codemode scripts reach, in the system prompt as Pi 1.5's MCP lists them (Pi appends a
+	// changed section to the conversation instead of rewriting the prompt, so its cache holds).
+	if (piTools)
+		pi.on("before_agent_start", (event) => {
+			const sections = (event as { systemPromptOptions?: { sections?: Record<string, string> } }).systemPromptOptions
+				?.sections;
+			const section = surface === "codemode" && runtime ? serversSection(runtime) : undefined;
+			if (!sections) return;
+			if (section) sections[SERVERS_SECTION] = section;
+			else delete sections[SERVERS_SECTION];
+		});
 
 	// A codemode script or tool_search may reach servers whose tools are not registered yet (no
 	// cache): they connect (and register their tools) before the call runs, as in Pi 1.5.

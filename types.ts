@@ -129,6 +129,12 @@ export interface McpSettings {
 	/** Run stdio servers in the per-user broker, one process shared by every session (a server's `share` overrides). */
 	readonly shareServers: boolean;
 	/**
+	 * Pi 1.5: how the model reaches MCP tools. `codemode` (when codemode is active): as Pi 1.5's own
+	 * MCP, through codemode scripts with the servers listed in the system prompt, and the `mcp` tool
+	 * callable from scripts but not declared; `mcp`: the `mcp` tool declared, as on pi 0.73.
+	 */
+	readonly surface?: "codemode" | "mcp";
+	/**
 	 * Folders offered to servers as roots besides the working folder (absolute, `~/`, or relative
 	 * to the working folder). Only honored in the user's own config file.
 	 */

@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
+import { main as pi15Context } from "./pi15-context.ts";
 import { main as searchQuality } from "./search-quality.ts";
 import { main as sharedServers } from "./shared-servers.ts";
 import { main as startup } from "./startup.ts";
@@ -6,6 +7,8 @@ import { main as stdioThroughput } from "./stdio-throughput.ts";
 import { main as tokenCost } from "./token-cost.ts";
 
 await tokenCost();
+console.log();
+await pi15Context();
 console.log();
 await searchQuality();
 console.log();

@@ -153,9 +153,10 @@ export class McpPiTools {
 	/**
 	 * Activates `codemode` for servers with codemode tools (unless `autoEnableCodemode` is false)
 	 * and `tool_search` for deferred ones, as Pi 1.5's MCP does: only a tool of that name that
-	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools).
+	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools). True when
+	 * codemode is active and reaches MCP tools.
 	 */
-	activateDiscovery(runtime: McpRuntime): void {
+	activateDiscovery(runtime: McpRuntime): boolean {
 		const exposures = new Set<Exposure>();
 		for (const entry of runtime.config.servers.values()) {
 			if (runtime.lifecycle.state(entry.name) === "denied") continue;
@@ -172,6 +173,7 @@ export class McpPiTools {
 			activate.push(TOOL_SEARCH_TOOL);
 		}
 		if (activate.length > 0) this.pi.setActiveTools([...active, ...activate]);
+		return [...active, ...activate].includes(CODEMODE_TOOL) && reaching(CODEMODE_TOOL);
 	}
 
 	/** Same sanitized name twice within a server: each gets a stable hash, as Pi 1.5 does. */
@@ -312,4 +314,45 @@ export async function waitForReachedServers(
 		.filter((name) => !lifecycle.catalog.has(name) && (everyServer || reachesServer(reach, name)));
 	if (names.length > 0) await lifecycle.ensureMetadata(names, runtime.config.settings.connectTimeoutMs, signal);
 	return undefined;
+}
+
+/** The system prompt section Pi 1.5's MCP adds, under the same tag: how many characters it may take. */
+export const SERVERS_SECTION = "mcp_servers";
+const MAX_SECTION_CHARS = 4096;
+const MAX_SUMMARY_CHARS = 250;
+
+/**
+ * The `mcp_servers` section, as Pi 1.5's MCP writes it: the servers whose tools are not declared,
+ * how their tools are reached, and one line each (the configured description, else the first line
+ * of the instructions cached from a run before). The model learns of the servers from it, since
+ * neither codemode nor tool_search lists them. Undefined when there are none.
+ */
+export function serversSection(runtime: McpRuntime): string | undefined {
+	// One line per server from its configured description only: what Pi 1.5 shows at a session's start.
+	// It fills in the instructions once a server connects and appends the changed section, which costs
+	// the conversation more; this section stays as it is, so the provider's prompt cache holds.
+	const listed = runtime.lifecycle
+		.serverNames()
+		.map((name) => ({ name, about: runtime.config.servers.get(name)?.description?.split("\n")[0]?.trim() }))
+		.filter(({ name }) => {
+			if (runtime.lifecycle.blocked(name)) return false;
+			const entry = runtime.config.servers.get(name);
+			const exposures = [entry?.exposure?.server ?? "codemode", ...(entry?.exposure?.tools ?? []).map(([, e]) => e)];
+			return entry && exposures.some((e) => e === "codemode" || e === "deferred");
+		})
+		.sort((a, b) => a.name.localeCompare(b.name));
+	if (listed.length === 0) return undefined;
+	const reach = (name: string) =>
+		(runtime.config.servers.get(name)?.exposure?.server ?? "codemode") === "deferred" ? "tool_search" : "codemode";
+	const reaches = new Set(listed.map(({ name }) => reach(name)));
+	let intro = "MCP servers whose tools are not declared to you.";
+	if (reaches.has("codemode")) intro += " Call the tools of `codemode` servers from codemode scripts.";
+	if (reaches.has("tool_search")) intro += " Load the tools of `tool_search` servers with `tool_search`.";
+	const lines = listed.map(({ name, about }) => {
+		const head = `- ${mcpNamespace(name)} (${reach(name)})`;
+		const summary = about ? about.slice(0, MAX_SUMMARY_CHARS) : "";
+		return summary ? `${head}: ${summary}` : head;
+	});
+	const text = [intro, ...lines].join("\n");
+	return text.length <= MAX_SECTION_CHARS ? text : `${text.slice(0, MAX_SECTION_CHARS - 1)}…`;
 }

@@ -84,11 +84,9 @@ describe.each([
 		const viaScript = await run("echo", [codemode(ECHO), say], { args, env });
 		expect(viaScript.stdout).toContain("mcp__everything__echo is not allowed here");
 		if (ours) {
-			const viaProxy = await run(
-				"echo",
-				[() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: "hi" } } } }), say],
-				{ args, env },
-			);
+			// The mcp tool is callable from scripts (not declared: codemode is the surface here).
+			const viaMcp = 'return await tools.mcp({ tool: "everything_echo", args: { message: "hi" } });';
+			const viaProxy = await run("echo", [codemode(viaMcp), say], { args, env });
 			expect(viaProxy.stdout).toContain("mcp__everything__echo is not allowed here");
 			// Blocked before it reached the server: on a warm cache, echo never started it.
 			expect(startedPids(log).length).toBe(startsBefore);

@@ -1,0 +1,60 @@
+// What MCP adds to the model's context on Pi 1.5: the first request's tool definitions and system
+// prompt, with 1, 3 and 20 servers, for Pi 1.5.2's built-in MCP and for this extension, each minus
+// the same Pi with no MCP at all (codemode and tool_search loaded but not activated). o200k tokens.
+import { EVERYTHING } from "../tests/support/helpers.ts";
+import { type ChatRequest, lastToolMessage } from "../tests/support/mock-openai.ts";
+import { createPiHome, runPi } from "../tests/support/pi-cli-harness.ts";
+import { PI_15 } from "../tests/support/pi-hosts.ts";
+import { countTokens } from "./token-count.ts";
+
+/** Tokens of what the model is sent before any message: every tool definition and the system prompt. */
+function contextTokens(request: ChatRequest): number {
+	const system = request.messages.filter((m) => m.role === "system" || m.role === "developer");
+	return countTokens(JSON.stringify(request.tools ?? [])) + countTokens(JSON.stringify(system.map((m) => m.content)));
+}
+
+async function firstRequest(servers: number, mode: "none" | "built-in" | "ours"): Promise<number> {
+	const mcpServers = Object.fromEntries(
+		Array.from({ length: servers }, (_, i) => [
+			`server${i + 1}`,
+			{ command: process.execPath, args: [EVERYTHING, "stdio"] },
+		]),
+	);
+	const home = await createPiHome({ mcpConfig: mode === "none" ? { mcpServers: {} } : { mcpServers } });
+	try {
+		const builtins = mode === "ours" ? ["codemode", "tool-search"] : ["mcp", "codemode", "tool-search"];
+		// A warm run first: ours names servers from the cache it fills; the built-in connects anyway.
+		await runPi(home, "hi", { host: PI_15, steps: [() => ({ text: "ok" })], noExtension: mode !== "ours", builtins });
+		await runPi(home, "hi", {
+			host: PI_15,
+			steps: [(req) => ({ text: `ok ${lastToolMessage(req)}` })],
+			noExtension: mode !== "ours",
+			builtins,
+		});
+		return contextTokens(home.model.requests[0]);
+	} finally {
+		await home.dispose();
+	}
+}
+
+export async function measurePi15Context(): Promise<{ servers: number; builtIn: number; ours: number }[]> {
+	const none = await firstRequest(0, "none");
+	const rows = [];
+	for (const servers of [1, 3, 20]) {
+		const builtIn = (await firstRequest(servers, "built-in")) - none;
+		const ours = (await firstRequest(servers, "ours")) - none;
+		rows.push({ servers, builtIn, ours });
+	}
+	return rows;
+}
+
+export async function main(): Promise<void> {
+	console.log("Pi 1.5 extra context (tool definitions + system prompt, o200k tokens), vs Pi with no MCP:");
+	for (const { servers, builtIn, ours } of await measurePi15Context()) {
+		console.log(
+			`  ${String(servers).padStart(2)} server(s): built-in ${builtIn}, ours ${ours} (${(ours / builtIn).toFixed(2)}x)`,
+		);
+	}
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
