@@ -69,7 +69,27 @@ function structuredText(structured: unknown, content: readonly PiContent[]): str
 	const compact = JSON.stringify(structured);
 	const texts = content.filter((c): c is TextContent => c.type === "text");
 	if (texts.some((t) => sameJson(t.text, compact))) return undefined;
+	// The text already says it: every value of the structured copy appears in the text (a file read
+	// as text and again as {"content": "..."}): sending it twice only doubles the tokens.
+	if (saysEverything(structured, texts.map((t) => t.text).join("\n"))) return undefined;
 	return texts.some((t) => t.text.trim()) ? `structuredContent: ${compact}` : compact;
+}
+
+/** Most values checked; a structure with more is sent (checking would cost more than it saves). */
+const MAX_VALUES = 1000;
+
+/** Whether every string, number and boolean of `value` appears in `text` (a non-empty text). */
+function saysEverything(value: unknown, text: string): boolean {
+	if (!text.trim()) return false;
+	const stack: unknown[] = [value];
+	for (let seen = 0; stack.length > 0; seen++) {
+		if (seen > MAX_VALUES) return false;
+		const item = stack.pop();
+		if (item === null || item === undefined) continue;
+		if (typeof item === "object") stack.push(...(Array.isArray(item) ? item : Object.values(item)));
+		else if (!text.includes(String(item))) return false;
+	}
+	return true;
 }
 
 function sameJson(text: string, compact: string): boolean {

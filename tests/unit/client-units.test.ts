@@ -143,6 +143,13 @@ describe("tool results", () => {
 		]);
 	});
 
+	it("a file read as text and again as structuredContent {content} reaches the model once", () => {
+		const file = `# Notes\n${"line of the file\n".repeat(1250)}`;
+		const read = convertResult({ content: [{ type: "text", text: file }], structuredContent: { content: file } });
+		expect(read.content).toEqual([{ type: "text", text: file }]);
+		expect(JSON.stringify(read.content).length).toBeLessThan(file.length * 1.1);
+	});
+
 	it("sends structuredContent once: compact when alone, labelled beside other text, dropped when a text block holds it", () => {
 		const data = { temperature: 22.5, conditions: "sunny" };
 		expect(convertResult({ structuredContent: data }).content).toEqual([
