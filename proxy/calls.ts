@@ -22,6 +22,8 @@ export async function resolveTool(
 	server: string | undefined,
 	waits: Waits,
 	signal?: AbortSignal,
+	/** A call waits for the tool's server as long as connecting may take, telling how long it has waited. */
+	call?: { readonly waitMs: number; readonly onWaiting: (server: string, seconds: number) => void },
 ): Promise<CatalogTool | { error: string }> {
 	if (server && !lifecycle.knows(server)) return { error: lifecycle.unknownServer(server) };
 	const blockedServer = server ?? ownerOf(lifecycle, name);
@@ -31,11 +33,16 @@ export async function resolveTool(
 	if (found.kind !== "found") {
 		// The owner, when the name says which server it is, may take as long as listing it; any other server only briefly.
 		const owner = server ?? ownerOf(lifecycle, name);
-		const starting = await lifecycle.ensureMetadata(
-			owner ? [owner] : undefined,
-			owner ? waits.list : waits.brief,
-			signal,
-		);
+		const waitMs = owner ? Math.max(waits.list, call?.waitMs ?? 0) : waits.brief;
+		const startedAt = Date.now();
+		const ticker =
+			owner && call
+				? setInterval(() => call.onWaiting(owner, Math.round((Date.now() - startedAt) / 1000)), 1000)
+				: undefined;
+		if (owner && call) call.onWaiting(owner, 0);
+		const starting = await lifecycle
+			.ensureMetadata(owner ? [owner] : undefined, waitMs, signal)
+			.finally(() => clearInterval(ticker));
 		if (signal?.aborted) return { error: "Cancelled while the server was starting." };
 		found = lifecycle.catalog.resolve(name, server);
 		// Its server is still starting (a slow first start): say so, rather than that the tool does not exist.
@@ -97,7 +104,14 @@ export async function callMode(
 	waits: Waits,
 ): Promise<ProxyResult> {
 	if (URI.test(name)) return readUri(lifecycle, name, input.server, options);
-	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal);
+	// A first call to a server that is starting (a cold npx install) waits for it within the connect
+	// deadline, with progress ("starting everything… 3 s"), instead of asking to call again.
+	const call = {
+		waitMs: lifecycle.config.settings.connectTimeoutMs + 1000,
+		onWaiting: (server: string, seconds: number) =>
+			options.onProgress?.({ progress: seconds, message: `starting ${server}…${seconds > 0 ? ` ${seconds} s` : ""}` }),
+	};
+	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal, call);
 	if ("error" in tool) return failure("tool", tool.error);
 	const parsed = parseArgs(input.args);
 	if ("error" in parsed) return failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`);

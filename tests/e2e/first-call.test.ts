@@ -1,0 +1,30 @@
+// A first call to a server that is still starting (here: one that takes 10 s, like a cold npx
+// install) waits for it within the connect deadline and answers, in one cold `pi -p` that searches
+// first (search may stay brief and say the server is starting). Both Pi lines.
+import { afterEach, describe, expect, it } from "vitest";
+import { faultStdio } from "../support/helpers.ts";
+import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
+
+describe.each(PI_HOSTS)("a cold first call ($name)", (host) => {
+	let home: PiHome | undefined;
+	afterEach(async () => home?.dispose());
+
+	it("search, then a call to a server that takes 10 s to start: the call gets the result", async () => {
+		home = await createPiHome({ mcpConfig: { mcpServers: { slow: faultStdio("slow-start", { START_MS: "10000" }) } } });
+		const progress: string[] = [];
+		const steps = [
+			() => ({ toolCall: { name: "mcp", arguments: { search: "echo" } } }),
+			(req: ChatRequest) => {
+				progress.push(lastToolMessage(req));
+				return { toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { text: "hi" } } } };
+			},
+			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+		];
+		const run = await runPi(home, "echo hi", { host, steps });
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.stdout).toContain("said: echo: hi");
+		expect(progress[0]).toMatch(/still starting|slow_echo/);
+	}, 90_000);
+});
