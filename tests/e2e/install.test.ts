@@ -45,16 +45,35 @@ describe("installed into the extensions folder", () => {
 	it.each(PI_HOSTS)(
 		"$name loads it with no -e; search then call works",
 		async (host) => {
-			const model = await startMockModel([
-				() => ({ toolCall: { name: "mcp", arguments: { search: "add numbers" } } }),
-				(req) => ({
-					toolCall: {
-						name: "mcp",
-						arguments: { tool: /^- (\S+)/.exec(lastToolMessage(req))?.[1] ?? "", args: { a: 2, b: 3 } },
-					},
-				}),
-				(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
-			]);
+			// Pi 1.5 (codemode on, as a user has it): the model reaches MCP through codemode scripts, which
+			// search with `tools.mcp` and call the Pi tool; pi 0.73: through the `mcp` tool itself.
+			const script = [
+				'const found = await tools.mcp({ search: "add numbers" });',
+				"const name = /^- (\\S+)/m.exec(found)[1];",
+				"const r = await tools.mcp({ tool: name, args: { a: 2, b: 3 } });",
+				"return r;",
+			].join("\n");
+			const model = await startMockModel(
+				host.name === "pi-1.5"
+					? [
+							() => ({ toolCall: { name: "codemode", arguments: { code: script } } }),
+							(req) => ({
+								text: `RESULT ${lastToolMessage(req)
+									.split("\n")
+									.find((l) => l.startsWith("The sum"))}`,
+							}),
+						]
+					: [
+							() => ({ toolCall: { name: "mcp", arguments: { search: "add numbers" } } }),
+							(req) => ({
+								toolCall: {
+									name: "mcp",
+									arguments: { tool: /^- (\S+)/.exec(lastToolMessage(req))?.[1] ?? "", args: { a: 2, b: 3 } },
+								},
+							}),
+							(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
+						],
+			);
 			try {
 				writeFileSync(join(agentDir, "models.json"), model.modelsJson());
 				// The README's line that silences Pi 1.5's notice about its built-in MCP.
