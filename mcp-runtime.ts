@@ -97,11 +97,11 @@ export class McpRuntime {
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
 			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
-			launch: async (entry) => {
+			launch: async (entry, signal) => {
 				this.resolver ??= import("./npx-resolver.ts").then(
 					({ NpxResolver }) => new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) }),
 				);
-				return (await this.resolver).launcher()(entry);
+				return (await this.resolver).launcher()(entry, signal);
 			},
 			redactor: this.redactor,
 			requests: this.client.requests(),

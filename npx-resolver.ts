@@ -5,9 +5,9 @@
 //   background, remembered in <agentDir>/mcp-npx-cache.json for an hour) and use the cached
 //   install only if it is exactly that version.
 // Any doubt (unknown flags, another spec type, nothing cached) runs npx as configured.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, extname, join } from "node:path";
 import { parseJson, readTextFile, writeFileAtomic } from "./storage/file-guard.ts";
@@ -145,6 +145,7 @@ export class NpxResolver {
 	private readonly lookupVersion: (spec: string) => Promise<string | undefined>;
 	private versions: Record<string, VersionRecord>;
 	private readonly pending = new Map<string, Promise<void>>();
+	private readonly installs = new Map<string, Promise<void>>();
 	private readonly abort = new AbortController();
 	private readonly offline: boolean;
 
@@ -203,9 +204,49 @@ export class NpxResolver {
 		this.abort.abort();
 	}
 
-	/** Rewrites an entry's launch when it can be resolved; the entry itself is left as configured. */
-	launcher(): (entry: StdioServerEntry) => Promise<Launch> {
-		return async (entry) => this.resolve(entry) ?? { command: entry.command, args: entry.args };
+	/**
+	 * Rewrites an entry's launch when it can be resolved; the entry itself is left as configured. A
+	 * package npx has never installed is installed first, by an npm that outlives this session
+	 * (`installDetached`): a session that ends mid-install never leaves a half-written npx folder.
+	 */
+	launcher(): (entry: StdioServerEntry, signal?: AbortSignal) => Promise<Launch> {
+		return async (entry, signal) => {
+			const direct = this.resolve(entry);
+			if (direct) return direct;
+			const npx = parseNpx(entry.command, entry.args);
+			const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
+			const folder = npx ? npxInstallDir(npx.spec, npmCache) : undefined;
+			if (npx && folder && !this.offline && !existsSync(join(folder, "node_modules", npx.name, "package.json"))) {
+				// A folder an install was cut out of (the package's files there, its package.json not):
+				// npx would fail on it forever. It is npm's own cache of this one spec: made again below.
+				if (existsSync(join(folder, "node_modules", npx.name))) rmSync(folder, { recursive: true, force: true });
+				await this.installed(npx.spec, npmCache, entry.env ?? {}, signal);
+				if (npx.range === undefined || !EXACT.test(npx.range)) await this.refresh(npx.spec);
+				const resolved = this.resolve(entry);
+				if (resolved) return resolved;
+			}
+			return { command: entry.command, args: entry.args };
+		};
+	}
+
+	/** One detached install per spec at a time; resolves when it ended, or when `signal` ends the wait. */
+	private installed(
+		spec: string,
+		npmCache: string,
+		env: Readonly<Record<string, string>>,
+		signal?: AbortSignal,
+	): Promise<void> {
+		let install = this.installs.get(spec);
+		if (!install) {
+			install = installDetached(spec, npmCache, env).finally(() => this.installs.delete(spec));
+			this.installs.set(spec, install);
+		}
+		if (!signal) return install;
+		return new Promise((resolve) => {
+			if (signal.aborted) return resolve();
+			signal.addEventListener("abort", () => resolve(), { once: true });
+			void install.then(resolve);
+		});
 	}
 }
 
@@ -251,4 +292,30 @@ function writeVersions(file: string, specs: Record<string, VersionRecord>): void
 	} catch {
 		// a cache only: the next launch simply asks again
 	}
+}
+
+/**
+ * Installs a package into npx's own folder for it (`npm exec --package=<spec>` hashes the same
+ * spec the same way `npx <spec>` does) and runs nothing but `node -e ""`: the install is all it
+ * does. The npm process is detached, with no pipe to this one, so it finishes past Pi's exit
+ * (npm killed mid-install leaves node_modules without a package.json, and every later npx run of
+ * that package fails); it ends by itself once installed. Never rejects: a failed install shows when
+ * npx runs as configured.
+ */
+function installDetached(spec: string, npmCache: string, env: Readonly<Record<string, string>>): Promise<void> {
+	return new Promise((resolve) => {
+		try {
+			const child = spawn("npm", ["exec", "--yes", `--package=${spec}`, "--", "node", "-e", ""], {
+				env: { ...process.env, ...env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
+				detached: true,
+				stdio: "ignore",
+				windowsHide: true,
+			});
+			child.once("error", () => resolve()); // no npm here: npx as configured says why
+			child.once("exit", () => resolve());
+			child.unref(); // the session may end first: the install goes on
+		} catch {
+			resolve(); // could not start npm: npx as configured says why
+		}
+	});
 }

@@ -126,6 +126,8 @@ export interface Challenge {
 /** How a stdio entry is actually started (the npx resolver rewrites npx launches). */
 export type Launcher = (
 	entry: StdioServerEntry,
+	/** Ends the caller's wait (a connect cancelled, the session ending); work it started may go on. */
+	signal?: AbortSignal,
 ) => Promise<{ readonly command: string; readonly args: readonly string[] }>;
 
 /** An open client and how to end it. */
@@ -230,7 +232,7 @@ async function openStdio(
 	signal: AbortSignal,
 ): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
-	const launch = (await options.launch?.(entry)) ?? entry;
+	const launch = (await options.launch?.(entry, signal)) ?? entry;
 	const inherited = definedOnly(options.env);
 	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
 	if (signal.aborted) throw signal.reason;

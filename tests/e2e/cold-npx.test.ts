@@ -1,0 +1,129 @@
+// The first hour of a real user: an empty npm cache and agent dir, three servers configured as
+// every README shows them (`npx -y <package>`), one `pi -p hello` that exits at once (the cache
+// fill starts npx installs), then `pi -p` calling each server. Every install is complete (npm's
+// `_npx/<hash>` folder has its package.json) and every server answers. Both Pi lines.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { npxInstallDir } from "../../npx-resolver.ts";
+import { EVERYTHING, ROOT, waitUntil } from "../support/helpers.ts";
+import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
+
+const VERSION = "2026.8.31";
+const SLOW_NPM = join(ROOT, "tests/fixtures/slow-npm.mjs");
+
+describe.each(PI_HOSTS)("a cold npm cache ($name)", (host) => {
+	let home: PiHome | undefined;
+	afterEach(async () => home?.dispose());
+
+	it("a first run that exits at once leaves complete npx installs; then every server answers", async () => {
+		home = await createPiHome({});
+		const npmCache = join(home.root, "npm-cache");
+		const npx = (name: string, ...args: string[]) => ({
+			command: "npx",
+			args: ["-y", `@modelcontextprotocol/server-${name}@${VERSION}`, ...args],
+			env: { npm_config_cache: npmCache },
+		});
+		const servers = {
+			memory: { ...npx("memory"), env: { npm_config_cache: npmCache, MEMORY_FILE_PATH: join(home.root, "m.jsonl") } },
+			files: npx("filesystem", home.cwd),
+			thinking: npx("sequential-thinking"),
+		};
+		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: servers }));
+		// The network is needed here (npm downloads): no PI_OFFLINE.
+		const env = { PI_OFFLINE: "" };
+		const hello = await runPi(home, "hello", { host, steps: [() => ({ text: "hi" })], env });
+		expect(hello.code, hello.stderr).toBe(0);
+		const calls = [
+			["memory_read_graph", {}],
+			["files_list_allowed_directories", {}],
+			["thinking_sequentialthinking", { thought: "one", thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false }],
+		] as const;
+		for (const [tool, args] of calls) {
+			const steps = [
+				() => ({ toolCall: { name: "mcp", arguments: { tool, args } } }),
+				(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+			];
+			const run = await runPi(home, `call ${tool}`, { host, steps, env, timeoutMs: 120_000 });
+			expect(run.code, run.stderr).toBe(0);
+			expect(run.stdout, tool).toMatch(/said: /);
+			expect(run.stdout, tool).not.toMatch(/failed|Connection closed|ERR_MODULE_NOT_FOUND|still starting/);
+		}
+		const npxDir = join(npmCache, "_npx");
+		const installs = readdirSync(npxDir);
+		expect(installs.length).toBeGreaterThanOrEqual(3);
+		for (const dir of installs) expect(existsSync(join(npxDir, dir, "package.json")), dir).toBe(true);
+	}, 300_000);
+});
+
+describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (host) => {
+	let home: PiHome | undefined;
+	afterEach(async () => home?.dispose());
+
+	it("is never cut in half: it completes after Pi's exit, and the next run's call works", async () => {
+		home = await createPiHome({});
+		const npmCache = join(home.root, "npm-cache");
+		// npx and npm that take 8 s to install (as on a slow network), leaving a broken folder if killed.
+		const bin = join(home.root, "bin");
+		mkdirSync(bin);
+		for (const tool of ["npx", "npm"]) {
+			writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${SLOW_NPM}" ${tool} "$@"\n`, {
+				mode: 0o755,
+			});
+		}
+		const spec = "@example/slow-server@1.0.0";
+		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", spec] } } }));
+		const env = {
+			PI_OFFLINE: "",
+			PATH: `${bin}:${process.env.PATH}`,
+			npm_config_cache: npmCache,
+			INSTALL_MS: "8000",
+			SLOW_NPM_SERVER: EVERYTHING,
+		};
+		const hello = await runPi(home, "hello", { host, steps: [() => ({ text: "hi" })], env });
+		expect(hello.code, hello.stderr).toBe(0);
+		const manifest = join(npxInstallDir(spec, npmCache), "node_modules", "@example/slow-server", "package.json");
+		// Pi has exited; the install it started goes on to the end (or this waits in vain and fails).
+		await waitUntil(() => existsSync(manifest), "the install to complete after Pi exited", 30_000).catch(
+			() => undefined,
+		);
+		expect(existsSync(manifest)).toBe(true);
+		const steps = [
+			() => ({ toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message: "after" } } } }),
+			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+		];
+		const run = await runPi(home, "echo", { host, steps, env });
+		expect(run.stdout).toContain("said: Echo: after");
+	}, 120_000);
+
+	it("a folder an earlier install was cut out of is repaired at the next connect", async () => {
+		home = await createPiHome({});
+		const npmCache = join(home.root, "npm-cache");
+		const bin = join(home.root, "bin");
+		mkdirSync(bin);
+		for (const tool of ["npx", "npm"]) {
+			writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${SLOW_NPM}" ${tool} "$@"\n`, {
+				mode: 0o755,
+			});
+		}
+		const spec = "@example/slow-server@1.0.0";
+		// What a killed npm leaves: the package's folder, no package.json.
+		mkdirSync(join(npxInstallDir(spec, npmCache), "node_modules", "@example/slow-server"), { recursive: true });
+		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", spec] } } }));
+		const env = {
+			PI_OFFLINE: "",
+			PATH: `${bin}:${process.env.PATH}`,
+			npm_config_cache: npmCache,
+			INSTALL_MS: "100",
+			SLOW_NPM_SERVER: EVERYTHING,
+		};
+		const steps = [
+			() => ({ toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message: "repaired" } } } }),
+			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+		];
+		const run = await runPi(home, "echo", { host, steps, env });
+		expect(run.stdout).toContain("said: Echo: repaired");
+	}, 120_000);
+});
