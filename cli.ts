@@ -1,5 +1,8 @@
 // pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { within } from "./bounds/waits.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
@@ -67,11 +70,29 @@ const CLI_SHUTDOWN_MS = 3000;
 
 /** Output for a person at a terminal: what servers and repositories wrote carries no terminal sequences. */
 function print(text: string): void {
-	process.stdout.write(terminalSafe(text));
+	process.stdout.write(forShell(terminalSafe(text)));
 }
 
 function printError(text: string): void {
-	process.stderr.write(terminalSafe(text));
+	process.stderr.write(forShell(terminalSafe(text)));
+}
+
+/**
+ * The answers are written for the model inside Pi (`mcp({search})`, "ask the user to run /mcp
+ * approve"); at a shell the same hints name the CLI's own commands.
+ */
+const SHELL_WORDING: readonly [RegExp, string][] = [
+	[/mcp\(\{search:"words"\}\)/g, "pi-mcp-adapter search <words>"],
+	[/mcp\(\{server:"([^"]+)"\}\)/g, "pi-mcp-adapter list $1"],
+	[/mcp\(\{describe:"([^"]+)"\}\)/g, "pi-mcp-adapter describe $1"],
+	[/ask the user to run \/mcp approve/g, "run: pi-mcp-adapter approve"],
+	[/\/mcp approve/g, "pi-mcp-adapter approve"],
+	[/ask the user to run \/mcp-auth ([^\s)]+)/g, "run: pi-mcp-adapter login $1"],
+	[/\/mcp-auth ([^\s)]+) explains/g, "/mcp-auth $1 in Pi explains"],
+];
+
+export function forShell(text: string): string {
+	return SHELL_WORDING.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text);
 }
 
 async function run(runtime: McpRuntime, input: ProxyInput, title?: string): Promise<boolean> {
@@ -92,6 +113,27 @@ function statusUnwell(lifecycle: ServerLifecycle): boolean {
 	if (lifecycle.config.problems.some((p) => p.severity === "error")) return true;
 	return lifecycle.serverNames().some((n) => ["failed", "needs-config", "needs-auth"].includes(lifecycle.state(n)));
 }
+
+/**
+ * The demo's config when none is named: server-everything from this package's dev dependencies
+ * (a clone after `npm ci`), else the same version through npx (an installed copy has no dev
+ * dependencies).
+ */
+function demoConfig(command: string | undefined): string | undefined {
+	if (command !== "demo") return undefined;
+	const local = join(import.meta.dirname, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+	const launch = existsSync(local)
+		? { command: process.execPath, args: [local, "stdio"] }
+		: { command: "npx", args: ["-y", `@modelcontextprotocol/server-everything@${EVERYTHING_VERSION}`, "stdio"] };
+	const dir = mkdtempSync(join(tmpdir(), "pi-mcp-demo-"));
+	const path = join(dir, "mcp.json");
+	writeFileSync(path, JSON.stringify({ mcpServers: { everything: launch } }));
+	process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+	return path;
+}
+
+/** The server-everything the demo runs where this package does not bundle it. */
+const EVERYTHING_VERSION = "2026.8.31";
 
 /** The README's first command: a tour of the proxy against the bundled server-everything. */
 async function demo(runtime: McpRuntime): Promise<boolean> {
@@ -174,7 +216,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 		print(`${USAGE}\n`);
 		return parsed.command === "help" ? 0 : 2;
 	}
-	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath });
+	if (parsed.configPath && !existsSync(resolve(parsed.configPath))) {
+		printError(
+			`--config ${parsed.configPath}: no such file. Name an existing mcp.json, or leave --config out to use Pi's files.\n`,
+		);
+		return 2;
+	}
+	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath ?? demoConfig(parsed.command) });
 	for (const line of runtime.problemLines()) printError(`${line}\n`);
 	// A server's questions (elicitation, sampling) have no one to answer them here: declined, and said so.
 	runtime.client.host = { noUiReason: "the pi-mcp-adapter CLI cannot ask the user" };

@@ -192,7 +192,9 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 /** Where to look when search finds nothing good: the servers whose tools are known. */
 function listHint(lifecycle: ServerLifecycle): string {
 	const known = lifecycle.serverNames().filter((n) => lifecycle.catalog.has(n));
-	return `list a server's tools: mcp({server:"name"}) (${known.join(", ")})`;
+	return known.length > 0
+		? `list a server's tools: mcp({server:"name"}) (${known.join(", ")})`
+		: "no server's tools are known yet";
 }
 
 async function describeMode(

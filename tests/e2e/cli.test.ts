@@ -31,6 +31,18 @@ describe("the shell CLI", () => {
 		mkdirSync(agentDir, { recursive: true });
 	});
 	afterEach(() => dir.remove());
+	it("speaks in its own commands, and a --config naming no file is an error, not an empty config", () => {
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+		const missing = cli("--config", join(dir.path, "nope.json"), "status");
+		expect(missing.code).toBe(2);
+		expect(missing.err).toContain("nope.json: no such file");
+		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(join(dir.path, "m")) } }));
+		const status = cli("status");
+		expect(status.out + status.err).toContain("run: pi-mcp-adapter approve proj");
+		expect(status.out + status.err).toContain("Find tools with pi-mcp-adapter search <words>");
+		expect(status.out + status.err).not.toContain("mcp({search");
+	});
+
 	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
 		const marker = randomUUID();
 		writeFileSync(
@@ -67,7 +79,7 @@ describe("the shell CLI", () => {
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
 		const before = cli("call", "proj_echo", '{"message":"hi"}');
 		expect(before.code).toBe(1);
-		expect(before.err).toContain('Server "proj" is awaiting approval: ask the user to run /mcp approve proj');
+		expect(before.err).toContain('Server "proj" is awaiting approval: run: pi-mcp-adapter approve proj');
 		expect(existsSync(marker)).toBe(false);
 
 		const approve = cli("approve");
