@@ -15,7 +15,7 @@ import { describeError } from "./transport/errors.ts";
 import { terminalSafe } from "./trust/safe-text.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
-  status                 servers and their state
+  status [--check]       servers and their state (--check: connect each and say how it went)
   list <server>          one server's tools
   search <words...>      find tools (words OR'd; --regex for a pattern)
   describe <tool>        one tool's description and parameters
@@ -30,6 +30,7 @@ Config: <agentDir>/mcp.json, .mcp.json and .pi/mcp.json, or only --config <file>
 interface Parsed {
 	readonly configPath?: string;
 	readonly regex: boolean;
+	readonly check: boolean;
 	readonly command?: string;
 	readonly rest: string[];
 }
@@ -40,11 +41,22 @@ function parseArgv(argv: readonly string[]): Parsed {
 		allowPositionals: true,
 		// A tool's JSON arguments may begin with "-": everything unknown is a positional, not an error.
 		strict: false,
-		options: { config: { type: "string" }, regex: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+		options: {
+			config: { type: "string" },
+			regex: { type: "boolean" },
+			check: { type: "boolean" },
+			help: { type: "boolean", short: "h" },
+		},
 	});
 	const positional = values.help ? ["help", ...positionals] : positionals;
 	const configPath = typeof values.config === "string" ? values.config : undefined;
-	return { configPath, regex: values.regex === true, command: positional[0], rest: positional.slice(1) };
+	return {
+		configPath,
+		regex: values.regex === true,
+		check: values.check === true,
+		command: positional[0],
+		rest: positional.slice(1),
+	};
 }
 
 function toInput(parsed: Parsed): ProxyInput | string {
@@ -248,6 +260,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 		if (typeof input === "string") {
 			printError(`${input}\n\n${USAGE}\n`);
 			return 2;
+		}
+		// status --check: every server that may run is connected first, so its state is known, not "lazy".
+		if (parsed.command === "status" && parsed.check) {
+			await runtime.lifecycle.ensureMetadata(undefined, runtime.config.settings.connectTimeoutMs + 1000);
 		}
 		const succeeded = await run(runtime, input);
 		if (parsed.command === "status") {

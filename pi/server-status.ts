@@ -25,10 +25,28 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 			return `not running, ${count} known (${lifecycleName})`;
 		case "failed":
 		case "needs-auth":
-			return `${state === "failed" ? "failed: " : ""}${lifecycle.failure(name)?.message.split("\n")[0]}`;
+			return `${state === "failed" ? "failed: " : ""}${failureSummary(lifecycle.failure(name)?.message ?? "")}`;
 		default:
 			return `not connected yet (${lifecycleName})`;
 	}
+}
+
+/**
+ * A failure in one line: its first line and, when the server said why on stderr, the last thing
+ * it said there ("Connection closed" alone tells the user nothing; "missing API key" does).
+ */
+export function failureSummary(message: string): string {
+	const [head, ...rest] = message.split("\n");
+	const stderrAt = rest.findIndex((line) => line.startsWith("Server stderr:"));
+	const said =
+		stderrAt < 0
+			? undefined
+			: rest
+					.slice(stderrAt + 1)
+					.filter((line) => line.trim())
+					.at(-1)
+					?.trim();
+	return said && !head.includes(said) ? `${head} (the server said: ${said})` : head;
 }
 
 /** "17 tools, 7 resources, 2 resource templates": resource tools counted apart from the server's own tools. */

@@ -43,6 +43,19 @@ describe("the shell CLI", () => {
 		expect(status.out + status.err).not.toContain("mcp({search");
 	});
 
+	it("status --check connects each server and shows a failed one's own reason", () => {
+		const failing = {
+			command: process.execPath,
+			args: ["-e", "console.error('boom: cannot start, missing API key'); process.exit(1)"],
+		};
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { broken: failing } }));
+		const lazy = cli("status");
+		expect(lazy.out).toContain("broken: not connected yet (lazy)");
+		const checked = cli("status", "--check");
+		expect(checked.code).toBe(1);
+		expect(checked.out).toMatch(/broken: failed: .*\(the server said: boom: cannot start, missing API key\)/);
+	});
+
 	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
 		const marker = randomUUID();
 		writeFileSync(
