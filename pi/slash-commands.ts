@@ -43,7 +43,8 @@ export interface CommandDeps {
 
 /** `MCP 2/5`: connected of configured; a failure or missing auth is flagged. */
 export function statusLine(lifecycle: ServerLifecycle): string | undefined {
-	const names = lifecycle.serverNames();
+	// Servers the user denied for this project are not counted: they are not expected to run.
+	const names = lifecycle.serverNames().filter((n) => lifecycle.state(n) !== "denied");
 	if (names.length === 0) return undefined;
 	const states = names.map((n) => lifecycle.state(n));
 	const connected = states.filter((s) => s === "connected").length;

@@ -2,6 +2,7 @@
 // imports) are never started, connected to or sent a credential before the user says yes. Here
 // through the runtime every Pi session builds; the real Pi (both lines, every mode) is in
 // project-approval-pi.test.ts.
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { loadConfig } from "../../config.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { SignInStore } from "../../oauth/store.ts";
 import { storedSignInNote } from "../../oauth-handler.ts";
+import { statusLine } from "../../pi/slash-commands.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { approvalQuestion, ProjectApprovals } from "../../trust/project-approval.ts";
@@ -107,6 +109,8 @@ describe("project servers wait for the user's yes", () => {
 		await later.lifecycle.startup;
 		expect(later.lifecycle.state("proj")).toBe("denied");
 		expect(later.pendingApproval()).toEqual([]);
+		// Not expected to run, so not counted: no "MCP 0/1" status line for a server the user said no to.
+		expect(statusLine(later.lifecycle)).toBeUndefined();
 		expect((await ask(later, { tool: "proj_echo" })).text).toBe(
 			'Server "proj" was denied by the user for this project; /mcp approve proj allows it',
 		);
