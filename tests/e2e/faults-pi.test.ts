@@ -7,7 +7,17 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EVERYTHING, faultStdio, freePort, marked, ROOT, stopChild, TSX, waitForPort } from "../support/helpers.ts";
+import {
+	EVERYTHING,
+	faultStdio,
+	freePort,
+	marked,
+	ROOT,
+	stopChild,
+	TSX,
+	waitForPort,
+	waitUntil,
+} from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, piCommand, runPi } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
@@ -120,7 +130,8 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 		home.model.script([() => ({ toolCall: { name: "mcp", arguments: { tool: "ok_echo", args: { message: "x" } } } })]);
 		const { node, args, env } = piCommand(home, ["-p"], { host, extraArgs: ["wait"], env: { TMPDIR: tmp } });
 		const child = spawn(node, args, { cwd: home.cwd, env, stdio: "ignore" });
-		await new Promise((r) => setTimeout(r, 4000)); // servers (and the stubborn one) are up by now
+		// Mid-session: the called server and the one that never initializes (started again each session) run.
+		await waitUntil(() => marked(marker).length >= 2, "servers of this session to start");
 		child.kill("SIGTERM");
 		const code = await new Promise<number | null>((resolve) =>
 			child.on("close", (c, signal) => resolve(c ?? (signal ? 128 + 15 : null))),

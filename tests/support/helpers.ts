@@ -1,5 +1,7 @@
 // Test helpers: free ports on 127.0.0.1, real server processes that are always cleaned up, temp dirs.
+
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,8 +15,20 @@ export const ROOT = resolve(import.meta.dirname, "..", "..");
 export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 export const MEMORY = join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
-/** npm's download cache for npx tests, shared across runs on purpose: a cold one costs ~5 s. */
-export const TEST_NPM_CACHE = join(tmpdir(), "pi-mcp-adapter-test-npm-cache");
+/**
+ * npm's cache for the npx tests: kept between runs of this checkout on purpose (a cold one costs
+ * ~5 s), inside it (node_modules/.cache, gone with `npm ci`) and keyed by the lock file, so no run
+ * of another checkout or version shares, or breaks, it; nothing is left in /tmp or $HOME.
+ */
+export const TEST_NPM_CACHE = join(
+	ROOT,
+	"node_modules",
+	".cache",
+	`test-npm-${createHash("sha256")
+		.update(readFileSync(join(ROOT, "package-lock.json")))
+		.digest("hex")
+		.slice(0, 12)}`,
+);
 
 export function freePort(): Promise<number> {
 	return new Promise((res, rej) => {
