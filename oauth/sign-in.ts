@@ -16,7 +16,7 @@ import type {
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describeError } from "../transport/errors.ts";
 import type { HttpServerEntry } from "../types.ts";
-import { type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
+import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
 import { boundedFetch, pinAuthorizationServer, probe } from "./discovery.ts";
 import { isWebAddress, openSystemBrowser } from "./open-browser.ts";
 import { type SignIn, SignInStore } from "./store.ts";
@@ -109,7 +109,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
 	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
-	const callback = await listen(target);
+	const callback = await listenForRegisteredClient(store, target);
 	const stop = new AbortController();
 	const onAbort = () => stop.abort(options.signal?.reason);
 	options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -311,5 +311,26 @@ class SignInProvider implements OAuthClientProvider {
 		const code = params.get("code");
 		if (!code) throw new Error("the redirect carries no authorization code");
 		return code;
+	}
+}
+
+/**
+ * The callback listener for this sign-in. A client registered (DCR) by an earlier sign-in is
+ * registered for the exact redirect URI it sent, port included, and servers match it exactly (the
+ * SDK's own authorization router does): that port is listened on again. When it cannot be had,
+ * the stored registration is dropped and the SDK registers a client for the new port.
+ */
+async function listenForRegisteredClient(store: SignInStore, target: CallbackTarget): Promise<Callback> {
+	if (target.port !== 0) return listen(target);
+	const client = store.read().client as { redirect_uris?: unknown; client_id?: unknown } | undefined;
+	const registered = Array.isArray(client?.redirect_uris) ? String(client.redirect_uris[0] ?? "") : "";
+	const port = /^http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)\//.exec(registered)?.[1];
+	if (!port) return listen(target);
+	try {
+		return await listen({ ...target, port: Number(port) });
+	} catch {
+		// The port is taken now: a client registered for it would be refused by the server.
+		await store.update((s) => ({ ...s, client: undefined }));
+		return listen(target);
 	}
 }

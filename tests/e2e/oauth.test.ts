@@ -161,6 +161,21 @@ describe("OAuth sign-in", () => {
 		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
 	});
 
+	it("a sign-in after one that did not finish works: the registered client's redirect port is used again", async () => {
+		await setUp(undefined, undefined, { EXACT_REDIRECT: "1" });
+		const runtime = open();
+		const stop = new AbortController();
+		// The first sign-in registers a client and is given up before the browser comes back.
+		const first = runtime.signIn("prot", {
+			show: () => undefined,
+			openBrowser: () => stop.abort(new Error("cancelled")),
+			signal: stop.signal,
+		});
+		await expect(first).rejects.toThrow(/stopped/);
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+	});
+
 	it("a callback with another state is answered 400 and ignored: the real one still signs in; logout deletes the tokens", async () => {
 		await setUp();
 		const runtime = open();
