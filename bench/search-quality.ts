@@ -65,6 +65,59 @@ export function measureQuality(catalog: ToolCatalog, queries: readonly Query[] =
 	};
 }
 
+/**
+ * What the model receives, scored as a model reads it: the tool names on the answer's `- name`
+ * lines (the answer of `mcp({search})`, with its weak-answer cut), hit@1 and hit@5 of those; and
+ * the answers' token cost.
+ */
+export async function measureAnswers(
+	catalogs: readonly Catalog[],
+	queries: readonly Query[],
+): Promise<QualityReport & { tokens: number[] }> {
+	const lifecycle = sessionOf(catalogs);
+	const qualified = new Map(lifecycle.catalog.all().map((t) => [t.qualifiedName, `${t.server}/${t.name}`]));
+	let hit1 = 0;
+	let hit5 = 0;
+	let rr = 0;
+	const tokens: number[] = [];
+	const misses: { query: string; got: string[] }[] = [];
+	for (const [query, ...answers] of queries) {
+		const text = contentText((await runProxy(lifecycle, { search: query })).content);
+		tokens.push(countTokens(text));
+		const listed = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => qualified.get(m[1]) ?? m[1]);
+		const rank = listed.findIndex((name) => answers.includes(name));
+		if (rank === 0) hit1++;
+		if (rank >= 0 && rank < 5) hit5++;
+		if (rank >= 0) rr += 1 / (rank + 1);
+		if (rank !== 0) misses.push({ query, got: listed.slice(0, 3) });
+	}
+	const n = queries.length;
+	return { queries: n, hit1: hit1 / n, hit5: hit5 / n, mrr: rr / n, misses, tokens };
+}
+
+/** The test set's answers: every catalog at once, then each small setup on its own catalogs. */
+async function measureTestAnswers(catalogs: readonly Catalog[]): Promise<QualityReport & { tokens: number[] }> {
+	const parts = [await measureAnswers(catalogs, TEST_QUERIES)];
+	for (const setup of SETUP_QUERIES) {
+		parts.push(
+			await measureAnswers(
+				catalogs.filter((c) => setup.servers.includes(c.server)),
+				setup.queries,
+			),
+		);
+	}
+	const queries = parts.reduce((n, p) => n + p.queries, 0);
+	const mean = (key: "hit1" | "hit5" | "mrr") => parts.reduce((sum, p) => sum + p[key] * p.queries, 0) / queries;
+	return {
+		queries,
+		hit1: mean("hit1"),
+		hit5: mean("hit5"),
+		mrr: mean("mrr"),
+		misses: parts.flatMap((p) => p.misses),
+		tokens: parts.flatMap((p) => p.tokens),
+	};
+}
+
 /** The test set: every catalog at once, then each small setup on its own catalogs. */
 export function measureTest(catalogs: readonly Catalog[]): QualityReport {
 	const parts = [measureQuality(catalogOf(catalogs), TEST_QUERIES)];
@@ -80,7 +133,7 @@ const line = (r: QualityReport) =>
 	`hit@1 ${(r.hit1 * 100).toFixed(1)}%   hit@5 ${(r.hit5 * 100).toFixed(1)}%   MRR ${r.mrr.toFixed(3)}`;
 
 /** A session holding all catalogs as if cached, to measure real search answers. */
-function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
+export function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
 	const servers = new Map<string, ServerEntry>(
 		catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]),
 	);
@@ -153,6 +206,14 @@ export async function main(): Promise<void> {
 	console.log(
 		`gap tuning - test: hit@1 ${((quality.hit1 - test.hit1) * 100).toFixed(1)} points, hit@5 ${((quality.hit5 - test.hit5) * 100).toFixed(1)} (goal < 6)`,
 	);
+
+	// What the model receives (the answer text, parsed as a model reads it), beside the engine's ranking.
+	const tuningAnswers = await measureAnswers(catalogs, QUERIES);
+	const testAnswers = await measureTestAnswers(catalogs);
+	const cost = (r: { tokens: number[] }) =>
+		`median ${percentile(r.tokens, 0.5)} tokens, p95 ${percentile(r.tokens, 0.95)}`;
+	console.log(`answers, tuning set: ${line(tuningAnswers)}   (${cost(tuningAnswers)})`);
+	console.log(`answers, test set:   ${line(testAnswers)}   (${cost(testAnswers)}; goal: hit@5 >= the engine's)`);
 
 	const surface = toolDefinitionTokens({
 		name: PROXY_TOOL_NAME,

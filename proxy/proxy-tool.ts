@@ -22,6 +22,8 @@ const HITS_WITH_PARAMS = 3;
 const GOOD_COVERAGE = 0.5;
 /** ...and score at least this share of the best hit's, or it is padding. */
 const WEAK_SCORE = 0.15;
+/** Every other hit under this share of the top hit's score: the top one is the answer, the rest left out. */
+const CLEAR_WINNER = 0.3;
 /** How much of the ranking the details (Pi's UI and logs, never the model) keep. */
 const RANKED_IN_DETAILS = 20;
 /**
@@ -169,18 +171,25 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 			{ query, count: 0 },
 		);
 	}
-	// A hit that answers under half the query's words is a guess: say so rather than pad the answer.
-	const good = hits.filter((h) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE);
-	if (good.length === 0) {
-		const closest = hits.slice(0, 3).map((h) => toolLine(h.tool, false));
-		const body = `No tool matches all of ${quote(query)}. Closest:\n${closest.join("\n")}\nOr ${listHint(lifecycle)}.${failedNote(lifecycle)}`;
-		return ok("search", body, { query, count: 0, closest: hits.slice(0, 3).map((h) => h.tool.qualifiedName) });
-	}
+	// A hit that answers under half the query's words is a guess: marked so, but kept in the engine's
+	// order (re-sorting good ones first hid the right tool ranked 4th or 5th behind worse "good" ones).
+	const isGood = (h: (typeof hits)[number]) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE;
+	const good = hits.filter(isGood);
 	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
-	const shown = good.slice(0, limit);
+	// One clear winner (every other hit scores under CLEAR_WINNER of it): the answer may stay short.
+	const clear = isGood(hits[0]) && hits.slice(1).every((h) => h.score < hits[0].score * CLEAR_WINNER);
+	const shown = clear ? hits.filter(isGood).slice(0, limit) : hits.slice(0, limit);
+	if (good.length === 0) {
+		const closest = shown.map((h) => toolLine(h.tool, false));
+		const body = `No tool matches all of ${quote(query)}. Closest:\n${closest.join("\n")}\nOr ${listHint(lifecycle)}.${failedNote(lifecycle)}`;
+		return ok("search", body, { query, count: 0, closest: shown.map((h) => h.tool.qualifiedName) });
+	}
 	const withParams = input.includeSchemas !== false;
-	const lines = shown.map((h, i) => toolLine(h.tool, withParams && i < HITS_WITH_PARAMS));
-	const more = good.length > shown.length ? `\n(${good.length - shown.length} more: raise limit or add words)` : "";
+	const lines = shown.map(
+		(h, i) => `${toolLine(h.tool, withParams && i < HITS_WITH_PARAMS)}${isGood(h) ? "" : " (weak match)"}`,
+	);
+	const rest = good.filter((h) => !shown.includes(h)).length;
+	const more = rest > 0 ? `\n(${rest} more: raise limit or add words)` : "";
 	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
 	const ranked = hits

@@ -2,8 +2,11 @@
 // catalogs (the engine alone; tests/e2e/search-real-server.test.ts lists them through a server).
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, loadCatalogs } from "../../bench/catalogs.ts";
+import { sessionOf } from "../../bench/search-quality.ts";
 import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
+import { runProxy } from "../../proxy/proxy-tool.ts";
+import { contentText } from "../../proxy/tool-results.ts";
 import { indexInfo, prepareSearch, searchCatalog } from "../../search/engine.ts";
 import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
 import { baseForm, synonymsOf } from "../../search/thesaurus.ts";
@@ -183,5 +186,26 @@ describe("ranking over the real catalogs", () => {
 		function names(c: ToolCatalog) {
 			return searchCatalog(c, "read a file from the repo", { limit: 5 }).map((h) => h.tool.qualifiedName);
 		}
+	});
+});
+
+describe("what the model receives from mcp({search})", () => {
+	const answer = async (query: string) => {
+		const lifecycle = sessionOf(loadCatalogs());
+		return contentText((await runProxy(lifecycle, { search: query })).content);
+	};
+
+	it("lists five tools when the catalog has that many plausible ones, in the engine's order, weak ones marked", async () => {
+		// The right tool answers under half the words: the old answer put "good" guesses first and cut it.
+		const text = await answer("show everything you remember");
+		const listed = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
+		expect(listed).toHaveLength(5);
+		expect(listed[0]).toBe("memory_read_graph");
+		expect(text).toContain("(weak match)");
+	});
+
+	it("one clear winner stays a short answer", async () => {
+		const text = await answer("linear_getActiveCycle");
+		expect([...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1])).toEqual(["linear_linear_getActiveCycle"]);
 	});
 });
