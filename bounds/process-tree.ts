@@ -136,5 +136,5 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
 /** Polls until none of `pids` is alive or `ms` passed. The timer is not unref'd on purpose. */
 async function waitGone(pids: readonly number[], ms: number): Promise<void> {
 	const deadline = Date.now() + ms;
-	while (Date.now() < deadline && pids.some(isAlive)) await delay(25);
+	while (Date.now() < deadline && pids.some(isAlive)) await delay(10);
 }

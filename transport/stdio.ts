@@ -10,7 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import spawn from "cross-spawn";
 import { killAllSync, listTree, signal, tagged, terminateAll } from "../bounds/process-tree.ts";
-import { delay } from "../bounds/waits.ts";
+import { within } from "../bounds/waits.ts";
 import { LineReader } from "./line-reader.ts";
 
 export interface StdioTransportOptions {
@@ -23,11 +23,16 @@ export interface StdioTransportOptions {
 	readonly onStderr?: (chunk: Buffer) => void;
 	/** Turns a line into a message (the SDK's deserializeMessage); throws on a line that is not one. */
 	readonly parse: (line: string) => JSONRPCMessage;
-	/** How long a server may take to exit after its stdin ends, before SIGTERM (default 1 s). */
+	/**
+	 * How long a server may take to exit after its stdin ends, before SIGTERM (default 20 ms). Most
+	 * servers never exit on stdin's end (server-everything, filesystem, memory): waiting longer only
+	 * delays every `pi -p` that used a server by as much. SIGTERM still lets a server finish cleanly.
+	 */
 	readonly exitGraceMs?: number;
 }
 
 const POSIX = process.platform !== "win32";
+const DEFAULT_EXIT_GRACE_MS = 20;
 /** The environment variable that tags a server's processes (see `tagged`). */
 const TAG = "PI_MCP_SERVER_ID";
 
@@ -113,7 +118,7 @@ export class StdioTransport implements Transport {
 		const pid = child?.pid;
 		if (!child || !pid) return;
 		const leaderAlive = child.exitCode === null && child.signalCode === null;
-		killAllSync([...listTree(pid), ...tagged(TAG, this.tag), ...(leaderAlive ? [pid] : [])]);
+		killAllSync([...this.members(pid), ...(leaderAlive ? [pid] : [])]);
 		if (POSIX && leaderAlive) signal(-pid, "SIGKILL");
 	}
 
@@ -123,10 +128,11 @@ export class StdioTransport implements Transport {
 		const pid = child?.pid;
 		if (!child || !pid) return;
 		// Listed first: once the leader exits, its children are re-parented and only the group finds them.
-		const tree = [...listTree(pid), ...tagged(TAG, this.tag)];
+		const tree = this.members(pid);
 		if (child.exitCode === null && child.signalCode === null) {
 			child.stdin?.end();
-			await Promise.race([this.exited, delay(this.options.exitGraceMs ?? 1000)]);
+			// within(): its timer is cleared as soon as the server exits, so it holds nothing open.
+			await within(this.exited ?? Promise.resolve(), this.options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS);
 		}
 		if (child.exitCode === null && child.signalCode === null) {
 			if (POSIX) signal(-pid, "SIGTERM");
@@ -134,13 +140,23 @@ export class StdioTransport implements Transport {
 			if (POSIX) signal(-pid, "SIGKILL");
 		} else {
 			// The leader is gone (its group id may be reused once empty): the members found are ended one by one.
-			await terminateAll([...new Set([...tree, ...listTree(pid), ...tagged(TAG, this.tag)])]);
+			await terminateAll([...new Set([...tree, ...this.members(pid)])]);
 		}
 		// Its last words (a crash message on stderr) are read before the pipes go; a helper that
 		// keeps them open does not hold this up for long.
-		await Promise.race([this.drained, delay(300)]);
+		// (A pending timer here kept Pi's process alive 300 ms after every session that used a server.)
+		await within(this.drained ?? Promise.resolve(), 300);
 		child.stdout?.destroy();
 		child.stderr?.destroy();
 		child.stdin?.destroy();
+	}
+
+	/**
+	 * Every process the server started: on Linux, those carrying its tag in their environment (a
+	 * /proc scan: finds helpers that left the group or were re-parented, costs a few ms); elsewhere
+	 * its descendants by `ps` (a process spawn, ~15 ms). The group it leads is signalled besides.
+	 */
+	private members(pid: number): number[] {
+		return process.platform === "linux" ? tagged(TAG, this.tag) : listTree(pid);
 	}
 }
