@@ -14,6 +14,9 @@ import { approvalMessage, type GateState } from "./trust/project-approval.ts";
 import { type Redactor, scrubStrings } from "./trust/redaction.ts";
 import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
 
+/** A lazy server started to fill the cache stays up this long for the call that usually follows. */
+const FILL_KEEP_MS = 60_000;
+
 export type ServerState =
 	| "connected"
 	| "starting"
@@ -52,6 +55,8 @@ export interface LifecycleOptions {
 	 * last `fillStallMs` (default 3 s), and never longer than `fillCapMs` (default 15 s).
 	 */
 	readonly fillStallMs?: number;
+	/** How long a lazy server started only to fill the cache stays up for a call (default 60 s). */
+	readonly fillKeepMs?: number;
 	readonly fillCapMs?: number;
 	/**
 	 * Whether a server may run: project servers wait for the user's yes. A server that is not
@@ -96,7 +101,7 @@ export class ServerLifecycle {
 
 	/**
 	 * Starts background work and returns at once: eager and keep-alive servers connect, and
-	 * servers with no valid cache entry connect once to fill it (lazy ones close right after).
+	 * servers with no valid cache entry connect once to fill it (lazy ones close after 60 s unused).
 	 */
 	start(): void {
 		this.started = true;
@@ -141,20 +146,32 @@ export class ServerLifecycle {
 		await work;
 	}
 
-	/** Eager and keep-alive servers connect; servers with no cached tools connect once to fill the cache (lazy ones close again). */
+	/** Eager and keep-alive servers connect; servers with no cached tools connect once to fill the cache (lazy ones close after a while unused). */
 	private bringUp(entries: readonly ServerEntry[]): Promise<void> {
 		const wanted = entries.filter((e) => this.allowed(e) && (e.lifecycle !== "lazy" || !this.catalog.has(e.name)));
 		return mapLimit(wanted, this.options.parallelism ?? 10, async (entry) => {
 			if (this.stopped) return;
 			try {
-				await this.ensureConnected(entry.name);
-				if (entry.lifecycle === "lazy") await this.manager.close(entry.name);
+				const connection = await this.ensureConnected(entry.name);
+				// A lazy server filled the cache: kept a little while, since the session that needed its
+				// tools usually calls one next (a first `pi -p` started it twice); closed if unused.
+				if (entry.lifecycle === "lazy") this.closeIfUnused(connection, this.options.fillKeepMs ?? FILL_KEEP_MS);
 			} catch {
 				// recorded as a failure; shown by status
 			} finally {
 				this.lastFill = this.now();
 			}
 		}).then(() => undefined);
+	}
+
+	/** Closes the connection after `ms` unless it was used meanwhile (then the idle sweep decides). */
+	private closeIfUnused(connection: ServerConnection, ms: number): void {
+		const usedAt = connection.lastUsedAt;
+		const timer = setTimeout(() => {
+			if (this.stopped || this.manager.get(connection.name) !== connection) return;
+			if (connection.lastUsedAt === usedAt && connection.inFlight === 0) void this.manager.close(connection.name);
+		}, ms);
+		timer.unref?.(); // never keeps Pi alive; shutdown closes everything anyway
 	}
 
 	private allowed(entry: ServerEntry): boolean {

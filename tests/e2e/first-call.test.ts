@@ -1,8 +1,10 @@
 // A first call to a server that is still starting (here: one that takes 10 s, like a cold npx
 // install) waits for it within the connect deadline and answers, in one cold `pi -p` that searches
 // first (search may stay brief and say the server is starting). Both Pi lines.
+
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { faultStdio } from "../support/helpers.ts";
+import { countedServer, faultStdio, startedPids } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
@@ -27,4 +29,17 @@ describe.each(PI_HOSTS)("a cold first call ($name)", (host) => {
 		expect(run.stdout).toContain("said: echo: hi");
 		expect(progress[0]).toMatch(/still starting|slow_echo/);
 	}, 90_000);
+
+	it("a first session that fills the cache and calls the server starts it once", async () => {
+		home = await createPiHome({});
+		const log = join(home.root, "starts.log");
+		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { everything: countedServer(log) } }));
+		const steps = [
+			() => ({ toolCall: { name: "mcp", arguments: { tool: "everything_echo", args: { message: "once" } } } }),
+			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+		];
+		const run = await runPi(home, "echo", { host, steps });
+		expect(run.stdout).toContain("said: Echo: once");
+		expect(startedPids(log)).toHaveLength(1);
+	}, 60_000);
 });

@@ -3,9 +3,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ServerLifecycle } from "../../lifecycle.ts";
+import { ServerLifecycle } from "../../lifecycle.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
+import { McpServerManager } from "../../server-manager.ts";
 import { configOf, everythingStdio, lifecycleOf, tempDir } from "../support/helpers.ts";
 
 const MINUTE = 60_000;
@@ -29,11 +30,24 @@ describe("ServerLifecycle", () => {
 		lifecycle = undefined;
 	});
 
+	it("a lazy server started only to fill the cache is kept for a call, then closed unused", async () => {
+		vi.useRealTimers();
+		lifecycle = new ServerLifecycle({
+			config: configOf({ ev: everythingStdio() }),
+			manager: new McpServerManager(),
+			fillKeepMs: 300,
+		});
+		lifecycle.start();
+		await lifecycle.startup;
+		expect(lifecycle.state("ev")).toBe("connected");
+		await vi.waitFor(() => expect(lifecycle?.state("ev")).toBe("idle"), { timeout: 10_000 });
+	});
+
 	it("closes a lazy server after idleTimeout minutes and reconnects on the next call", async () => {
 		lifecycle = lifecycleOf(configOf({ ev: { ...everythingStdio(), idleTimeout: 2 } }));
 		lifecycle.start();
-		await lifecycle.startup; // first run: connected once to learn its tools, then closed (lazy)
-		expect(lifecycle.state("ev")).toBe("idle");
+		await lifecycle.startup; // first run: connected once to learn its tools, kept for the call that usually follows
+		expect(lifecycle.state("ev")).toBe("connected");
 
 		expect((await runProxy(lifecycle, { tool: "ev_echo", args: { message: "a" } })).isError).toBe(false);
 		expect(lifecycle.state("ev")).toBe("connected");
