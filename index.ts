@@ -145,9 +145,9 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		const found = runtime?.lifecycle.catalog.resolve(name);
 		return found?.kind === "found" ? { server: found.tool.server, tool: found.tool.name } : undefined;
 	};
-	/** The `mcp` tool; registered again at session start with the description naming that session's servers. */
 	/**
-	 * The `mcp` tool: declared to the model (pi 0.73, or `surface: "mcp"`), or on Pi 1.5 with codemode
+	 * The `mcp` tool, registered again at session start with the description naming that session's
+	 * servers: declared to the model (pi 0.73, or `surface: "mcp"`), or on Pi 1.5 with codemode
 	 * only callable (`deferred`: scripts call `tools.mcp(...)`, tool_search finds it), so the model's
 	 * context holds what Pi 1.5's own MCP puts there and no more.
 	 */

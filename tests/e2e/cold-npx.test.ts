@@ -58,72 +58,61 @@ describe.each(PI_HOSTS)("a cold npm cache ($name)", (host) => {
 	}, 300_000);
 });
 
+/**
+ * A home whose `npx` and `npm` are the slow stand-in (installs taking `installMs`, leaving npm's
+ * broken folder if killed), with one server `slow` run through `npx -y <spec>`.
+ */
+function slowNpmHome(home: PiHome, installMs: number) {
+	const npmCache = join(home.root, "npm-cache");
+	const bin = join(home.root, "bin");
+	mkdirSync(bin);
+	for (const tool of ["npx", "npm"]) {
+		writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${SLOW_NPM}" ${tool} "$@"\n`, {
+			mode: 0o755,
+		});
+	}
+	const spec = "@example/slow-server@1.0.0";
+	home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", spec] } } }));
+	const env = {
+		PI_OFFLINE: "",
+		PATH: `${bin}:${process.env.PATH}`,
+		npm_config_cache: npmCache,
+		INSTALL_MS: String(installMs),
+		SLOW_NPM_SERVER: EVERYTHING,
+	};
+	const packageDir = join(npxInstallDir(spec, npmCache), "node_modules", "@example/slow-server");
+	const echo = (message: string) => [
+		() => ({ toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message } } } }),
+		(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+	];
+	return { env, packageDir, echo };
+}
+
 describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (host) => {
 	let home: PiHome | undefined;
 	afterEach(async () => home?.dispose());
 
 	it("is never cut in half: it completes after Pi's exit, and the next run's call works", async () => {
 		home = await createPiHome({});
-		const npmCache = join(home.root, "npm-cache");
-		// npx and npm that take 8 s to install (as on a slow network), leaving a broken folder if killed.
-		const bin = join(home.root, "bin");
-		mkdirSync(bin);
-		for (const tool of ["npx", "npm"]) {
-			writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${SLOW_NPM}" ${tool} "$@"\n`, {
-				mode: 0o755,
-			});
-		}
-		const spec = "@example/slow-server@1.0.0";
-		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", spec] } } }));
-		const env = {
-			PI_OFFLINE: "",
-			PATH: `${bin}:${process.env.PATH}`,
-			npm_config_cache: npmCache,
-			INSTALL_MS: "8000",
-			SLOW_NPM_SERVER: EVERYTHING,
-		};
+		const { env, packageDir, echo } = slowNpmHome(home, 8000);
 		const hello = await runPi(home, "hello", { host, steps: [() => ({ text: "hi" })], env });
 		expect(hello.code, hello.stderr).toBe(0);
-		const manifest = join(npxInstallDir(spec, npmCache), "node_modules", "@example/slow-server", "package.json");
+		const manifest = join(packageDir, "package.json");
 		// Pi has exited; the install it started goes on to the end (or this waits in vain and fails).
 		await waitUntil(() => existsSync(manifest), "the install to complete after Pi exited", 30_000).catch(
 			() => undefined,
 		);
 		expect(existsSync(manifest)).toBe(true);
-		const steps = [
-			() => ({ toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message: "after" } } } }),
-			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
-		];
-		const run = await runPi(home, "echo", { host, steps, env });
+		const run = await runPi(home, "echo", { host, steps: echo("after"), env });
 		expect(run.stdout).toContain("said: Echo: after");
 	}, 120_000);
 
 	it("a folder an earlier install was cut out of is repaired at the next connect", async () => {
 		home = await createPiHome({});
-		const npmCache = join(home.root, "npm-cache");
-		const bin = join(home.root, "bin");
-		mkdirSync(bin);
-		for (const tool of ["npx", "npm"]) {
-			writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${SLOW_NPM}" ${tool} "$@"\n`, {
-				mode: 0o755,
-			});
-		}
-		const spec = "@example/slow-server@1.0.0";
+		const { env, packageDir, echo } = slowNpmHome(home, 100);
 		// What a killed npm leaves: the package's folder, no package.json.
-		mkdirSync(join(npxInstallDir(spec, npmCache), "node_modules", "@example/slow-server"), { recursive: true });
-		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", spec] } } }));
-		const env = {
-			PI_OFFLINE: "",
-			PATH: `${bin}:${process.env.PATH}`,
-			npm_config_cache: npmCache,
-			INSTALL_MS: "100",
-			SLOW_NPM_SERVER: EVERYTHING,
-		};
-		const steps = [
-			() => ({ toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message: "repaired" } } } }),
-			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
-		];
-		const run = await runPi(home, "echo", { host, steps, env });
+		mkdirSync(packageDir, { recursive: true });
+		const run = await runPi(home, "echo", { host, steps: echo("repaired"), env });
 		expect(run.stdout).toContain("said: Echo: repaired");
 	}, 120_000);
 });
