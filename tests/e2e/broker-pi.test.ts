@@ -110,7 +110,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			const status = String(
 				(await a.waitFor((e) => e.method === "notify" && String(e.message).includes("MCP servers"), from)).message,
 			);
-			expect(status).toContain("everything: connected (shared), 17 tools");
+			expect(status).toMatch(/everything: connected \(shared\), \d+ tools/);
 			expect(status).toMatch(
 				/Shared MCP broker \(pid \d+, since \d\d:\d\d\): 1 server\n {2}everything: 2 sessions, up since \d\d:\d\d, pid \d+/,
 			);

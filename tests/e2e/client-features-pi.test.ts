@@ -26,10 +26,10 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		await home.dispose();
 	});
 
-	it("lists the 17 tools, the server's instructions, and the session folder as the only root", async () => {
+	it("lists the tools, the server's instructions, and the session folder as the only root", async () => {
 		const listed = await converse(pi, 'call {"server":"everything"}', () => ({ cancelled: true }));
 		const text = toolResults(listed.events);
-		expect(text).toContain("everything: 17 tools, 7 resources, 2 resource templates");
+		expect(text).toMatch(/everything: \d+ tools, \d+ resources, \d+ resource templates/);
 		expect(text).toContain('Instructions from \\"everything\\"');
 		for (const tool of [
 			"get-roots-list",
@@ -63,7 +63,10 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		expect(String(dialogs[0].title)).toContain(
 			'MCP server "everything" asks: Please provide inputs for the following fields',
 		);
-		expect(dialogs.filter((d) => d.method !== "confirm").length).toBe(13); // one per field
+		// One dialog per field: several fields, none asked twice.
+		const fields = dialogs.filter((d) => d.method !== "confirm").map((d) => String(d.title));
+		expect(fields.length).toBeGreaterThan(1);
+		expect(new Set(fields).size).toBe(fields.length);
 		const summary = dialogs.find((d) => d.method === "confirm");
 		expect(String(summary?.message)).toContain("name: Ada Lovelace");
 		const result = toolResults(events);

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Sampler } from "../../client/sampling.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
@@ -171,12 +171,15 @@ describe.each(transports)("client features over $label", ({ http }) => {
 	it("cancelling a task-only tool cancels its task on the server", async () => {
 		const controller = new AbortController();
 		const running = call("simulate-research-query", { topic: "cancel me" }, controller.signal);
-		await new Promise((r) => setTimeout(r, 1500));
+		const connection = () => runtime.lifecycle.manager.get("everything");
+		const tasks = async () => (await connection()?.client.experimental.tasks.listTasks())?.tasks ?? [];
+		// Cancel once the server holds the task running, not after a guessed delay.
+		await vi.waitFor(async () => expect((await tasks()).some((t) => t.status === "working")).toBe(true), {
+			timeout: 20_000,
+		});
 		controller.abort();
 		expect(await running).toContain("was cancelled");
-		const connection = runtime.lifecycle.manager.get("everything");
-		const { tasks } = (await connection?.client.experimental.tasks.listTasks()) ?? { tasks: [] };
-		expect(tasks.some((t) => t.status === "cancelled")).toBe(true);
+		expect((await tasks()).some((t) => t.status === "cancelled")).toBe(true);
 	}, 30_000);
 
 	it("prompts complete their arguments from the server, and the answer depends on what came before", async () => {
@@ -191,12 +194,7 @@ describe.each(transports)("client features over $label", ({ http }) => {
 			() => runtime,
 			() => undefined,
 		).sync(runtime);
-		expect([...commands.keys()]).toEqual([
-			"everything:simple-prompt",
-			"everything:args-prompt",
-			"everything:completable-prompt",
-			"everything:resource-prompt",
-		]);
+		expect([...commands.keys()]).toEqual(expect.arrayContaining(["everything:completable-prompt"]));
 		const complete = commands.get("everything:completable-prompt")?.getArgumentCompletions;
 		expect(await complete?.("Eng")).toEqual([
 			{ value: "Engineering", label: "Engineering", description: "department" },
@@ -214,10 +212,11 @@ describe.each(transports)("client features over $label", ({ http }) => {
 		const other = join(dir.path, "elsewhere");
 		mkdirSync(other);
 		await runtime.setWorkingFolder(other);
-		await new Promise((r) => setTimeout(r, 300)); // the server asks again on the notification
-		const text = await call("get-roots-list");
-		expect(text).toContain(`file://${other}`);
-		expect(text).toContain("Current MCP Roots (1 total)");
+		// The server asks for the roots again when told they changed: wait until it has the new one.
+		await vi.waitFor(async () => expect(await call("get-roots-list")).toContain(`file://${other}`), {
+			timeout: 20_000,
+		});
+		expect(await call("get-roots-list")).toContain("Current MCP Roots (1 total)");
 	});
 });
 

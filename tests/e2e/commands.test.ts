@@ -40,19 +40,19 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		const report = await ask("/mcp");
 		expect(report).toContain("MCP servers (0/3 connected):");
 		// Where each server is configured, as Pi 1.5's /mcp shows it (the home folder as ~).
-		expect(report).toContain(
-			"everything: not running, 17 tools, 7 resources, 2 resource templates known (lazy) from ~/agent/mcp.json",
+		expect(report).toMatch(
+			/everything: not running, \d+ tools, \d+ resources, \d+ resource templates known \(lazy\) from ~\/agent\/mcp\.json/,
 		);
 		expect(report).toMatch(/broken: failed: Server "broken" failed to connect: .* \(eager\)/);
 		expect(report).toContain(`off: turned off ("enabled": false in ${join(home.agentDir, "mcp.json")})`);
 
 		expect(await ask("/mcp tools everything")).toMatch(
-			/^everything \(17 tools, 7 resources, 2 resource templates\):\n {2}everything_echo/,
+			/^everything \(\d+ tools, \d+ resources, \d+ resource templates\):\n {2}everything_echo/,
 		);
 
 		const from = pi.events.length;
-		expect(await ask("/mcp reconnect everything")).toBe(
-			"everything: reconnected, 17 tools, 7 resources, 2 resource templates",
+		expect(await ask("/mcp reconnect everything")).toMatch(
+			/^everything: reconnected, \d+ tools, \d+ resources, \d+ resource templates$/,
 		);
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 1/3 1 failed 1 need config", from);
 
@@ -80,7 +80,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 			`Turned "everything" on (saved in ${file}). MCP reloaded its config.`,
 		);
 		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/3"), mark);
-		expect(await ask("/mcp tools everything")).toMatch(/^everything \(17 tools/);
+		expect(await ask("/mcp tools everything")).toMatch(/^everything \(\d+ tools/);
 		expect(await ask("/mcp disable off")).toBe('"off" is already turned off.');
 	});
 });

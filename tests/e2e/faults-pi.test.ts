@@ -1,12 +1,13 @@
 // The fault suite through the real `pi -p` (both lines): every fault fixture at once, beside a
 // healthy server. Searches answer while dead servers are still "connecting"; each faulty call
-// fails fast and clearly; Pi exits by itself, soon after its answer, with its own exit code
+// fails fast and clearly; Pi exits by itself after its answer, with its own exit code
 // (0, 1 after a model error, 143 on SIGTERM); no process and no file is left behind.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CACHE_FILE } from "../../metadata-cache.ts";
 import {
 	EVERYTHING,
 	faultStdio,
@@ -58,58 +59,48 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 		await home.dispose();
 	});
 
-	it("searches answer while dead servers connect; faulty calls fail fast; pi exits soon with 0, leaving nothing", async () => {
-		const took: Record<string, number> = {};
-		let sentAt = 0;
-		const step = (label: string, args: Record<string, unknown>) => (req: ChatRequest) => {
-			if (label !== "first") took[String(Object.keys(took).length)] = Date.now() - sentAt;
-			sentAt = Date.now();
-			void req;
-			return { toolCall: { name: "mcp", arguments: args } };
-		};
+	it("searches answer while dead servers connect; faulty calls fail fast; pi exits with 0, leaving nothing", async () => {
+		// The first search waits for the event it is about (the healthy server catalogued), never for a time:
+		// its answer then shows the healthy server's tools beside the dead ones still connecting.
+		const cache = join(home.agentDir, CACHE_FILE);
+		const okCatalogued = () =>
+			existsSync(cache) &&
+			Object.keys(JSON.parse(readFileSync(cache, "utf8")).servers).some((k) => k.startsWith("ok "));
 		const answers: string[] = [];
 		const calls = [
-			["first", { search: "echo" }],
-			["again", { search: "echo text" }],
-			["flood", { tool: "flood_blast" }],
-			["huge", { tool: "http_huge_body_work" }],
-			["reset", { tool: "http_reset_stream_work" }],
-			["deep", { describe: "deep_schema_deep" }],
-			["ok", { tool: "ok_echo", args: { message: "still here" } }],
-		] as const;
-		let answeredAt = 0;
+			{ search: "echo" },
+			{ search: "echo text" },
+			{ tool: "flood_blast" },
+			{ tool: "http_huge_body_work" },
+			{ tool: "http_reset_stream_work" },
+			{ describe: "deep_schema_deep" },
+			{ tool: "ok_echo", args: { message: "still here" } },
+		];
 		const steps = [
-			...calls.map(([label, args], i) => (req: ChatRequest) => {
-				if (i > 0) answers.push(lastToolMessage(req));
-				return step(label, args)(req);
+			...calls.map((args, i) => async (req: ChatRequest) => {
+				if (i === 0) await waitUntil(okCatalogued, "the healthy server's tools in the cache");
+				else answers.push(lastToolMessage(req));
+				return { toolCall: { name: "mcp", arguments: args } };
 			}),
 			(req: ChatRequest) => {
-				took[String(Object.keys(took).length)] = Date.now() - sentAt;
 				answers.push(lastToolMessage(req));
-				answeredAt = Date.now();
 				return { text: "done" };
 			},
 		];
 		const run = await runPi(home, "exercise every server", { host, steps, env: { TMPDIR: tmp }, timeoutMs: 120_000 });
-		const exitedAt = Date.now();
 		expect(run.code, run.stderr).toBe(0);
 		const [first, again, flood, huge, reset, deep, ok] = answers;
-		// The dead servers are still connecting: the searches say so instead of waiting for them.
+		// The dead servers are still connecting (their connect timeout is 30 s): the searches answer
+		// without them and say so, rather than waiting for them or calling them failed.
 		expect(first).toContain("ok_echo");
 		expect(first).toMatch(/still starting: .*never_initialize/);
 		expect(again).toContain("ok_echo");
-		// Liveness, not speed: a search that waited for the dead servers would take their 30 s connect
-		// timeout; the bound leaves room for a loaded CI machine (a 2 s wait plus loading the engine).
-		expect(took[0]).toBeLessThan(10_000);
-		expect(took[1]).toBeLessThan(10_000);
 		expect(flood).toContain("more than 128 MB without a line end");
 		expect(huge).toContain("over 128 MB; it was cut off");
+		// The reset is reported as such, not as the 60 s request timeout it would become if missed.
 		expect(reset).toContain("Connection lost before the answer");
-		expect(took[4]).toBeLessThan(5000); // not the 60 s request timeout
 		expect(deep).toContain("A schema nested 8000 levels");
 		expect(ok).toBe("Echo: still here");
-		// Exit: within a few seconds of the answer (the fill grace, then SIGTERM/SIGKILL for the stubborn).
-		expect(exitedAt - answeredAt).toBeLessThan(8000);
 		expect(marked(marker)).toEqual([]);
 		expect(readdirSync(tmp).filter((n) => n.startsWith("pi-mcp"))).toEqual([]);
 	}, 150_000);

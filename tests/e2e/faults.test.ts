@@ -55,11 +55,9 @@ describe("misbehaving servers", () => {
 	it("a server that hangs: the call times out with a clear message while the other server answers", async () => {
 		const lc = open({ faulty: fixture("fault-server.ts", {}, { timeout: 1.5 }) });
 		await lc.ensureConnected("faulty");
-		const started = performance.now();
 		const hang = text(lc, { tool: "faulty_hang" });
 		await otherServerWorks(lc);
 		const result = await hang;
-		expect(performance.now() - started).toBeLessThan(10_000);
 		expect(result.isError).toBe(true);
 		expect(result.text).toContain(
 			'No answer from "faulty" within 2 s. Raise its "timeout" (seconds) or settings.requestTimeoutMs',
@@ -157,11 +155,8 @@ describe("misbehaving servers", () => {
 		// A description that makes backtracking regex engines explode on (a+)+$.
 		const trap = { server: "faulty", name: "trap", description: `${"a".repeat(40)}!`, inputSchema: { type: "object" } };
 		lc.catalog.set("faulty", { tools: [...tools, trap], resources: [] }, false);
-		const timed = async (input: ProxyInput) => {
-			const started = performance.now();
-			const result = await text(lc, input);
-			return { ...result, ms: performance.now() - started };
-		};
+		// A freeze (these took 55 s, 21 s and a 60 s wait) would exceed this test's 30 s timeout.
+		const timed = (input: ProxyInput) => text(lc, input);
 		const regex = await timed({ search: "(a+)+$", regex: true, server: "faulty" });
 		expect(regex.text).toContain("No tools match");
 		const longName = await timed({ tool: `x${"y".repeat(1024 * 1024)}` });
@@ -170,20 +165,17 @@ describe("misbehaving servers", () => {
 		expect(longName.text.length).toBeLessThan(2000);
 		const big = await timed({ tool: "faulty_echo", args: { text: "z".repeat(10 * 1024 * 1024) } });
 		expect(big.text).toContain("The arguments for echo are 10.0 MB, over the 4.0 MB limit: they were not sent.");
-		// Bounds against a freeze (they were 55 s, 21 s and a 60 s wait), not performance figures.
-		for (const { ms } of [regex, longName, big]) expect(ms).toBeLessThan(5000);
 		await otherServerWorks(lc);
-	});
+	}, 30_000);
 
 	it("Esc while a server that never answers is starting: the call returns at once", async () => {
 		const lc = open({ mute: faultStdio("never-initialize") });
 		const controller = new AbortController();
 		setTimeout(() => controller.abort(), 500);
-		const started = performance.now();
 		const result = await text(lc, { tool: "mute_anything" }, { signal: controller.signal });
 		expect(result.isError).toBe(true);
+		// Said at the Esc, not after the 30 s connect timeout (which would answer that the server did not start).
 		expect(result.text).toContain("Cancelled while the server was starting.");
-		expect(performance.now() - started).toBeLessThan(5000); // not the 30 s connect timeout
 	});
 
 	it("a failed connect, and every keep-alive retry of it, leaves no process behind", async () => {

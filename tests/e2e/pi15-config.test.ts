@@ -79,7 +79,6 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		const [, ms] = /^(\d+) ms: /.exec(first.stdout.trim()) ?? [];
 		expect(first.stdout).toContain('No answer from "slow" within 2 s.');
 		expect(Number(ms)).toBeGreaterThanOrEqual(1800);
-		expect(Number(ms)).toBeLessThan(15_000);
 
 		// exposure: direct → everything's tools are first-class Pi tools from the next run on (from the cache),
 		// named as Pi 1.5 names them (mcp__server__tool, what a user's permission rules and --tools

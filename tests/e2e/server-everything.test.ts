@@ -41,12 +41,12 @@ describe.each(transports)("server-everything over $label", ({ mode, path }) => {
 		expect(connected.isError).toBe(false);
 		expect(connected.text).toContain(mode === "sse" ? "(sse)" : mode ? "(streamable-http)" : "(stdio)");
 		const after = await run({});
-		expect(after.text).toMatch(/everything: connected, 13 tools, 7 resources/);
+		expect(after.text).toMatch(/everything: connected, \d+ tools, \d+ resources/);
 	});
 
 	it("lists the server's tools with compact parameters", async () => {
 		const list = await run({ server: "everything" });
-		expect(list.text).toContain("everything: 13 tools, 7 resources");
+		expect(list.text).toMatch(/everything: \d+ tools, \d+ resources/);
 		expect(list.text).toContain("- everything_get-sum (a: number, b: number): Returns the sum of two numbers");
 		expect(list.text).toContain("everything_get_architecture_md");
 	});

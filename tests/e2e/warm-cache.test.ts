@@ -48,11 +48,11 @@ describe("warm metadata cache", () => {
 		const search = await runProxy(second, { search: "create directory" });
 		expect(contentText(search.content)).toContain("filesystem_create_directory");
 		const list = await runProxy(second, { server: "memory" });
-		expect(contentText(list.content)).toContain("memory: 9 tools");
+		expect(contentText(list.content)).toMatch(/memory: \d+ tools/);
 		const describe = await runProxy(second, { describe: "everything_get-sum" });
 		expect(contentText(describe.content)).toContain("- a (number, required)");
-		expect(contentText((await runProxy(second, {})).content)).toContain(
-			"everything: not running, 13 tools, 7 resources, 2 resource templates known (lazy)",
+		expect(contentText((await runProxy(second, {})).content)).toMatch(
+			/everything: not running, \d+ tools, \d+ resources, \d+ resource templates known \(lazy\)/,
 		);
 		expect(servers()).toBe(before);
 		expect(second.manager.connectedNames()).toEqual([]);

@@ -9,9 +9,10 @@ export interface ChatRequest {
 	readonly [key: string]: unknown;
 }
 
-export type Step = (
-	request: ChatRequest,
-) => { toolCall: { name: string; arguments: unknown } } | { text: string } | { httpStatus: number };
+export type StepReply = { toolCall: { name: string; arguments: unknown } } | { text: string } | { httpStatus: number };
+
+/** One model turn; a step may wait for an event first (a server catalogued, a file written). */
+export type Step = (request: ChatRequest) => StepReply | Promise<StepReply>;
 
 export interface MockModel {
 	readonly port: number;
@@ -31,11 +32,11 @@ export async function startMockModel(initial: Step[]): Promise<MockModel> {
 		req.on("data", (c) => {
 			body += c;
 		});
-		req.on("end", () => {
+		req.on("end", async () => {
 			const request = JSON.parse(body || "{}") as ChatRequest;
 			requests.push(request);
 			const step = steps[requests.length - 1] ?? (() => ({ text: "(script ended)" }));
-			const out = step(request);
+			const out = await step(request);
 			if ("httpStatus" in out) {
 				res
 					.writeHead(out.httpStatus, { "content-type": "application/json" })
