@@ -166,6 +166,12 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		});
 	registerProxy(PROXY_DESCRIPTION);
 
+	/** The `mcp` tool again, its description naming the session's servers; hidden from the model under codemode. */
+	const describeServers = (active: McpRuntime) => {
+		registerProxy(proxyDescription(active.serverBlurbs()), surface === "mcp");
+		if (surface === "codemode") pi.setActiveTools(pi.getActiveTools().filter((name) => name !== PROXY_TOOL_NAME));
+	};
+
 	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */
 	const syncDirectTools = (active: McpRuntime) => {
 		const allowed = active.lifecycle.serverNames().filter((n) => !active.lifecycle.blocked(n));
@@ -220,8 +226,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		// as with Pi 1.5's own MCP; `settings.surface: "mcp"` keeps the `mcp` tool declared instead.
 		const viaCodemode = piTools?.activateDiscovery(active) === true && active.config.settings.surface !== "mcp";
 		surface = viaCodemode ? "codemode" : "mcp";
-		registerProxy(proxyDescription(active.serverBlurbs()), !viaCodemode);
-		if (viaCodemode) pi.setActiveTools(pi.getActiveTools().filter((name) => name !== PROXY_TOOL_NAME));
+		describeServers(active);
 		const update = () => {
 			const line = statusLine(active.lifecycle);
 			ctx.ui.setStatus("mcp", line === undefined ? undefined : oneLine(line));
@@ -232,6 +237,24 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		active.onChange(update);
 		update();
 		return active;
+	};
+
+	/**
+	 * The config changed (/mcp enable|disable, another extension's servers): applied to the running
+	 * session when only servers changed, so the others keep running; else a new runtime.
+	 */
+	const reload = async (ctx: ExtensionContext, registered: readonly RegisteredServer[]): Promise<void> => {
+		const active = runtime;
+		if (!active || !(await active.reload(registered))) {
+			activate(ctx, registered);
+			return;
+		}
+		if (active !== runtime) return;
+		syncDirectTools(active);
+		prompts.sync(active);
+		piTools?.sync(active);
+		resourceTools?.sync(active);
+		describeServers(active);
 	};
 
 	const prompts = new PromptCommands(
@@ -247,7 +270,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			prompts.sync(active);
 		},
 		// Config problems were reported at start; /mcp lists them again on demand.
-		reload: (ctx) => void activate(ctx, registeredServers()),
+		reload: (ctx) => reload(ctx, registeredServers()),
 	});
 
 	pi.on("session_start", (_event, ctx) => {
@@ -296,8 +319,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		);
 
 	// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
-	pi15.on("mcp_servers_change", (event, ctx) => {
-		if (runtime) activate(ctx, event.servers);
+	pi15.on("mcp_servers_change", async (event, ctx) => {
+		if (runtime) await reload(ctx, event.servers);
 	});
 
 	pi.on("session_shutdown", async () => {

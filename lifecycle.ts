@@ -4,6 +4,7 @@
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
 import { mapLimit, within } from "./bounds/waits.ts";
 import { ToolCatalog } from "./catalog/tool-catalog.ts";
+import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
@@ -66,7 +67,8 @@ export interface LifecycleOptions {
 }
 
 export class ServerLifecycle {
-	readonly config: McpConfig;
+	/** Replaced (never edited) when the session takes a new config: see `reconfigure`. */
+	config: McpConfig;
 	readonly manager: McpServerManager;
 	readonly catalog: ToolCatalog;
 	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
@@ -144,6 +146,32 @@ export class ServerLifecycle {
 		const work = this.bringUp(admitted);
 		this.startup = Promise.all([this.startup, work]).then(() => undefined);
 		await work;
+	}
+
+	/**
+	 * Takes a new config while the session runs (a server turned on or off, another extension's
+	 * servers changed), leaving alone every server whose entry is the same: those removed or changed
+	 * close and their tools go; new and changed ones get their cached tools and start as at startup
+	 * (in the background). The caller checks that the settings are unchanged.
+	 */
+	async reconfigure(next: McpConfig): Promise<void> {
+		const before = this.config;
+		const same = (a: ServerEntry | undefined, b: ServerEntry | undefined) =>
+			a !== undefined && b !== undefined && stableStringify(a) === stableStringify(b);
+		const gone = [...before.servers.keys()].filter((n) => !same(before.servers.get(n), next.servers.get(n)));
+		const added = [...next.servers.values()].filter((e) => !same(before.servers.get(e.name), e));
+		this.config = next;
+		this.catalog.reorder([...next.servers.keys()]);
+		for (const name of gone) {
+			this.catalog.delete(name);
+			this.failures.delete(name);
+		}
+		for (const entry of added) if (this.allowed(entry)) this.loadCached(entry);
+		this.catalogChanged();
+		await Promise.all(gone.map((name) => this.manager.close(name)));
+		this.options.onChange?.();
+		if (!this.started) return;
+		this.startup = Promise.all([this.startup, this.bringUp(added)]).then(() => undefined);
 	}
 
 	/** Eager and keep-alive servers connect; servers with no cached tools connect once to fill the cache (lazy ones close after a while unused). */

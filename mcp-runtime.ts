@@ -4,6 +4,7 @@
 
 import { atExit } from "./bounds/exit-cleanup.ts";
 import { ClientFeatures } from "./client/client-features.ts";
+import { stableStringify } from "./config/identity.ts";
 import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
@@ -39,8 +40,10 @@ export class McpRuntime {
 	readonly cwd: string;
 	readonly agentDir: string;
 	readonly env: Readonly<Record<string, string | undefined>>;
-	readonly config: McpConfig;
 	readonly lifecycle: ServerLifecycle;
+	private readonly options: RuntimeOptions;
+	/** Servers other extensions registered, as of the last config read. */
+	private registered?: readonly RegisteredServer[];
 	/** The one owner of connections; the rest of the adapter reaches servers through the lifecycle. */
 	private readonly manager: McpServerManager;
 	/** The search index following the catalog; only a started session has one (a CLI run indexes on its search). */
@@ -58,27 +61,21 @@ export class McpRuntime {
 	private stopExitCleanup?: () => void;
 
 	constructor(options: RuntimeOptions) {
+		this.options = options;
+		this.registered = options.registered;
 		this.cwd = options.cwd;
 		this.env = options.env ?? process.env;
 		this.agentDir = resolveAgentDir(this.env);
-		const loaded = loadConfig({
-			cwd: options.cwd,
-			agentDir: this.agentDir,
-			env: this.env,
-			configPath: options.configPath,
-			readPiProjectFile: options.piTrusted !== false,
-			registered: options.registered,
-		});
-		this.config = options.onlyServers ? restrictTo(loaded, options.onlyServers) : loaded;
+		const config = this.loadConfig(options.registered);
 		this.redactor = new Redactor(this.env);
-		for (const entry of this.config.servers.values()) this.redactor.add(...entry.secrets);
+		for (const entry of config.servers.values()) this.redactor.add(...entry.secrets);
 		this.approvals = new ProjectApprovals({
 			agentDir: this.agentDir,
 			cwd: options.cwd,
-			trustAll: this.config.settings.trustProjectServers,
+			trustAll: config.settings.trustProjectServers,
 			piTrusted: options.piTrusted,
 		});
-		const { settings } = this.config;
+		const { settings } = config;
 		this.client = new ClientFeatures({
 			agentDir: this.agentDir,
 			cwd: options.cwd,
@@ -112,7 +109,7 @@ export class McpRuntime {
 			},
 		});
 		this.lifecycle = new ServerLifecycle({
-			config: this.config,
+			config,
 			manager: this.manager,
 			cache: new MetadataCache(this.agentDir),
 			gate: (entry) => this.approvals.state(entry),
@@ -121,6 +118,43 @@ export class McpRuntime {
 			},
 			onCatalogChanged: () => this.searchIndex?.changed(),
 		});
+	}
+
+	/** The session's config: the files as read at start, or at the last `reload`. */
+	get config(): McpConfig {
+		return this.lifecycle.config;
+	}
+
+	private loadConfig(registered: readonly RegisteredServer[] | undefined): McpConfig {
+		const { options } = this;
+		const loaded = loadConfig({
+			cwd: options.cwd,
+			agentDir: this.agentDir,
+			env: this.env,
+			configPath: options.configPath,
+			readPiProjectFile: options.piTrusted !== false,
+			registered,
+		});
+		return options.onlyServers ? restrictTo(loaded, options.onlyServers) : loaded;
+	}
+
+	/**
+	 * Reads the config again and applies it to the running session when only servers changed (a
+	 * server turned on or off, another extension's servers): the others keep running. False when
+	 * the settings changed, which needs a new runtime.
+	 */
+	async reload(registered: readonly RegisteredServer[] | undefined = this.registered): Promise<boolean> {
+		const next = this.loadConfig(registered);
+		const before = this.config;
+		if (
+			stableStringify(next.settings) !== stableStringify(before.settings) ||
+			next.autoEnableCodemode !== before.autoEnableCodemode
+		)
+			return false;
+		this.registered = registered;
+		for (const entry of next.servers.values()) this.redactor.add(...entry.secrets);
+		await this.lifecycle.reconfigure(next);
+		return true;
 	}
 
 	/** Told after any change of a server's state or tools. */

@@ -28,8 +28,14 @@ export class ToolCatalog {
 	constructor(
 		private readonly prefix: ToolPrefix,
 		/** Server order (config order) decides which server keeps a name when two collide. */
-		private readonly serverOrder: readonly string[],
+		private serverOrder: readonly string[],
 	) {}
+
+	/** The config's server order changed (a server turned on or off while the session runs). */
+	reorder(serverOrder: readonly string[]): void {
+		this.serverOrder = serverOrder;
+		this.changed();
+	}
 
 	set(server: string, metadata: ServerMetadata, exposeResources: boolean): void {
 		this.servers.set(server, { ...metadata, exposeResources });

@@ -37,8 +37,8 @@ export interface CommandDeps {
 	readonly direct: () => DirectPlan | undefined;
 	/** Told after /mcp approve or deny changed which servers may run. */
 	readonly decided?: (runtime: McpRuntime) => void;
-	/** Starts the session's MCP again from the config files (after /mcp enable or disable saved a change). */
-	readonly reload?: (ctx: ExtensionCommandContext) => void;
+	/** Applies the config files again (after /mcp enable or disable saved a change); the other servers keep running. */
+	readonly reload?: (ctx: ExtensionCommandContext) => Promise<void>;
 }
 
 /** `MCP 2/5`: connected of configured; a failure or missing auth is flagged. */
@@ -298,7 +298,7 @@ async function turnOnOff(
 	} catch (error) {
 		return say(ctx, runtime, describeError(error), "warning");
 	}
-	deps.reload?.(ctx);
+	await deps.reload?.(ctx);
 	say(ctx, runtime, `${done} MCP reloaded its config.`);
 }
 

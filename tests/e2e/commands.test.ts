@@ -1,8 +1,9 @@
 // /mcp and /mcp-auth in the real `pi --mode rpc`, and the status line they keep current.
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { everythingStdio } from "../support/helpers.ts";
+import { everythingStdio, marked, waitUntil } from "../support/helpers.ts";
 import { createPiHome, type PiHome, type PiRpc, type RpcEvent, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
 
@@ -82,5 +83,32 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/3"), mark);
 		expect(await ask("/mcp tools everything")).toMatch(/^everything \(\d+ tools/);
 		expect(await ask("/mcp disable off")).toBe('"off" is already turned off.');
+	});
+
+	it("/mcp disable turns one server off and leaves the others running; enable starts only it", async () => {
+		const markers = { kept: randomUUID(), toggled: randomUUID() };
+		const server = (marker: string) => ({ ...everythingStdio(), env: { MCP_TEST_MARKER: marker } });
+		home = await createPiHome({
+			mcpConfig: { mcpServers: { kept: server(markers.kept), toggled: server(markers.toggled) } },
+		});
+		pi = await startPiRpc({ home, host });
+		const ask = async (message: string) => {
+			const from = pi?.events.length ?? 0;
+			pi?.send({ id: message, type: "prompt", message });
+			return String((await pi?.waitFor(notify, from))?.message);
+		};
+		expect(await ask("/mcp reconnect kept")).toMatch(/^kept: reconnected/);
+		expect(await ask("/mcp reconnect toggled")).toMatch(/^toggled: reconnected/);
+		const kept = marked(markers.kept);
+		expect(kept.length).toBeGreaterThan(0);
+
+		expect(await ask("/mcp disable toggled")).toContain('Turned "toggled" off');
+		await waitUntil(() => marked(markers.toggled).length === 0, "the turned-off server to end");
+		expect(marked(markers.kept)).toEqual(kept);
+		expect(await ask("/mcp")).toMatch(/kept: connected/);
+
+		expect(await ask("/mcp enable toggled")).toContain('Turned "toggled" on');
+		expect(await ask("/mcp tools toggled")).toMatch(/^toggled \(\d+ tools/);
+		expect(marked(markers.kept)).toEqual(kept);
 	});
 });
