@@ -177,9 +177,9 @@ async function sign(runtime: McpRuntime, command: "login" | "logout", server: st
 			return 0;
 		}
 		await runtime.signIn(server, {
-			show: (url) =>
+			show: (url, shortUrl) =>
 				print(
-					`Open this address to sign in to "${server}":\n${url}\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`,
+					`Open this address to sign in to "${server}":\n${url}\n(on this machine, ${shortUrl} leads there too)\n${process.stdin.isTTY ? "Or paste the address the browser ended on, then Enter.\n" : ""}`,
 				),
 			askPaste: process.stdin.isTTY ? (signal) => readLine(signal) : undefined,
 		});

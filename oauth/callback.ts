@@ -1,7 +1,10 @@
 // Where a sign-in comes back: the loopback redirect URI (Pi 1.5's callbackUrl/callbackPort rules,
 // RFC 8252), a one-shot listener on it that answers only requests carrying this sign-in's state
 // (a forged or stale callback is refused and ignored), and a pasted redirect URL as the other
-// way back, for a browser on another machine.
+// way back, for a browser on another machine. The listener also serves a short link to the
+// authorization page: its address (hundreds of characters) wraps over several lines in a terminal,
+// and a copy of wrapped lines carries their breaks.
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 
 /** Where the authorization redirect comes back: a loopback address, a port (0 = any free one), a path. */
@@ -51,6 +54,8 @@ export function callbackTarget(settings: {
 
 export interface Callback {
 	readonly url: string;
+	/** A short address on this listener that leads (302) to `destination`: one line to copy. */
+	shortLink(destination: string): string;
 	/** Resolves with the first request to the callback path that `accept` takes, as a full URL; others are answered 400 and ignored. */
 	next(signal: AbortSignal, accept: (url: string) => boolean): Promise<string>;
 	close(): void;
@@ -66,9 +71,16 @@ export async function listen(target: CallbackTarget): Promise<Callback> {
 	// A request without this sign-in's state (a forged or stale callback) must not end the sign-in.
 	let accept: (url: string) => boolean = () => false;
 	const servers: Server[] = [];
+	// Unguessable, so another page cannot send the browser through it by accident.
+	const shortPath = `/sign-in/${randomBytes(6).toString("hex")}`;
+	let destination: string | undefined;
 	const open = async (host: string, port: number): Promise<number> => {
 		const server: Server = createServer((req, res) => {
 			const url = new URL(req.url ?? "/", "http://callback");
+			if (url.pathname === shortPath && destination) {
+				res.writeHead(302, { location: destination, "cache-control": "no-store" }).end();
+				return;
+			}
 			if (url.pathname !== target.path) {
 				res.writeHead(404).end();
 				return;
@@ -114,6 +126,10 @@ export async function listen(target: CallbackTarget): Promise<Callback> {
 	}
 	return {
 		url: redirect,
+		shortLink: (to) => {
+			destination = to;
+			return new URL(shortPath, redirect).toString();
+		},
 		next: (signal, accepts) =>
 			new Promise((resolve, reject) => {
 				accept = accepts;

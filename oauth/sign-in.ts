@@ -78,8 +78,11 @@ function checkRegistration(settings: OAuthSettings, target: CallbackTarget): voi
 export interface SignInOptions {
 	readonly agentDir: string;
 	readonly entry: HttpServerEntry;
-	/** Shows the authorization URL to the user; always called, browser or not. */
-	readonly show: (url: string) => void;
+	/**
+	 * Shows the authorization URL to the user; always called, browser or not. `shortUrl` leads to it
+	 * from a browser on this machine (one line to copy; the whole URL is for a browser elsewhere).
+	 */
+	readonly show: (url: string, shortUrl: string) => void;
 	/** Opens a browser on the URL; default: the system's (none when BROWSER=none). */
 	readonly openBrowser?: (url: string) => void;
 	/** Asks for the redirected URL (from a browser on another machine); resolves undefined when the user will not paste. */
@@ -119,7 +122,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	);
 	try {
 		const provider = new SignInProvider(store, settings, callback.url, documentFits(target), (url) => {
-			options.show(url);
+			options.show(url, callback.shortLink(url));
 			(options.openBrowser ?? openSystemBrowser)(url);
 		});
 		const first = await sdk.auth(provider, {

@@ -164,11 +164,12 @@ const AUTH_SUBCOMMANDS = ["login", "logout", "status"] as const;
 function signInIo(ctx: ExtensionCommandContext, runtime: McpRuntime, name: string) {
 	return {
 		// Its query (client id, PKCE challenge, state) is what the page needs: not masked like other URLs.
-		show: (url: string) =>
+		// The short link first: the whole address wraps over several lines here, and a copy keeps the breaks.
+		show: (url: string, shortUrl: string) =>
 			say(
 				ctx,
 				runtime,
-				`Sign in to "${name}": open this address (a browser was opened if this machine has one):\n${url}\nPi waits for the sign-in to finish (5 minutes at most).`,
+				`Sign in to "${name}": open ${shortUrl} (a browser was opened if this machine has one). Pi waits for the sign-in to finish (5 minutes at most).\nFrom a browser on another machine, open the whole address instead:\n${url}`,
 				"info",
 				{
 					keepUrls: true,

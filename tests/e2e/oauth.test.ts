@@ -137,6 +137,22 @@ describe("OAuth sign-in", () => {
 		for (const token of storedTokens(agentDir)) expect(everywhere).not.toContain(token);
 	});
 
+	it("the short link the sign-in shows (one line to copy) leads to the sign-in page from this machine", async () => {
+		await setUp();
+		const runtime = open();
+		let short = "";
+		await runtime.signIn("prot", {
+			// No browser opens: the user copies the short link into one, which follows it to the sign-in page.
+			show: (_url, shortUrl) => {
+				short = shortUrl;
+				browser(shortUrl);
+			},
+			openBrowser: () => undefined,
+		});
+		expect(short).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign-in\/[0-9a-f]+$/);
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+	});
+
 	it("an expired access token is refreshed: the call still works", async () => {
 		await setUp(2);
 		const runtime = open();
