@@ -2,7 +2,7 @@
 // on this Node, and Pi 1.5.2 from its npm tarball on Node >= 22.19 (both installed once per clone
 // by tests/support/global-setup.ts, since two of Pi 1.5's workspace packages are not published to npm).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureNode22 } from "../../scripts/node22.ts";
 import { ROOT } from "./helpers.ts";
@@ -18,6 +18,8 @@ export interface PiHost {
 export const PI15_VERSION = "1.5.2";
 const PI15_DIR = join(ROOT, "node_modules", ".cache", `pi-${PI15_VERSION}`);
 const PI15_CLI = join(PI15_DIR, "package", "dist", "bundle", "cli.js");
+/** Its dependencies' lock (made once with `npm install --package-lock-only` on the package.json below). */
+const PI15_LOCK = join(ROOT, "tests", "fixtures", `pi-${PI15_VERSION}.package-lock.json`);
 
 export const PI_073: PiHost = {
 	name: "pi-0.73",
@@ -39,7 +41,8 @@ export const PI_HOSTS: readonly PiHost[] = [PI_073, PI_15];
 
 /**
  * Installs Pi 1.5.2 under node_modules/.cache (once; `npm ci` clears it): `npm pack`, then its
- * dependencies without the two unpublished workspace packages (its bundle contains them).
+ * dependencies from the lock in tests/fixtures, without the two unpublished workspace packages
+ * (its bundle contains them).
  */
 export function ensurePi15(): void {
 	ensureNode22();
@@ -66,7 +69,9 @@ export function ensurePi15(): void {
 	delete pkg.devDependencies;
 	delete pkg.scripts;
 	writeFileSync(pkgFile, JSON.stringify(pkg, null, 2));
-	npm(["install", "--omit=dev", "--no-audit", "--no-fund", "--no-package-lock"], join(staging, "package"));
+	// Every transitive version pinned, with its integrity: the same Pi 1.5 on every machine and every run.
+	copyFileSync(PI15_LOCK, join(staging, "package", "package-lock.json"));
+	npm(["ci", "--omit=dev", "--no-audit", "--no-fund"], join(staging, "package"));
 	rmSync(PI15_DIR, { recursive: true, force: true });
 	renameSync(staging, PI15_DIR);
 }
