@@ -216,11 +216,17 @@ export class NpxResolver {
 			const npx = parseNpx(entry.command, entry.args);
 			const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
 			const folder = npx ? npxInstallDir(npx.spec, npmCache) : undefined;
-			if (npx && folder && !this.offline && !existsSync(join(folder, "node_modules", npx.name, "package.json"))) {
+			const manifest = folder && npx ? join(folder, "node_modules", npx.name, "package.json") : "";
+			if (npx && folder && !this.offline && !existsSync(manifest)) {
+				// An earlier session's install may still be running (it outlives its session): it is waited
+				// for, never taken for a broken folder, nor joined by a second npm in the same folder.
+				await otherInstallEnded(folder, signal);
+				if (signal?.aborted) return { command: entry.command, args: entry.args }; // the connect was given up
 				// A folder an install was cut out of (the package's files there, its package.json not):
 				// npx would fail on it forever. It is npm's own cache of this one spec: made again below.
-				if (existsSync(join(folder, "node_modules", npx.name))) rmSync(folder, { recursive: true, force: true });
-				await this.installed(npx.spec, npmCache, entry.env ?? {}, signal);
+				if (!existsSync(manifest) && existsSync(join(folder, "node_modules", npx.name)))
+					rmSync(folder, { recursive: true, force: true });
+				if (!existsSync(manifest)) await this.installed(npx.spec, npmCache, entry.env ?? {}, signal);
 				if (npx.range === undefined || !EXACT.test(npx.range)) await this.refresh(npx.spec);
 				const resolved = this.resolve(entry);
 				if (resolved) return resolved;
@@ -238,7 +244,9 @@ export class NpxResolver {
 	): Promise<void> {
 		let install = this.installs.get(spec);
 		if (!install) {
-			install = installDetached(spec, npmCache, env).finally(() => this.installs.delete(spec));
+			install = installDetached(spec, npmCache, env, npxInstallDir(spec, npmCache)).finally(() =>
+				this.installs.delete(spec),
+			);
 			this.installs.set(spec, install);
 		}
 		if (!signal) return install;
@@ -297,25 +305,78 @@ function writeVersions(file: string, specs: Record<string, VersionRecord>): void
 /**
  * Installs a package into npx's own folder for it (`npm exec --package=<spec>` hashes the same
  * spec the same way `npx <spec>` does) and runs nothing but `node -e ""`: the install is all it
- * does. The npm process is detached, with no pipe to this one, so it finishes past Pi's exit
- * (npm killed mid-install leaves node_modules without a package.json, and every later npx run of
- * that package fails); it ends by itself once installed. Never rejects: a failed install shows when
- * npx runs as configured.
+ * does. A detached `node` with no pipe to this process runs that npm and removes the install's
+ * marker when npm ends, so the install finishes past Pi's exit (npm killed mid-install leaves
+ * node_modules without a package.json, and every later npx run of that package fails) and a later
+ * session knows it is still going. Never rejects: a failed install shows when npx runs as configured.
  */
-function installDetached(spec: string, npmCache: string, env: Readonly<Record<string, string>>): Promise<void> {
+function installDetached(
+	spec: string,
+	npmCache: string,
+	env: Readonly<Record<string, string>>,
+	folder: string,
+): Promise<void> {
+	const marker = installMarker(folder);
 	return new Promise((resolve) => {
+		const node = nodeOnPath({ ...process.env, ...env });
+		if (!node) return resolve(); // no Node on PATH: npx as configured says why
 		try {
-			const child = spawn("npm", ["exec", "--yes", `--package=${spec}`, "--", "node", "-e", ""], {
+			const child = spawn(node, ["-e", SUPERVISOR, marker, spec], {
 				env: { ...process.env, ...env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
 				detached: true,
 				stdio: "ignore",
 				windowsHide: true,
 			});
-			child.once("error", () => resolve()); // no npm here: npx as configured says why
+			child.once("error", () => resolve());
 			child.once("exit", () => resolve());
 			child.unref(); // the session may end first: the install goes on
 		} catch {
-			resolve(); // could not start npm: npx as configured says why
+			resolve(); // could not start it: npx as configured says why
 		}
 	});
+}
+
+/**
+ * The detached install (argv: marker, spec): its pid in the marker, npm exec, then the marker goes.
+ * Without the marker (unwritable) a later session cannot tell the install from a cut one; it still completes.
+ */
+const SUPERVISOR = `
+const [marker, spec] = process.argv.slice(1);
+const { spawnSync } = require("node:child_process");
+const fs = require("node:fs");
+try {
+	fs.mkdirSync(require("node:path").dirname(marker), { recursive: true });
+	fs.writeFileSync(marker, String(process.pid));
+} catch {}
+try {
+	spawnSync("npm", ["exec", "--yes", "--package=" + spec, "--", "node", "-e", ""], {
+		stdio: "ignore",
+		shell: process.platform === "win32",
+	});
+} finally {
+	fs.rmSync(marker, { force: true });
+}`;
+
+/** Beside npm's folder for a spec: the pid of the detached npm installing it (removed when it ends). */
+function installMarker(folder: string): string {
+	return `${folder}.pi-mcp-install`;
+}
+
+/**
+ * Waits while a detached install another session started for this folder is still running (its
+ * npm's pid alive), polling, since that npm is no child of this process; `signal` ends the wait.
+ */
+async function otherInstallEnded(folder: string, signal?: AbortSignal): Promise<void> {
+	const marker = installMarker(folder);
+	const running = () => {
+		try {
+			const pid = Number(readFileSync(marker, "utf8"));
+			if (!Number.isInteger(pid) || pid <= 0) return false;
+			process.kill(pid, 0);
+			return true;
+		} catch {
+			return false; // no marker, or its npm has ended
+		}
+	};
+	while (running() && !signal?.aborted) await new Promise((r) => setTimeout(r, 100));
 }

@@ -2,7 +2,7 @@
 // every README shows them (`npx -y <package>`), one `pi -p hello` that exits at once (the cache
 // fill starts npx installs), then `pi -p` calling each server. Every install is complete (npm's
 // `_npx/<hash>` folder has its package.json) and every server answers. Both Pi lines.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { npxInstallDir } from "../../npx-resolver.ts";
@@ -16,7 +16,7 @@ const SLOW_NPM = join(ROOT, "tests/fixtures/slow-npm.mjs");
 
 describe.each(PI_HOSTS)("a cold npm cache ($name)", (host) => {
 	let home: PiHome | undefined;
-	afterEach(async () => home?.dispose());
+	afterEach(async () => disposeAfterInstalls(home));
 
 	it("a first run that exits at once leaves complete npx installs; then every server answers", async () => {
 		home = await createPiHome({});
@@ -52,6 +52,11 @@ describe.each(PI_HOSTS)("a cold npm cache ($name)", (host) => {
 			expect(run.stdout, tool).not.toMatch(/failed|Connection closed|ERR_MODULE_NOT_FOUND|still starting/);
 		}
 		const npxDir = join(npmCache, "_npx");
+		// Each detached install removes its marker when its npm ends: nothing of ours stays in npm's cache.
+		await waitUntil(
+			() => readdirSync(npxDir).every((n) => !n.endsWith(".pi-mcp-install")),
+			"the installs' markers to go",
+		);
 		const installs = readdirSync(npxDir);
 		expect(installs.length).toBeGreaterThanOrEqual(3);
 		for (const dir of installs) expect(existsSync(join(npxDir, dir, "package.json")), dir).toBe(true);
@@ -90,7 +95,7 @@ function slowNpmHome(home: PiHome, installMs: number) {
 
 describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (host) => {
 	let home: PiHome | undefined;
-	afterEach(async () => home?.dispose());
+	afterEach(async () => disposeAfterInstalls(home));
 
 	it("is never cut in half: it completes after Pi's exit, and the next run's call works", async () => {
 		home = await createPiHome({});
@@ -107,6 +112,22 @@ describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (h
 		expect(run.stdout).toContain("said: Echo: after");
 	}, 120_000);
 
+	it("a run that starts while the last one's install goes on waits for it: one install, and the call works", async () => {
+		home = await createPiHome({});
+		const { env, echo } = slowNpmHome(home, 10_000);
+		const log = join(home.root, "installs.log");
+		const hello = await runPi(home, "hello", {
+			host,
+			steps: [() => ({ text: "hi" })],
+			env: { ...env, SLOW_NPM_LOG: log },
+		});
+		expect(hello.code, hello.stderr).toBe(0);
+		// At once: the install the first run started is still going (its folder looks like a cut one).
+		const run = await runPi(home, "echo", { host, steps: echo("waited"), env: { ...env, SLOW_NPM_LOG: log } });
+		expect(run.stdout).toContain("said: Echo: waited");
+		expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
+	}, 120_000);
+
 	it("a folder an earlier install was cut out of is repaired at the next connect", async () => {
 		home = await createPiHome({});
 		const { env, packageDir, echo } = slowNpmHome(home, 100);
@@ -116,3 +137,18 @@ describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (h
 		expect(run.stdout).toContain("said: Echo: repaired");
 	}, 120_000);
 });
+
+/**
+ * Removes the home once the npx installs its sessions left running have ended (their markers gone):
+ * a detached npm still writing there would make the removal fail, and outlive the test.
+ */
+async function disposeAfterInstalls(home: PiHome | undefined): Promise<void> {
+	if (!home) return;
+	const npxDir = join(home.root, "npm-cache", "_npx");
+	const running = () => existsSync(npxDir) && readdirSync(npxDir).some((n) => n.endsWith(".pi-mcp-install"));
+	try {
+		await waitUntil(() => !running(), "the detached installs to end", 50_000);
+	} finally {
+		await home.dispose();
+	}
+}

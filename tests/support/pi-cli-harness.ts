@@ -41,6 +41,8 @@ export interface RunOptions {
 	readonly host?: PiHost;
 	/** Pi 1.5's built-in extensions to load despite --no-extensions (codemode, tool-search, mcp). */
 	readonly builtins?: readonly string[];
+	/** Told Pi's pid once it runs (a benchmark samples its process tree). */
+	readonly onSpawn?: (pid: number) => void;
 }
 
 export interface PiCliOptions extends HomeOptions, RunOptions {
@@ -137,6 +139,7 @@ export async function runPi(
 		extraArgs: [...(options.extraArgs ?? []), prompt],
 	});
 	const child = spawn(node, args, { cwd: home.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+	if (child.pid !== undefined) options.onSpawn?.(child.pid);
 	child.stdin.end(); // print mode reads no input
 	let stdout = "";
 	let stderr = "";
