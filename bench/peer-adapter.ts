@@ -19,7 +19,10 @@ export function ensurePeerAdapter(): string {
 	mkdirSync(staging, { recursive: true });
 	const npm = (args: string[], cwd: string) =>
 		execFileSync("npm", args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-	const tarball = npm(["pack", `pi-mcp-adapter@${PEER_VERSION}`, "--silent"], staging).trim().split("\n").pop() as string;
+	const tarball = npm(["pack", `pi-mcp-adapter@${PEER_VERSION}`, "--silent"], staging)
+		.trim()
+		.split("\n")
+		.pop() as string;
 	execFileSync("tar", ["xzf", tarball], { cwd: staging });
 	const pkgFile = join(staging, "package", "package.json");
 	const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as Record<string, unknown>;

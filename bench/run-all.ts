@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 import { main as pi15Context } from "./pi15-context.ts";
 import { main as searchQuality } from "./search-quality.ts";
+import { main as session } from "./session.ts";
 import { main as sharedServers } from "./shared-servers.ts";
 import { main as startup } from "./startup.ts";
 import { main as stdioThroughput } from "./stdio-throughput.ts";
@@ -13,6 +14,8 @@ console.log();
 await searchQuality();
 console.log();
 await startup();
+console.log();
+await session();
 console.log();
 await stdioThroughput();
 console.log();

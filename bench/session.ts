@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
 import { createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
-import { ensurePi15, PI_073, PI_15 } from "../tests/support/pi-hosts.ts";
+import { ensurePi15, PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { treeRssMb } from "./process-memory.ts";
 
@@ -95,7 +95,10 @@ function countLines(file: string): number {
 function mcpConfig(home: PiHome, log: string): Record<string, unknown> {
 	const server = (name: string, script: string, extra: string[] = [], env: Record<string, string> = {}) => ({
 		command: "sh",
-		args: ["-c", `echo ${name} >> '${log}'; exec '${process.execPath}' '${script}' ${extra.map((a) => `'${a}'`).join(" ")}`],
+		args: [
+			"-c",
+			`echo ${name} >> '${log}'; exec '${process.execPath}' '${script}' ${extra.map((a) => `'${a}'`).join(" ")}`,
+		],
 		env,
 		exposure: "direct",
 	});
@@ -144,14 +147,32 @@ export async function main(): Promise<void> {
 		{ name: "pi 0.73, no MCP", options: { host: PI_073, noExtension: true }, floor: true },
 		{ name: "ours, pi 0.73", options: { host: PI_073 } },
 	];
+	// BENCH_STACKS=ours,built-in measures only the stacks whose names contain one of those words.
+	const only = process.env.BENCH_STACKS?.split(",");
 	const rows: Row[] = [];
-	for (const stack of stacks) rows.push(await measure(stack));
+	for (const stack of stacks) if (!only || only.some((w) => stack.name.includes(w))) rows.push(await measure(stack));
+	if (only) {
+		for (const row of rows)
+			console.log(
+				`${row.name}: warm call ${median(row.warm.map((s) => s.calls[1] ?? 0)).toFixed(1)} ms, 1st call ${median(row.warm.map((s) => s.calls[0] ?? 0)).toFixed(1)} ms`,
+			);
+		return;
+	}
 
 	console.log(
 		`== One subagent session (pi -p): 3 real servers, ${CALLS.length} calls, then the answer; medians of ${RUNS} after a first session ==`,
 	);
 	const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(0)} ms`);
-	const header = ["stack", "session", "1st call", "warm call", "later cold", "exit after answer", "RSS", "starts 1st/later"];
+	const header = [
+		"stack",
+		"session",
+		"1st call",
+		"warm call",
+		"later cold",
+		"exit after answer",
+		"RSS",
+		"starts 1st/later",
+	];
 	const table = rows.map(({ name, first, warm }) => {
 		const call = (i: number) => (warm[0].calls.length > i ? median(warm.map((s) => s.calls[i])) : undefined);
 		const laterCold = warm[0].calls.length > 3 ? median(warm.map((s) => (s.calls[2] + s.calls[3]) / 2)) : undefined;
