@@ -20,7 +20,9 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 16);
 /** Wall time of a whole `pi -p` run (start, session_start, one scripted turn, exit) in a home. */
 async function timeRun(home: PiHome, withExtension: boolean, host: PiHost): Promise<number> {
 	const started = performance.now();
-	const run = await runPi(home, "hi", { host, steps: [() => ({ text: "ok" })], noExtension: !withExtension });
+	// Pi 1.5 as users run it: its default built-in extensions (MCP aside, which ours replaces) on both sides.
+	const builtins = host.name === "pi-1.5" ? ["codemode", "tool-search", "llama.cpp"] : [];
+	const run = await runPi(home, "hi", { host, builtins, steps: [() => ({ text: "ok" })], noExtension: !withExtension });
 	const elapsed = performance.now() - started;
 	if (run.code !== 0) throw new Error(`pi failed: ${run.stderr}`);
 	return elapsed;
