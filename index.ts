@@ -25,6 +25,7 @@ import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
 import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
+import { warmWhileModelThinks } from "./pi/warm-up.ts";
 import { progressText, runProxy } from "./proxy/proxy-tool.ts";
 import {
 	normalizeProxyInput,
@@ -84,6 +85,25 @@ function onlyServers(pi: ExtensionAPI): string[] | undefined {
 				.filter(Boolean);
 }
 
+/**
+ * Pi 1.5: the cached tools of the servers that may run without a question (the user's own, and
+ * project servers approved before) are registered while the extension loads, when a registration
+ * is cheap; after that, each one makes Pi rebuild its tool registry (~3 ms per server's tools).
+ * The session start registers only what differs (a trusted project's .pi/mcp.json, a limit given
+ * by flag, servers of other extensions). Nothing starts here; a config problem is reported by the
+ * session start, which reads the files again.
+ */
+function registerCachedTools(pi: ExtensionAPI, piTools: McpPiTools): McpRuntime | undefined {
+	try {
+		const early = new McpRuntime({ cwd: process.cwd(), piTrusted: false, onlyServers: onlyServers(pi) });
+		piTools.sync(early);
+		return early;
+	} catch {
+		// A head start only: the session start builds the runtime again and reports what is wrong.
+		return undefined;
+	}
+}
+
 export default function mcpAdapter(pi: ExtensionAPI): void {
 	if (NO_MCP) return;
 	pi.registerFlag(SERVERS_FLAG, {
@@ -125,6 +145,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			})
 		: undefined;
 	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => runtime) : undefined;
+	/** Built while the extension loaded (Pi 1.5); the session start takes it when it would read the same config. */
+	let early = piTools ? registerCachedTools(pi, piTools) : undefined;
 
 	const run = async (
 		input: ProxyInput,
@@ -210,12 +232,9 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	/** Builds and starts a session's runtime (ending the previous one), and hooks it to Pi. */
 	const activate = (ctx: ExtensionContext, registered: readonly RegisteredServer[]): McpRuntime => {
 		void runtime?.shutdown();
-		const active = new McpRuntime({
-			cwd: ctx.cwd,
-			piTrusted: projectTrust(ctx),
-			registered,
-			onlyServers: onlyServers(pi),
-		});
+		const options = { cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered, onlyServers: onlyServers(pi) };
+		const active = early?.servesLike(options) ? early : new McpRuntime(options);
+		early = undefined; // never started: nothing to end
 		runtime = active;
 		active.client.host = clientHost(ctx);
 		active.start();
@@ -323,7 +342,10 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		if (runtime) await reload(ctx, event.servers);
 	});
 
+	const stopWarming = warmWhileModelThinks(pi, () => runtime);
+
 	pi.on("session_shutdown", async () => {
+		stopWarming();
 		const ending = runtime;
 		runtime = undefined;
 		await ending?.shutdown();

@@ -2,6 +2,8 @@
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
 // manager, lifecycle, and what the client offers servers (roots, elicitation, sampling, logs).
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { atExit } from "./bounds/exit-cleanup.ts";
 import { ClientFeatures } from "./client/client-features.ts";
 import { stableStringify } from "./config/identity.ts";
@@ -118,6 +120,28 @@ export class McpRuntime {
 			},
 			onCatalogChanged: () => this.searchIndex?.changed(),
 		});
+	}
+
+	/**
+	 * Whether a runtime built from `options` would read the same config as this one, so this one
+	 * can serve instead (the runtime built while the extension loaded, taken by the session start).
+	 */
+	servesLike(options: RuntimeOptions): boolean {
+		const mine = this.options;
+		const same = (a: unknown, b: unknown) => stableStringify(a ?? null) === stableStringify(b ?? null);
+		// Pi 1.5's trust decides only whether <cwd>/.pi/mcp.json is read (and approved).
+		const trustMatters = existsSync(join(options.cwd, ".pi", "mcp.json"));
+		return (
+			options.cwd === mine.cwd &&
+			options.configPath === mine.configPath &&
+			options.env === mine.env &&
+			same(options.onlyServers, mine.onlyServers) &&
+			same(
+				options.registered?.length ? options.registered : undefined,
+				this.registered?.length ? this.registered : undefined,
+			) &&
+			(!trustMatters || options.piTrusted === mine.piTrusted)
+		);
 	}
 
 	/** The session's config: the files as read at start, or at the last `reload`. */
@@ -254,6 +278,14 @@ export class McpRuntime {
 		});
 		this.searchIndex = new BackgroundIndex(this.lifecycle.catalog);
 		this.lifecycle.start();
+	}
+
+	/** While the model thinks: loads what the first connect needs, if a server may still need one. */
+	warmUp(): void {
+		const { lifecycle } = this;
+		const connectable = lifecycle.serverNames().some((n) => !lifecycle.blocked(n) && !this.manager.get(n));
+		// A failed load here is not lost: the connect that needs it loads again and reports the failure.
+		if (connectable) this.manager.warmUp().catch(() => undefined);
 	}
 
 	/** At an exit that cannot wait: every server process this session started, killed at once. */

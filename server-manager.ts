@@ -132,6 +132,16 @@ export class McpServerManager {
 		return connection?.status === "connected" ? connection : undefined;
 	}
 
+	/**
+	 * Loads what a first connect needs (the connection code and the SDK, ~100-300 ms) without
+	 * connecting, so the first call does not pay for it. Idempotent.
+	 */
+	warmUp(): Promise<void> {
+		return loadConnections()
+			.then((connections) => connections.loadSdk())
+			.then(() => undefined);
+	}
+
 	connectedNames(): string[] {
 		return [...this.connections.values()].filter((c) => c.status === "connected").map((c) => c.name);
 	}

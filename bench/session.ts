@@ -2,7 +2,8 @@
 // `pi -p` with a scripted model that calls three real servers (a first cold call, a warm call, two
 // more cold calls), then answers. Pi 1.5's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5, and this
 // extension on both Pi lines; Pi without MCP as the floor. Each stack first runs a session in a new
-// home (empty caches: its first session), then RUNS more (medians).
+// home (empty caches: its first session), then RUNS more (medians). The model thinks THINK_MS
+// before its first answer, as a real one does.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
@@ -13,6 +14,8 @@ import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { treeRssMb } from "./process-memory.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+/** How long the scripted model takes before its first call. */
+const THINK_MS = 1000;
 
 interface Stack {
 	readonly name: string;
@@ -56,12 +59,16 @@ async function session(home: PiHome, stack: Stack, log: string): Promise<Sample>
 	const startsBefore = countLines(log);
 	const calls = stack.floor ? [] : CALLS;
 	const steps: Step[] = [
-		...calls.map(({ server, tool, args }) => (request: ChatRequest) => {
+		...calls.map(({ server, tool, args }, i) => async (request: ChatRequest) => {
+			// The model thinks before its first call, as a real one does (for seconds): the time each
+			// stack has to prepare (ours loads its MCP client then; Pi's built-in starts every server).
+			if (i === 0) await new Promise((r) => setTimeout(r, THINK_MS));
 			arrivals.push(performance.now());
 			if (arrivals.length > 1) results.push(lastResult(request));
 			return toolCall(request, server, tool, { ...args });
 		}),
-		(request: ChatRequest) => {
+		async (request: ChatRequest) => {
+			if (calls.length === 0) await new Promise((r) => setTimeout(r, THINK_MS)); // Pi without MCP: the same model
 			arrivals.push(performance.now());
 			if (calls.length > 0) results.push(lastResult(request));
 			if (pid > 0) rssMb = treeRssMb(pid);

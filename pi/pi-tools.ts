@@ -86,6 +86,9 @@ function piExposure(exposure: Exposure): "deferred" | "direct" | "hidden" {
 	return exposure === "codemode" ? "deferred" : exposure;
 }
 
+/** The fingerprint of a withdrawn tool. */
+const HIDDEN = "hidden";
+
 export class McpPiTools {
 	/** Pi tool name → `<server>\0<tool>`: names stay unique and stable for the session. */
 	private readonly owners = new Map<string, string>();
@@ -93,6 +96,12 @@ export class McpPiTools {
 	private readonly byServer = new Map<string, Set<string>>();
 	/** The last definition under each name, to withdraw it (hidden) when the server drops the tool. */
 	private readonly definitions = new Map<string, Record<string, unknown>>();
+	/**
+	 * What each name was last registered as: a definition that did not change is not registered
+	 * again, since every registerTool after load makes Pi rebuild its tool registry (20 servers'
+	 * tools registered again cost ~60 ms of blocked event loop at each session start and connect).
+	 */
+	private readonly fingerprints = new Map<string, string>();
 	private synced = "";
 
 	constructor(
@@ -136,15 +145,28 @@ export class McpPiTools {
 			for (const tool of tools) {
 				const owner = `${server}\0${tool.name}`;
 				const name = this.assign(server, tool.name, owner, current, plain);
-				const exposure = exposureOf(entry?.exposure, tool.name) ?? "codemode";
-				const definition = this.definition(name, tool, piExposure(exposure), namespace);
+				const exposure = piExposure(exposureOf(entry?.exposure, tool.name) ?? "codemode");
+				const print = JSON.stringify([
+					tool.qualifiedName,
+					tool.title,
+					tool.description,
+					tool.inputSchema,
+					tool.annotations,
+					exposure,
+					namespace,
+				]);
+				if (this.fingerprints.get(name) === print) continue;
+				const definition = this.definition(name, tool, exposure, namespace);
 				this.definitions.set(name, definition);
+				this.fingerprints.set(name, print);
 				this.pi.registerTool(definition);
 			}
 			// Tools cannot be unregistered: those the server dropped are registered again as hidden.
 			for (const name of this.byServer.get(server) ?? []) {
 				const previous = this.definitions.get(name);
-				if (!current.has(name) && previous) this.pi.registerTool({ ...previous, exposure: "hidden" });
+				if (current.has(name) || !previous || this.fingerprints.get(name) === HIDDEN) continue;
+				this.pi.registerTool({ ...previous, exposure: "hidden" });
+				this.fingerprints.set(name, HIDDEN);
 			}
 			this.byServer.set(server, current);
 		}
