@@ -179,7 +179,10 @@ describe.each(transports)("client features over $label", ({ http }) => {
 		});
 		controller.abort();
 		expect(await running).toContain("was cancelled");
-		expect((await tasks()).some((t) => t.status === "cancelled")).toBe(true);
+		// The server is told after the call returned: wait for its task to show cancelled.
+		await vi.waitFor(async () => expect((await tasks()).some((t) => t.status === "cancelled")).toBe(true), {
+			timeout: 20_000,
+		});
 	}, 30_000);
 
 	it("prompts complete their arguments from the server, and the answer depends on what came before", async () => {
