@@ -269,10 +269,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			return;
 		}
 		if (active !== runtime) return;
+		// Prompts, Pi tools and resource tools followed already: the reload told the runtime's listeners.
 		syncDirectTools(active);
-		prompts.sync(active);
-		piTools?.sync(active);
-		resourceTools?.sync(active);
 		describeServers(active);
 	};
 
