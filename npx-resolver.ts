@@ -115,6 +115,16 @@ function isNodeScript(file: string): boolean {
 	}
 }
 
+/**
+ * Whether npm finished installing into an npx folder. npm writes the folder's own package.json
+ * (and its lock) last, after every dependency; the package's own package.json comes first, often a
+ * second before the dependencies it imports (measured with npm 11: server-memory's manifest 0.8 s
+ * before @modelcontextprotocol/sdk's), so it says nothing about whether the package can run.
+ */
+function installComplete(folder: string): boolean {
+	return existsSync(join(folder, "package.json"));
+}
+
 function installedVersion(pkgDir: string): string | undefined {
 	try {
 		return (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version?: string }).version;
@@ -168,7 +178,9 @@ export class NpxResolver {
 		if (!want) return undefined;
 		// npx uses the cache the server's own env names, if any.
 		const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
-		const pkgDir = join(npxInstallDir(npx.spec, npmCache), "node_modules", npx.name);
+		const folder = npxInstallDir(npx.spec, npmCache);
+		if (!installComplete(folder)) return undefined; // the package is there, its dependencies may not be yet
+		const pkgDir = join(folder, "node_modules", npx.name);
 		if (installedVersion(pkgDir) !== want) return undefined;
 		const bin = binFor(pkgDir, nodeOnPath({ ...process.env, ...entry.env }));
 		return bin ? { command: bin.command, args: [...bin.args, ...npx.args] } : undefined;
@@ -216,17 +228,16 @@ export class NpxResolver {
 			const npx = parseNpx(entry.command, entry.args);
 			const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
 			const folder = npx ? npxInstallDir(npx.spec, npmCache) : undefined;
-			const manifest = folder && npx ? join(folder, "node_modules", npx.name, "package.json") : "";
-			if (npx && folder && !this.offline && !existsSync(manifest)) {
+			if (npx && folder && !this.offline && !installComplete(folder)) {
 				// An earlier session's install may still be running (it outlives its session): it is waited
 				// for, never taken for a broken folder, nor joined by a second npm in the same folder.
 				await otherInstallEnded(folder, signal);
 				if (signal?.aborted) return { command: entry.command, args: entry.args }; // the connect was given up
-				// A folder an install was cut out of (the package's files there, its package.json not):
+				// A folder an install was cut out of (packages there, npm's closing package.json not):
 				// npx would fail on it forever. It is npm's own cache of this one spec: made again below.
-				if (!existsSync(manifest) && existsSync(join(folder, "node_modules", npx.name)))
+				if (!installComplete(folder) && existsSync(join(folder, "node_modules")))
 					rmSync(folder, { recursive: true, force: true });
-				if (!existsSync(manifest)) await this.installed(npx.spec, npmCache, entry.env ?? {}, signal);
+				if (!installComplete(folder)) await this.installed(npx.spec, npmCache, entry.env ?? {}, signal);
 				if (npx.range === undefined || !EXACT.test(npx.range)) await this.refresh(npx.spec);
 				const resolved = this.resolve(entry);
 				if (resolved) return resolved;

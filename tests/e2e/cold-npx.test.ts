@@ -1,7 +1,8 @@
 // The first hour of a real user: an empty npm cache and agent dir, three servers configured as
 // every README shows them (`npx -y <package>`), one `pi -p hello` that exits at once (the cache
-// fill starts npx installs), then `pi -p` calling each server. Every install is complete (npm's
-// `_npx/<hash>` folder has its package.json) and every server answers. Both Pi lines.
+// fill starts npx installs), then at once `pi -p` calling each server while those installs may
+// still run. Every install is complete (npm's `_npx/<hash>` folder has its package.json) and every
+// server answers. Both Pi lines.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -114,7 +115,7 @@ describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (h
 
 	it("a run that starts while the last one's install goes on waits for it: one install, and the call works", async () => {
 		home = await createPiHome({});
-		const { env, echo } = slowNpmHome(home, 10_000);
+		const { env, packageDir, echo } = slowNpmHome(home, 10_000);
 		const log = join(home.root, "installs.log");
 		const hello = await runPi(home, "hello", {
 			host,
@@ -122,7 +123,8 @@ describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (h
 			env: { ...env, SLOW_NPM_LOG: log },
 		});
 		expect(hello.code, hello.stderr).toBe(0);
-		// At once: the install the first run started is still going (its folder looks like a cut one).
+		// Halfway: the package is there, its dependencies not yet (run now, it fails, as a real one does).
+		await waitUntil(() => existsSync(join(packageDir, "package.json")), "the install to be halfway", 30_000);
 		const run = await runPi(home, "echo", { host, steps: echo("waited"), env: { ...env, SLOW_NPM_LOG: log } });
 		expect(run.stdout).toContain("said: Echo: waited");
 		expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);

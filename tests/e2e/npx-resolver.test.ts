@@ -48,11 +48,21 @@ describe("NpxResolver against an npx cache laid out as npm does", () => {
 	let dir: ReturnType<typeof tempDir>;
 	afterEach(() => dir?.remove());
 
-	function install(npmCache: string, spec: string, name: string, version: string, bin: unknown = "cli.js"): string {
-		const pkgDir = join(npxInstallDir(spec, npmCache), "node_modules", name);
+	/** npm's order: the package first, its dependencies, then (`done`) the folder's own package.json. */
+	function install(
+		npmCache: string,
+		spec: string,
+		name: string,
+		version: string,
+		bin: unknown = "cli.js",
+		done = true,
+	): string {
+		const folder = npxInstallDir(spec, npmCache);
+		const pkgDir = join(folder, "node_modules", name);
 		mkdirSync(pkgDir, { recursive: true });
 		writeFileSync(join(pkgDir, "package.json"), JSON.stringify({ name, version, bin }));
 		writeFileSync(join(pkgDir, "cli.js"), "#!/usr/bin/env node\n");
+		if (done) writeFileSync(join(folder, "package.json"), JSON.stringify({ dependencies: { [name]: version } }));
 		return pkgDir;
 	}
 
@@ -96,6 +106,14 @@ describe("NpxResolver against an npx cache laid out as npm does", () => {
 		expect(fresh.resolve(entry)?.args[0]).toMatch(/node_modules\/pkg\/cli\.js$/);
 		expect(JSON.parse(readFileSync(join(dir.path, NPX_CACHE_FILE), "utf8")).specs["pkg@^1.0.0"].version).toBe("1.4.0");
 		expect(asked).toEqual(["pkg@^1.0.0", "pkg@^1.0.0"]);
+	});
+
+	it("a package whose install has not ended (its dependencies may be missing) is left to npx", () => {
+		dir = tempDir();
+		const npmCache = join(dir.path, "npm");
+		install(npmCache, "pkg@1.2.3", "pkg", "1.2.3", "cli.js", false);
+		const resolver = new NpxResolver({ agentDir: dir.path, npmCache, lookupVersion: async () => undefined });
+		expect(resolver.resolve({ command: "npx", args: ["-y", "pkg@1.2.3"] })).toBeUndefined();
 	});
 
 	it("a package with several bins and none named like it is left to npx", () => {
