@@ -5,7 +5,7 @@
 // the text of /mcp-auth. Tokens are never written to a message or a log.
 import { statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
 import { parseJson, readTextFile } from "./storage/file-guard.ts";
 import { maskUrl } from "./trust/redaction.ts";
@@ -184,7 +184,7 @@ async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthCon
 		if (tokens.access_token !== stale && stillValid(tokens, now(), 0)) return undefined;
 		const discovery = current.discovery;
 		if (!discovery?.authorizationServerUrl || !current.client) return undefined;
-		const { refreshAuthorization } = await import("@modelcontextprotocol/sdk/client/auth.js");
+		const { refreshAuthorization } = await import("@modelcontextprotocol/client");
 		try {
 			const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
 				metadata: discovery.authorizationServerMetadata,

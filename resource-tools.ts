@@ -3,8 +3,9 @@
 // variables, fills them in (RFC 6570, the SDK's UriTemplate) and reads the resulting URI. Lets
 // the model find, describe and read documents through the same `mcp` modes as tools.
 // The SDK's UriTemplate module is small and imports nothing: loading it with the catalog costs nothing.
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import type { ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+
+import type { ReadResourceResult } from "@modelcontextprotocol/client";
+import { UriTemplate } from "@modelcontextprotocol/client";
 import type { JsonSchema, ResourceMetadata, ResourceTemplateMetadata, ToolMetadata } from "./types.ts";
 
 /** The tools for a server's resources; names never collide with its real tools or each other. */

@@ -9,7 +9,7 @@ import type {
 	ElicitRequestURLParams,
 	GetPromptResult,
 	ReadResourceResult,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/client";
 import { once, untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
@@ -19,7 +19,6 @@ import type {
 	Challenge,
 	ClientRequests,
 	Launcher,
-	McpSdk,
 	OpenOptions,
 	ServerConnection,
 } from "./transport/open-connection.ts";
@@ -203,8 +202,7 @@ export class McpServerManager {
 			const params = { name: tool, arguments: args };
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);
-				if (!options.task)
-					return connection.client.request({ method: "tools/call", params }, sdk.CallToolResultSchema, requestOptions);
+				if (!options.task) return connection.client.request({ method: "tools/call", params }, requestOptions);
 				const { callToolAsTask } = await loadTasks();
 				return callToolAsTask(sdk, connection.client, params, { ...requestOptions, onProgress: options.onProgress });
 			};
@@ -430,14 +428,14 @@ export class McpServerManager {
 		}
 		this.challenges.delete(entry.name);
 		opened.client.onclose = () => this.markClosed(connection);
-		this.watchListChanges(sdk, connection);
+		this.watchListChanges(connection);
 		this.connections.set(entry.name, connection);
 		this.emit(entry.name, "connected");
 		return connection;
 	}
 
 	/** list_changed from the server: list again (debounced), so catalog and cache follow. */
-	private watchListChanges(sdk: McpSdk, connection: ServerConnection): void {
+	private watchListChanges(connection: ServerConnection): void {
 		let timer: ReturnType<typeof setTimeout> | undefined;
 		const refresh = () => {
 			clearTimeout(timer);
@@ -447,9 +445,9 @@ export class McpServerManager {
 			}, 100);
 			timer.unref?.();
 		};
-		connection.client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, refresh);
-		connection.client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, refresh);
-		connection.client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, refresh);
+		connection.client.setNotificationHandler("notifications/tools/list_changed", refresh);
+		connection.client.setNotificationHandler("notifications/resources/list_changed", refresh);
+		connection.client.setNotificationHandler("notifications/prompts/list_changed", refresh);
 	}
 
 	private markClosed(connection: ServerConnection): void {

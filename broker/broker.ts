@@ -8,7 +8,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
-import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage } from "@modelcontextprotocol/client";
 import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
 import {
 	ADAPTER_VERSION,

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
 import { delay } from "../bounds/waits.ts";
 import { configHash, stableStringify } from "../config/identity.ts";

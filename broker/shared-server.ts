@@ -7,8 +7,10 @@
 // notifications go to every session; `ping` is answered here. A session leaving cancels its calls
 // at the server; the last one leaving starts the linger; the server's exit fails every request in
 // flight with the reason and ends every session's connection.
-import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
+import { deserializeMessage, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import { CONNECTION_CLOSED_CODE } from "../transport/errors.ts";
 import { StdioTransport } from "../transport/stdio.ts";
 import { TailBuffer } from "../transport/tail-buffer.ts";
 import type { OpenParams, SocketTransport } from "./wire.ts";
@@ -102,7 +104,7 @@ export class SharedServer {
 			this.sendUp({
 				jsonrpc: "2.0",
 				id: asked.id,
-				error: { code: ErrorCode.InternalError, message: "The session asked went away" },
+				error: { code: ProtocolErrorCode.InternalError, message: "The session asked went away" },
 			} as Message);
 		}
 		if (this.lastCaller === session) this.lastCaller = undefined;
@@ -120,7 +122,7 @@ export class SharedServer {
 				session.send({
 					jsonrpc: "2.0",
 					id: request.id as Id,
-					error: { code: ErrorCode.ConnectionClosed, message: error.message },
+					error: { code: CONNECTION_CLOSED_CODE, message: error.message },
 				} as Message),
 		);
 	}
@@ -264,7 +266,7 @@ export class SharedServer {
 		const inFlight = [...this.requests.values()];
 		const session = inFlight.at(-1)?.session ?? this.lastCaller ?? [...this.sessions].at(-1);
 		if (!session) {
-			const error = { code: ErrorCode.InternalError, message: "No session is using this server" };
+			const error = { code: ProtocolErrorCode.InternalError, message: "No session is using this server" };
 			this.sendUp({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
 			return;
 		}
@@ -296,7 +298,7 @@ export class SharedServer {
 			relayed.session.send({
 				jsonrpc: "2.0",
 				id: relayed.id,
-				error: { code: ErrorCode.ConnectionClosed, message: reason },
+				error: { code: CONNECTION_CLOSED_CODE, message: reason },
 			} as Message);
 		this.requests.clear();
 		for (const session of this.sessions) void session.transport.close();

@@ -8,8 +8,7 @@ import { chmodSync, lstatSync, mkdirSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { parseJson, readTextFile } from "../storage/file-guard.ts";
 import { LineReader } from "../transport/line-reader.ts";
 

@@ -5,7 +5,7 @@
 import { homedir } from "node:os";
 import { basename, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Root } from "@modelcontextprotocol/sdk/types.js";
+import type { Root } from "@modelcontextprotocol/client";
 import { expandHome } from "../config/interpolate.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
 import { askForm, askUrl } from "./elicitation.ts";

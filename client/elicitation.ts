@@ -3,7 +3,7 @@
 // defaults, limits, formats), then shows what will be sent: yes sends it, no declines, Esc at any
 // point cancels. Fields left empty are omitted so the SDK applies the schema's defaults (the
 // client declares `applyDefaults`). URL mode shows the page and offers to open it.
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
 import { type Dialogs, plain } from "./user-dialogs.ts";
 
 type Value = string | number | boolean | string[];

@@ -3,7 +3,7 @@
 // this server for the session / Deny. Without a UI no one can consent, so it is refused at once.
 // The model's reply goes back as text; its token use is shown to the user.
 import type { Api, AssistantMessage, Context, Model, UserMessage } from "@mariozechner/pi-ai";
-import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/client";
 import type { Dialogs } from "./user-dialogs.ts";
 import { plain } from "./user-dialogs.ts";
 

@@ -1,7 +1,7 @@
 // What a sign-in fetches before the user sees a page: the server's challenge (probe), the
 // authorization server the config pins (checked against its issuer, RFC 8414), and every OAuth
 // document read within a size and time bound, since they come from servers the user has not vetted.
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import { CLIENT_INFO } from "../transport/client-info.ts";
 import { describeError } from "../transport/errors.ts";
 import type { SignInStore } from "./store.ts";
@@ -62,9 +62,7 @@ export async function pinAuthorizationServer(
 	metadataUrl: string,
 	fetchFn: FetchLike,
 ): Promise<void> {
-	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await import(
-		"@modelcontextprotocol/sdk/shared/auth.js"
-	);
+	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await import("@modelcontextprotocol/core");
 	const expected = issuerOf(metadataUrl);
 	let body: unknown;
 	try {

@@ -7,13 +7,14 @@
 // opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline.
 
 import { randomBytes } from "node:crypto";
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
+	FetchLike,
 	OAuthClientInformationMixed,
 	OAuthClientMetadata,
+	OAuthClientProvider,
+	OAuthDiscoveryState,
 	OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+} from "@modelcontextprotocol/client";
 import { describeError } from "../transport/errors.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
@@ -107,7 +108,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	// A config mistake is told before anything is sent.
 	const target = callbackTarget(settings);
 	checkRegistration(settings, target);
-	const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
+	const sdk = await import("@modelcontextprotocol/client");
 	// The probe reads only the status and headers (an MCP server may answer with an endless stream).
 	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;

@@ -5,7 +5,7 @@
 // the user's next message. Prompts known from the cache are registered at session start, others
 // as servers list them (Pi's autocomplete then shows them from the next start).
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult } from "@modelcontextprotocol/client";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { convertResult, type PiContent } from "../proxy/tool-results.ts";
 import { describeError } from "../transport/errors.ts";

@@ -1,11 +1,11 @@
 // Calling a tool that requires tasks (`execution.taskSupport: "required"`, SEP-1686): the call
-// creates a task, which is polled with the SDK's tasks/get until it ends, then tasks/result gives
-// the tool's result. Status messages become progress; cancelling (Esc, the time cap) sends
-// tasks/cancel. The loop is ours, not the SDK's requestStream, so that a server's pollInterval
-// can never stall an abort or keep Pi alive: every wait is capped and abortable.
+// creates a task, which is polled with tasks/get until it ends, then tasks/result gives the tool's
+// result. Status messages become progress; cancelling (Esc, the time cap) sends tasks/cancel.
+// Tasks are 2025-11-25 wire vocabulary that SDK v2 keeps only as schemas (SEP-2663 removed its
+// task helpers), so each step is a plain request with its schema. The loop is ours, so that a
+// server's pollInterval can never stall an abort or keep Pi alive: every wait is capped and abortable.
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { sleep } from "../bounds/waits.ts";
 import type { McpSdk } from "../transport/open-connection.ts";
 import type { Progress } from "../types.ts";
@@ -23,6 +23,7 @@ const MIN_POLL_MS = 100;
 const MAX_POLL_MS = 5000;
 /** How long cancelling a task may take before it is left to expire (its TTL). */
 const CANCEL_TIMEOUT_MS = 5000;
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 export async function callToolAsTask(
 	sdk: McpSdk,
@@ -46,18 +47,19 @@ export async function callToolAsTask(
 	const request = { signal: stop.signal, timeout: options.timeout };
 	let taskId: string | undefined;
 	try {
-		const created = await client.request({ method: "tools/call", params }, sdk.CreateTaskResultSchema, {
-			...request,
-			task: {},
-		});
+		const created = await client.request(
+			{ method: "tools/call", params: { ...params, task: {} } },
+			sdk.CreateTaskResultSchema,
+			request,
+		);
 		taskId = created.task.taskId;
 		let task = created.task;
 		let polls = 0;
-		while (!sdk.isTerminal(task.status)) {
+		while (!TERMINAL.has(task.status)) {
 			// input_required: tasks/result delivers the server's queued questions (elicitation) and waits for the end.
 			if (task.status === "input_required") break;
 			await sleep(Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollInterval ?? 1000)), stop.signal);
-			task = await client.experimental.tasks.getTask(taskId, request);
+			task = await client.request({ method: "tasks/get", params: { taskId } }, sdk.GetTaskResultSchema, request);
 			options.onProgress?.({ progress: ++polls, message: task.statusMessage ?? task.status });
 		}
 		if (task.status === "failed")
@@ -66,12 +68,16 @@ export async function callToolAsTask(
 			throw new Error(
 				`${params.name} was cancelled by the server${task.statusMessage ? `: ${task.statusMessage}` : ""}`,
 			);
-		return await client.experimental.tasks.getTaskResult(taskId, sdk.CallToolResultSchema, request);
+		return await client.request({ method: "tasks/result", params: { taskId } }, sdk.CallToolResultSchema, request);
 	} catch (error) {
 		if (!stop.signal.aborted) throw error;
 		if (taskId)
 			// Best effort: the caller already gave up; a server that cannot cancel lets the task finish alone.
-			await client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => undefined);
+			await client
+				.request({ method: "tasks/cancel", params: { taskId } }, sdk.GetTaskResultSchema, {
+					timeout: CANCEL_TIMEOUT_MS,
+				})
+				.catch(() => undefined);
 		throw stop.signal.reason ?? error;
 	} finally {
 		clearTimeout(cap);

@@ -1,15 +1,19 @@
 // Error classification and wording shared by the manager, the proxy tool and the CLI.
 // Deciding (pure predicates) is kept apart from throwing.
 
+/**
+ * The JSON-RPC error code a reply we make up for a request whose connection went carries (what
+ * SDK v1's ErrorCode.ConnectionClosed was; v2's SdkErrorCode is a local string, not a wire code).
+ */
+export const CONNECTION_CLOSED_CODE = -32000;
+
 /** The message of any thrown value, without a stack. */
 export function describeError(error: unknown): string {
 	if (error instanceof Error) {
 		const message = error.message || error.name;
-		// The SDK's HTTP errors keep the status in `code` and often leave it out of the text ("slow down").
-		const code = (error as { code?: unknown }).code;
-		return typeof code === "number" && code >= 400 && code < 600 && !message.includes(String(code))
-			? `${message} (HTTP ${code})`
-			: message;
+		// The SDK's HTTP errors often leave the status out of the text ("slow down").
+		const status = httpStatus(error);
+		return status !== undefined && !message.includes(String(status)) ? `${message} (HTTP ${status})` : message;
 	}
 	if (typeof error === "string") return error;
 	try {
@@ -19,6 +23,16 @@ export function describeError(error: unknown): string {
 	}
 }
 
+/**
+ * The HTTP status an SDK error carries: SDK v2's SdkHttpError keeps it in `status` (its `code` is a
+ * string such as "CLIENT_HTTP_NOT_IMPLEMENTED"); v1-style errors and the OAuth module's keep it in `code`.
+ */
+export function httpStatus(error: unknown): number | undefined {
+	const { code, status } = (error ?? {}) as { code?: unknown; status?: unknown };
+	for (const value of [status, code]) if (typeof value === "number" && value >= 400 && value < 600) return value;
+	return undefined;
+}
+
 /** 401 or 403 when the error, or an error it wraps, is an HTTP server refusing credentials. */
 export function authStatus(error: unknown): 401 | 403 | undefined {
 	for (
@@ -26,7 +40,8 @@ export function authStatus(error: unknown): 401 | 403 | undefined {
 		e && depth < 5;
 		e = e.cause as typeof e, depth++
 	) {
-		if (e.code === 401 || e.code === 403) return e.code;
+		const status = httpStatus(e);
+		if (status === 401 || status === 403) return status;
 		const match = /\b(?:HTTP (40[13])|(401) Unauthorized|(403) Forbidden)\b/i.exec(describeError(e));
 		if (match) return Number(match[1] ?? match[2] ?? match[3]) as 401 | 403;
 	}
@@ -46,10 +61,9 @@ export function isAuthError(error: unknown): boolean {
  * that names the session (what server-everything and the SDK's own server send after a restart).
  */
 export function isSessionLost(error: unknown): boolean {
-	const code = (error as { code?: unknown } | null)?.code;
-	const message = describeError(error);
-	if (code === 404) return true;
-	return code === 400 && /session/i.test(message);
+	const status = httpStatus(error);
+	if (status === 404) return true;
+	return status === 400 && /session/i.test(describeError(error));
 }
 
 /** A value from the model, quoted for a message and cut short: an answer never echoes a megabyte back. */

@@ -6,9 +6,9 @@
 // - a request whose answer stream (a POST's SSE response) ends without the answer and cannot be
 //   resumed is failed at once, instead of waiting for its timeout;
 // - a passing fault (a dropped keep-alive socket, 408/429/502/503/504) is retried twice.
-import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { FetchLike, JSONRPCMessage, Transport, TransportSendOptions } from "@modelcontextprotocol/client";
 import { sleep } from "../bounds/waits.ts";
+import { CONNECTION_CLOSED_CODE } from "./errors.ts";
 
 type RequestId = string | number;
 
@@ -239,7 +239,7 @@ class GuardedTransport implements Transport {
 			this.onmessage?.({
 				jsonrpc: "2.0",
 				id,
-				error: { code: ErrorCode.ConnectionClosed, message: `Connection lost before the answer: ${why}` },
+				error: { code: CONNECTION_CLOSED_CODE, message: `Connection lost before the answer: ${why}` },
 			});
 		}
 	}

@@ -2,7 +2,7 @@
 // each chunk is scanned once (the SDK's ReadBuffer concatenates and re-scans its whole buffer on
 // every chunk: 200 MB without a newline cost 152 s of CPU), a line's pieces are joined once, and
 // a line over the limit ends the reading with a clear reason instead of growing memory.
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 
 export interface LineReaderOptions {
 	/** A message (one line) longer than this is refused: `onOverflow` is told, the rest is dropped. */

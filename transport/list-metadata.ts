@@ -1,7 +1,7 @@
 // Listing what a server exposes on connect: every tool, resource, resource template and prompt,
 // across pages (at most 100 each), with a lenient schema (one tool lacking `type: "object"` must
 // not lose a whole list) and schemas made safe to store and show.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
 import { templateVariables } from "../resource-tools.ts";
 import type {

@@ -2,51 +2,30 @@
 // in one module that is imported on the first connect, not when Pi loads the extension:
 // together they cost ~150 ms of startup that a session with a warm cache never needs.
 
-import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { isTerminal } from "@modelcontextprotocol/sdk/experimental/tasks";
-import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import {
-	CallToolResultSchema,
-	CompleteResultSchema,
-	CreateMessageRequestSchema,
-	CreateTaskResultSchema,
-	ElicitRequestSchema,
-	GetPromptResultSchema,
-	ListRootsRequestSchema,
-	LoggingMessageNotificationSchema,
-	PromptListChangedNotificationSchema,
-	ReadResourceResultSchema,
-	ResourceListChangedNotificationSchema,
-	ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+	Client,
+	ClientCredentialsProvider,
+	deserializeMessage,
+	extractWWWAuthenticateParams,
+	PrivateKeyJwtProvider,
+	SSEClientTransport,
+	StreamableHTTPClientTransport,
+	UriTemplate,
+} from "@modelcontextprotocol/client";
+import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from "@modelcontextprotocol/core";
 import * as z from "zod/v4";
 
 export {
 	CallToolResultSchema,
 	Client,
 	ClientCredentialsProvider,
-	CompleteResultSchema,
-	CreateMessageRequestSchema,
 	CreateTaskResultSchema,
 	deserializeMessage,
-	ElicitRequestSchema,
 	extractWWWAuthenticateParams,
-	GetPromptResultSchema,
-	isTerminal,
-	ListRootsRequestSchema,
-	LoggingMessageNotificationSchema,
+	GetTaskResultSchema,
 	PrivateKeyJwtProvider,
-	PromptListChangedNotificationSchema,
-	ReadResourceResultSchema,
-	ResourceListChangedNotificationSchema,
 	SSEClientTransport,
 	StreamableHTTPClientTransport,
-	ToolListChangedNotificationSchema,
 	UriTemplate,
 };
 

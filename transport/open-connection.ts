@@ -3,19 +3,18 @@
 // all under one deadline that covers every transport tried and closes whatever it opened when it
 // fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
 // The pool around connections is server-manager.ts.
-
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
+	Client,
 	CreateMessageRequest,
 	CreateMessageResult,
 	ElicitRequest,
 	ElicitResult,
 	LoggingMessageNotification,
 	Root,
-} from "@modelcontextprotocol/sdk/types.js";
+	Transport,
+} from "@modelcontextprotocol/client";
+import { SdkErrorCode } from "@modelcontextprotocol/client";
 // Loaded with the connection code, on the first connect (like the rest of the SDK).
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { untilAborted } from "../bounds/waits.ts";
 import { type BrokerOptions, openBrokerTransport, sharedKey } from "../broker/client.ts";
 import type { SharedLaunch } from "../broker/wire.ts";
@@ -196,16 +195,13 @@ function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}) {
 		},
 	});
 	if (elicit)
-		client.setRequestHandler(sdk.ElicitRequestSchema, (request, extra) => elicit(server, request.params, extra.signal));
+		client.setRequestHandler("elicitation/create", (request, ctx) => elicit(server, request.params, ctx.mcpReq.signal));
 	if (sample)
-		client.setRequestHandler(sdk.CreateMessageRequestSchema, (request, extra) =>
-			sample(server, request.params, extra.signal),
+		client.setRequestHandler("sampling/createMessage", (request, ctx) =>
+			sample(server, request.params, ctx.mcpReq.signal),
 		);
-	if (roots) client.setRequestHandler(sdk.ListRootsRequestSchema, () => ({ roots: roots() }));
-	if (log)
-		client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, (notification) =>
-			log(server, notification.params),
-		);
+	if (roots) client.setRequestHandler("roots/list", () => ({ roots: roots() }));
+	if (log) client.setNotificationHandler("notifications/message", (notification) => log(server, notification.params));
 	return client;
 }
 
@@ -423,7 +419,7 @@ export { type ListedMetadata, listMetadata } from "./list-metadata.ts";
 /** Timeouts and cancellations in words a user can act on. */
 export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {
 	const code = (error as { code?: unknown } | null)?.code;
-	if (code === ErrorCode.RequestTimeout && /timed out/i.test(describeError(error))) {
+	if (code === SdkErrorCode.RequestTimeout && /timed out/i.test(describeError(error))) {
 		return new Error(
 			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (seconds) or settings.requestTimeoutMs if it needs longer.`,
 			{ cause: error },

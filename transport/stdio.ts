@@ -6,8 +6,7 @@
 // - a failure to start says what could not be started.
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import spawn from "cross-spawn";
 import { killAllSync, listTree, signal, tagged, terminateAll } from "../bounds/process-tree.ts";
 import { within } from "../bounds/waits.ts";

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { ListTasksResultSchema } from "@modelcontextprotocol/core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Sampler } from "../../client/sampling.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
@@ -172,7 +173,8 @@ describe.each(transports)("client features over $label", ({ http }) => {
 		const controller = new AbortController();
 		const running = call("simulate-research-query", { topic: "cancel me" }, controller.signal);
 		const connection = () => runtime.lifecycle.manager.get("everything");
-		const tasks = async () => (await connection()?.client.experimental.tasks.listTasks())?.tasks ?? [];
+		const tasks = async () =>
+			(await connection()?.client.request({ method: "tasks/list", params: {} }, ListTasksResultSchema))?.tasks ?? [];
 		// Cancel once the server holds the task running, not after a guessed delay.
 		await vi.waitFor(async () => expect((await tasks()).some((t) => t.status === "working")).toBe(true), {
 			timeout: 20_000,
