@@ -84,7 +84,7 @@ export async function main(): Promise<void> {
 	const server = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), "huge-body", String(port)], {
 		stdio: "ignore",
 	});
-	await waitForPort(port);
+	await waitForPort(port, server);
 	const huge = defineServer("huge", { url: `http://127.0.0.1:${port}/mcp` });
 	let hugeMs = 0;
 	const hugeMb = await peakRss(async () => {

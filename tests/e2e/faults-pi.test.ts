@@ -40,12 +40,11 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 		}
 		for (const mode of HTTP_FAULTS) {
 			const port = await freePort();
-			children.push(
-				spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), mode, String(port)], {
-					stdio: "ignore",
-				}),
-			);
-			await waitForPort(port);
+			const child = spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/fault-http.ts"), mode, String(port)], {
+				stdio: "ignore",
+			});
+			children.push(child);
+			await waitForPort(port, child);
 			servers[`http_${mode.replace(/-/g, "_")}`] = { url: `http://127.0.0.1:${port}/mcp` };
 		}
 		// Nothing listens there: the failed SSE fallback must not keep retrying (and Pi alive).

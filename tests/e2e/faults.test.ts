@@ -201,7 +201,7 @@ describe("misbehaving servers", () => {
 			stdio: "ignore",
 		});
 		cleanups.push(() => stopChild(gateway));
-		await waitForPort(port);
+		await waitForPort(port, gateway);
 		const lc = open({ flaky: { url: `http://127.0.0.1:${port}/mcp` } });
 		const counts = async () =>
 			(await (await fetch(`http://127.0.0.1:${port}/counts`)).json()) as Record<string, number>;

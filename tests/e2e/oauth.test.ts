@@ -33,7 +33,7 @@ async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, stri
 			stdio: "ignore",
 		},
 	);
-	await waitForPort(port);
+	await waitForPort(port, child);
 	return {
 		url: `http://127.0.0.1:${port}/mcp`,
 		stats: async () =>

@@ -41,21 +41,37 @@ export function freePort(): Promise<number> {
 	});
 }
 
-export async function waitForPort(port: number, timeoutMs = 15_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (Date.now() < deadline) {
-		const open = await new Promise<boolean>((res) => {
-			const sock = createConnection({ host: "127.0.0.1", port });
-			sock.once("connect", () => {
-				sock.destroy();
-				res(true);
+/**
+ * Waits until `port` accepts connections, or `child` (the server meant to listen there) exits.
+ * No deadline of its own: a loaded machine may take long to start a server, and the test's
+ * timeout bounds the wait.
+ */
+export async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+	let exited = child.exitCode !== null || child.signalCode !== null;
+	const onExit = () => {
+		exited = true;
+	};
+	child.once("exit", onExit);
+	try {
+		for (;;) {
+			const open = await new Promise<boolean>((res) => {
+				const sock = createConnection({ host: "127.0.0.1", port });
+				sock.once("connect", () => {
+					sock.destroy();
+					res(true);
+				});
+				sock.once("error", () => res(false));
 			});
-			sock.once("error", () => res(false));
-		});
-		if (open) return;
-		await new Promise((r) => setTimeout(r, 50));
+			if (open) return;
+			if (exited)
+				throw new Error(
+					`the server meant to listen on 127.0.0.1:${port} exited first (code ${child.exitCode}, signal ${child.signalCode})`,
+				);
+			await new Promise((r) => setTimeout(r, 50));
+		}
+	} finally {
+		child.off("exit", onExit);
 	}
-	throw new Error(`nothing listened on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
 export interface RunningServer {
@@ -71,7 +87,7 @@ export async function startEverythingHttp(mode: "streamableHttp" | "sse", port?:
 		env: { ...process.env, PORT: String(p) },
 		stdio: "ignore",
 	});
-	await waitForPort(p);
+	await waitForPort(p, child);
 	return { port: p, process: child, stop: () => stopChild(child) };
 }
 
