@@ -1,21 +1,27 @@
-// `npm run conformance`: every client scenario of the official MCP conformance suite against the
-// adapter (scripts/conformance-client.ts), with a N/total summary. The core and dated scenarios
-// must pass (the exit code says so); draft and extension scenarios are reported, not required.
-// The suite needs Node >= 22 (scripts/node22.ts); the adapter itself runs on the project's Node.
+// `npm run conformance`: the official MCP conformance suite's client scenarios against the adapter
+// (scripts/conformance-client.ts), once per protocol revision, each with the requirement set the
+// suite froze at that revision's release (`--requirements <revision>`). It prints both side by side.
+// The exit code requires every scored scenario of REQUIRED_REVISIONS; the others are reported
+// (2026-07-28 until the client speaks it: issue 25). Extension and added-after-release scenarios
+// are never scored. The suite needs Node >= 22 (scripts/node22.ts); the adapter runs on the project's Node.
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mapLimit } from "../bounds/waits.ts";
 import { ensureNode22 } from "./node22.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const NODE22 = ensureNode22();
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const client = `"${process.execPath}" "${join(ROOT, "node_modules/tsx/dist/cli.mjs")}" "${join(ROOT, "scripts/conformance-client.ts")}"`;
+const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
+const REQUIRED_REVISIONS = new Set<string>(["2025-11-25"]);
 
-interface Scenario {
+interface Outcome {
 	readonly name: string;
-	/** Draft and extension scenarios are a stretch goal: reported, not required. */
-	readonly required: boolean;
+	readonly passed: boolean;
+	readonly detail: string;
+	readonly scored: boolean;
 }
 
 function run(args: string[]): Promise<string> {
@@ -24,38 +30,51 @@ function run(args: string[]): Promise<string> {
 		let output = "";
 		child.stdout.on("data", (c) => (output += c));
 		child.stderr.on("data", (c) => (output += c));
-		const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			resolve(`${output}\nEXIT ${code}`);
-		});
+		child.on("close", () => resolve(output));
 	});
 }
 
-/** The client scenarios the installed suite lists, with their spec versions. */
-async function scenarios(): Promise<Scenario[]> {
-	const listing = await run(["list"]);
-	const clientPart = listing.slice(listing.indexOf("Client scenarios"));
-	return [...clientPart.matchAll(/^\s+- (\S+) \[([^\]]*)\]/gm)].map(([, name, versions]) => ({
+/** The suite's summary: one line per scenario run, and the scenarios it says are not scored. */
+function outcomes(output: string): Outcome[] {
+	const summary = output.slice(output.lastIndexOf("=== SUITE SUMMARY ==="));
+	const notScored = summary.slice(summary.indexOf("Not scored"));
+	const unscored = new Set([...notScored.matchAll(/^\s+[✓✗] (\S+) \(/gm)].map((m) => m[1]));
+	return [...summary.matchAll(/^([✓✗]) (\S+): (.*)$/gm)].map(([, mark, name, detail]) => ({
 		name,
-		required: !/draft|extension/.test(versions),
+		passed: mark === "✓",
+		detail,
+		scored: !unscored.has(name),
 	}));
 }
 
-const all = await scenarios();
-// A few scenarios at a time: each starts its own servers on free ports.
-const results = await mapLimit(all, 3, async (scenario) => {
-	const output = await run(["client", "--command", client, "--scenario", scenario.name]);
-	const passed = /EXIT 0$/.test(output) && output.includes("OVERALL: PASSED");
-	const summary = /Passed: \d+\/\d+, \d+ failed, \d+ warnings/.exec(output)?.[0] ?? "no result";
-	return { scenario, passed, summary, output };
-});
-for (const { scenario, passed, summary } of results)
-	console.log(`${passed ? "PASS" : "FAIL"} ${scenario.name}${scenario.required ? "" : " (not required)"}: ${summary}`);
-const failedRequired = results.filter((r) => !r.passed && r.scenario.required);
-for (const r of failedRequired) console.log(`\n--- ${r.scenario.name} ---\n${r.output.slice(-4000)}`);
-const required = results.filter((r) => r.scenario.required);
-console.log(
-	`\n${results.filter((r) => r.passed).length}/${results.length} scenarios pass; required ${required.filter((r) => r.passed).length}/${required.length}`,
-);
-process.exit(failedRequired.length > 0 ? 1 : 0);
+const results = new Map<string, Outcome[]>();
+for (const revision of REVISIONS) {
+	const out = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
+	try {
+		const output = await run(["client", "--command", client, "--requirements", revision, "-o", out]);
+		const found = outcomes(output);
+		if (found.length === 0) console.log(`--- ${revision}: no summary ---\n${output.slice(-4000)}`);
+		results.set(revision, found);
+	} finally {
+		rmSync(out, { recursive: true, force: true });
+	}
+}
+
+const names = [...new Set([...results.values()].flatMap((r) => r.map((o) => o.name)))];
+const cell = (o: Outcome | undefined) => (!o ? "-" : `${o.passed ? "PASS" : "FAIL"}${o.scored ? "" : " (not scored)"}`);
+console.log(`scenario${" ".repeat(40)}${REVISIONS.map((r) => r.padEnd(24)).join("")}`);
+for (const name of names)
+	console.log(
+		`${name.padEnd(48)}${REVISIONS.map((r) => cell(results.get(r)?.find((o) => o.name === name)).padEnd(24)).join("")}`,
+	);
+let failed = false;
+for (const revision of REVISIONS) {
+	const scored = (results.get(revision) ?? []).filter((o) => o.scored);
+	const passing = scored.filter((o) => o.passed).length;
+	const required = REQUIRED_REVISIONS.has(revision);
+	console.log(
+		`${revision}: ${passing}/${scored.length} required scenarios pass${required ? "" : " (reported, not yet required)"}`,
+	);
+	if (required && (scored.length === 0 || passing < scored.length)) failed = true;
+}
+process.exit(failed ? 1 : 0);

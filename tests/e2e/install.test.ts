@@ -35,7 +35,10 @@ describe("installed into the extensions folder", () => {
 	afterAll(() => dir.remove());
 
 	it("holds only what the extension needs: no dev dependency, no Pi copy, no TypeBox of its own", () => {
-		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "sdk"))).toBe(true);
+		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "client"))).toBe(true);
+		// SDK v1 is only what the test servers are built with.
+		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "sdk"))).toBe(false);
+		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "server"))).toBe(false);
 		expect(existsSync(join(packageDir, "node_modules", "@mariozechner"))).toBe(false);
 		expect(existsSync(join(packageDir, "node_modules", "vitest"))).toBe(false);
 		expect(existsSync(join(packageDir, "node_modules", "@sinclair", "typebox"))).toBe(false);
