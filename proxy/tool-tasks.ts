@@ -5,8 +5,9 @@
 // task helpers), so each step is a plain request with its schema. The loop is ours, so that a
 // server's pollInterval can never stall an abort or keep Pi alive: every wait is capped and abortable.
 
-import type { CallToolResult, Client } from "@modelcontextprotocol/client";
-import { sleep } from "../bounds/waits.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { sleep, untilAborted } from "../bounds/waits.ts";
 import type { McpSdk } from "../transport/open-connection.ts";
 import type { Progress } from "../types.ts";
 
@@ -46,12 +47,16 @@ export async function callToolAsTask(
 	);
 	const request = { signal: stop.signal, timeout: options.timeout };
 	let taskId: string | undefined;
+	// The creating request is not aborted with the call: aborted with its answer on the way, it would
+	// leave a task running on the server that nobody can name. A call given up meanwhile cancels the
+	// task once its id arrives (below), bounded by the request timeout.
+	const creating = client.request(
+		{ method: "tools/call", params: { ...params, task: {} } },
+		sdk.CreateTaskResultSchema,
+		{ timeout: options.timeout },
+	);
 	try {
-		const created = await client.request(
-			{ method: "tools/call", params: { ...params, task: {} } },
-			sdk.CreateTaskResultSchema,
-			request,
-		);
+		const created = await untilAborted(creating, stop.signal);
 		taskId = created.task.taskId;
 		let task = created.task;
 		let polls = 0;
@@ -71,13 +76,16 @@ export async function callToolAsTask(
 		return await client.request({ method: "tasks/result", params: { taskId } }, sdk.CallToolResultSchema, request);
 	} catch (error) {
 		if (!stop.signal.aborted) throw error;
-		if (taskId)
-			// Best effort: the caller already gave up; a server that cannot cancel lets the task finish alone.
-			await client
-				.request({ method: "tasks/cancel", params: { taskId } }, sdk.GetTaskResultSchema, {
+		// Best effort: the caller already gave up; a server that cannot cancel lets the task finish alone.
+		const cancel = (id: string) =>
+			client
+				.request({ method: "tasks/cancel", params: { taskId: id } }, sdk.GetTaskResultSchema, {
 					timeout: CANCEL_TIMEOUT_MS,
 				})
 				.catch(() => undefined);
+		if (taskId) await cancel(taskId);
+		// Given up while the task was being created: cancelled when (if) its id comes; not waited for.
+		else void creating.then((created) => cancel(created.task.taskId)).catch(() => undefined);
 		throw stop.signal.reason ?? error;
 	} finally {
 		clearTimeout(cap);
