@@ -5,8 +5,7 @@
 // task helpers), so each step is a plain request with its schema. The loop is ours, so that a
 // server's pollInterval can never stall an abort or keep Pi alive: every wait is capped and abortable.
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { sleep, untilAborted } from "../bounds/waits.ts";
 import type { McpSdk } from "../transport/open-connection.ts";
 import type { Progress } from "../types.ts";
