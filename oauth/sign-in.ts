@@ -93,6 +93,11 @@ export interface SignInOptions {
 	readonly timeoutMs?: number;
 	/** A scope to ask for beyond what the server advertises (step-up). */
 	readonly scope?: string;
+	/**
+	 * The scope the server's last refusal named: asked for when the sign-in's own probe meets no
+	 * challenge (a server may let `initialize` through and refuse only what comes after).
+	 */
+	readonly refusedScope?: string;
 }
 
 /**
@@ -111,7 +116,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const sdk = await import("@modelcontextprotocol/client");
 	// The probe reads only the status and headers (an MCP server may answer with an endless stream).
 	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
-	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
+	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope ?? options.refusedScope;
 	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
 	const callback = await listenForRegisteredClient(store, target);
 	const stop = new AbortController();
@@ -137,10 +142,11 @@ export async function signIn(options: SignInOptions): Promise<void> {
 			callback.next(stop.signal, (url) => provider.answersThisSignIn(url)),
 			pasted(options.askPaste, stop.signal),
 		]);
-		const code = provider.checkRedirect(redirected);
+		const { code, iss } = provider.checkRedirect(redirected);
 		await sdk.auth(provider, {
 			serverUrl: entry.url,
 			authorizationCode: code,
+			iss, // SDK v2 checks it too (RFC 9207), and refuses a code without it where the server sends one
 			resourceMetadataUrl: challenge.resourceMetadataUrl,
 			scope,
 			fetchFn,
@@ -295,7 +301,7 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	/** The code from the redirect, once it is proven to answer this request: state, then iss (RFC 9207). */
-	checkRedirect(redirected: string): string {
+	checkRedirect(redirected: string): { code: string; iss?: string } {
 		const params = new URL(redirected).searchParams;
 		if (params.get("state") !== this.expectedState)
 			throw new Error("the redirect's state does not match this sign-in (refused: it may come from another site)");
@@ -314,7 +320,7 @@ class SignInProvider implements OAuthClientProvider {
 			throw new Error("the redirect has no iss although the authorization server sends one (refused)");
 		const code = params.get("code");
 		if (!code) throw new Error("the redirect carries no authorization code");
-		return code;
+		return { code, iss: iss ?? undefined };
 	}
 }
 

@@ -48,11 +48,14 @@ export function authStatus(error: unknown): 401 | 403 | undefined {
 	return undefined;
 }
 
+const AUTH_ERROR_CLASSES = new Set(["UnauthorizedError", "InsufficientScopeError"]);
+
 /** True for a 401/403 from an HTTP server, whichever transport raised it, or a missing/expired token. */
 export function isAuthError(error: unknown): boolean {
 	// By class name: importing the SDK's auth module for an instanceof check would cost Pi's startup.
-	if (error instanceof Error && (error.constructor.name === "UnauthorizedError" || error.name === "AuthRequiredError"))
-		return true;
+	// SDK v2 raises a 403 insufficient_scope as InsufficientScopeError (no status): a sign-in with the wider scope.
+	for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+		if (AUTH_ERROR_CLASSES.has(e.constructor.name) || e.name === "AuthRequiredError") return true;
 	return authStatus(error) !== undefined;
 }
 

@@ -185,9 +185,13 @@ export async function openConnection(
 }
 
 /** A client that declares (and answers) the server-to-client requests it was given handlers for. */
-function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}) {
+function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}, negotiate = false) {
 	const { elicit, sample, roots, log } = requests;
 	const client = new sdk.Client(CLIENT_INFO, {
+		// Streamable HTTP asks the server which revision it speaks (server/discover, one round trip;
+		// a 2025 server gets the initialize handshake). stdio stays on the 2025 handshake: some stdio
+		// servers exit on any request before initialize.
+		...(negotiate ? { versionNegotiation: { mode: "auto" as const } } : {}),
 		capabilities: {
 			...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
 			...(sample ? { sampling: {} } : {}),
@@ -352,7 +356,7 @@ async function openHttp(
 			kind === "sse"
 				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch, authProvider })
 				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch, authProvider });
-		const client = newClient(sdk, entry.name, options.requests);
+		const client = newClient(sdk, entry.name, options.requests, kind === "streamable-http");
 		const close = async () => {
 			client.onclose = undefined;
 			await client.close().catch(() => undefined); // the transport below ends the process whatever the client says
