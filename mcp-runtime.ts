@@ -237,7 +237,8 @@ export class McpRuntime {
 	async signIn(name: string, io: Pick<SignInOptions, "show" | "askPaste" | "openBrowser" | "signal">): Promise<void> {
 		const entry = this.oauthEntry(name);
 		const { signIn } = await import("./oauth/sign-in.ts");
-		await signIn({ agentDir: this.agentDir, entry, ...io });
+		const refusedScope = this.lifecycle.manager.challenge(name)?.scope;
+		await signIn({ agentDir: this.agentDir, entry, refusedScope, ...io });
 		// The sign-in is stored; a connect that fails now is the server's state (shown by /mcp), not the sign-in's.
 		await this.lifecycle.reconnect(name).catch(() => undefined);
 	}

@@ -147,9 +147,12 @@ export function credentialRenewal(ctx: AuthContext) {
 	): Promise<boolean> => {
 		if (!usesOAuth(entry)) return false;
 		if (challenge?.status === 403 && challenge.error === "insufficient_scope" && challenge.scope) {
+			// The wider sign-in keeps what the token already had (SEP-2350): the server names only what
+			// this request lacks, and a token of that scope alone may lose what the rest of the session needs.
+			const wanted = challenge.scope;
 			await new SignInStore(ctx.agentDir, entry.name, entry.url).update((s) => ({
 				...s,
-				stepUpScope: challenge.scope,
+				stepUpScope: unionOfScopes(s.tokens?.scope, s.stepUpScope, wanted),
 			}));
 			return false;
 		}
@@ -326,4 +329,9 @@ function handMadeToken(name: string, ctx: AuthContext): string[] {
 		`A hand-made token file also works: ${path} (mode 600), { "access_token": "...", "expires_at": <epoch seconds> }.`,
 		`Token: ${token}.`,
 	];
+}
+
+/** Space-separated OAuth scopes, each once, in the order first seen. */
+export function unionOfScopes(...scopes: (string | undefined)[]): string {
+	return [...new Set(scopes.flatMap((scope) => scope?.split(/\s+/).filter(Boolean) ?? []))].join(" ");
 }

@@ -92,6 +92,11 @@ export interface SignInOptions {
 	readonly timeoutMs?: number;
 	/** A scope to ask for beyond what the server advertises (step-up). */
 	readonly scope?: string;
+	/**
+	 * The scope the server's last refusal named: asked for when the sign-in's own probe meets no
+	 * challenge (a server may let `initialize` through and refuse only what comes after).
+	 */
+	readonly refusedScope?: string;
 }
 
 /**
@@ -110,7 +115,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
 	// The probe reads only the status and headers (an MCP server may answer with an endless stream).
 	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
-	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope;
+	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope ?? options.refusedScope;
 	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
 	const callback = await listenForRegisteredClient(store, target);
 	const stop = new AbortController();

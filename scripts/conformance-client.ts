@@ -95,7 +95,8 @@ async function run(signIns = 0): Promise<number> {
 		const challenge = manager.challenge(entry.name);
 		log(`needs sign-in (${challenge?.status ?? "?"} ${challenge?.error ?? ""} ${challenge?.scope ?? ""}): signing in`);
 		await manager.close(entry.name);
-		await signIn({ agentDir, entry, show: () => undefined, openBrowser: browser, timeoutMs: 15_000 });
+		const refusedScope = challenge?.scope;
+		await signIn({ agentDir, entry, refusedScope, show: () => undefined, openBrowser: browser, timeoutMs: 15_000 });
 		return run(signIns + 1);
 	}
 }
