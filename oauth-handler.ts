@@ -147,8 +147,8 @@ export function credentialRenewal(ctx: AuthContext) {
 	): Promise<boolean> => {
 		if (!usesOAuth(entry)) return false;
 		if (challenge?.status === 403 && challenge.error === "insufficient_scope" && challenge.scope) {
-			// The wider sign-in keeps what the token already had: the server asks only for what this
-			// request lacks, and a token of that scope alone may lose what the rest of the session needs.
+			// The wider sign-in keeps what the token already had (SEP-2350): the server names only what
+			// this request lacks, and a token of that scope alone may lose what the rest of the session needs.
 			const wanted = challenge.scope;
 			await new SignInStore(ctx.agentDir, entry.name, entry.url).update((s) => ({
 				...s,
