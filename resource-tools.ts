@@ -2,11 +2,25 @@
 // takes no arguments and reads it with resources/read; a template's tool takes the template's
 // variables, fills them in (RFC 6570, the SDK's UriTemplate) and reads the resulting URI. Lets
 // the model find, describe and read documents through the same `mcp` modes as tools.
-// The SDK's UriTemplate module is small and imports nothing: loading it with the catalog costs nothing.
+// The SDK's UriTemplate comes with the SDK (v2 exports it only from the client's index, ~100 ms to
+// load): never with the catalog at start-up, but by loadUriTemplate() before a template is used.
 
-import type { ReadResourceResult } from "@modelcontextprotocol/client";
-import { UriTemplate } from "@modelcontextprotocol/client";
+import type { ReadResourceResult, UriTemplate as UriTemplateClass } from "@modelcontextprotocol/client";
+import { loadSdk } from "./transport/sdk-loader.ts";
 import type { JsonSchema, ResourceMetadata, ResourceTemplateMetadata, ToolMetadata } from "./types.ts";
+
+let UriTemplate: typeof UriTemplateClass | undefined;
+
+/** Makes templates usable (expand, match, variables): the SDK loads once, as a connect would load it. */
+export async function loadUriTemplate(): Promise<void> {
+	UriTemplate ??= (await loadSdk()).UriTemplate;
+}
+
+/** The class, or a programming error (thrown outside the callers' parse-error handling, never read as "no match"). */
+function templateClass(): typeof UriTemplateClass {
+	if (!UriTemplate) throw new Error("resource templates are used before loadUriTemplate()");
+	return UriTemplate;
+}
 
 /** The tools for a server's resources; names never collide with its real tools or each other. */
 export function resourceTools(
@@ -65,8 +79,9 @@ const mime = (item: { mimeType?: string }) => (item.mimeType ? `, ${item.mimeTyp
 
 /** A template's variable names, or undefined for one that cannot be parsed (it is left out). */
 export function templateVariables(template: string): string[] | undefined {
+	const Template = templateClass();
 	try {
-		return new UriTemplate(template).variableNames;
+		return new Template(template).variableNames;
 	} catch {
 		return undefined;
 	}
@@ -83,7 +98,7 @@ export function expandTemplate(template: string, args: Record<string, unknown>):
 				? JSON.stringify(value)
 				: String(value);
 	}
-	return new UriTemplate(template).expand(variables);
+	return new (templateClass())(template).expand(variables);
 }
 
 /** The resource and template tools a resource link can be read with. */
@@ -107,8 +122,9 @@ export function readCall(readers: readonly Reader[], server: string, uri: string
 
 /** The variables a URI fills a template with, or undefined when it is not one of its URIs. */
 export function matchTemplate(template: string, uri: string): Record<string, string | string[]> | undefined {
+	const Template = templateClass();
 	try {
-		return new UriTemplate(template).match(uri) ?? undefined;
+		return new Template(template).match(uri) ?? undefined;
 	} catch {
 		return undefined;
 	}

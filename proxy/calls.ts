@@ -5,7 +5,13 @@
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
-import { expandTemplate, matchTemplate, readCall, resourceResultToContent } from "../resource-tools.ts";
+import {
+	expandTemplate,
+	loadUriTemplate,
+	matchTemplate,
+	readCall,
+	resourceResultToContent,
+} from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
 import { describeError, isAuthError, quote } from "../transport/errors.ts";
 import { scrubStrings } from "../trust/redaction.ts";
@@ -103,6 +109,9 @@ export async function callMode(
 	options: ProxyRunOptions,
 	waits: Waits,
 ): Promise<ProxyResult> {
+	// Templates are expanded and matched with the SDK's UriTemplate, which loads with the SDK (as the
+	// call's connect would load it), never at start-up.
+	await loadUriTemplate();
 	if (URI.test(name)) return readUri(lifecycle, name, input.server, options);
 	// A first call to a server that is starting (a cold npx install) waits for it within the connect
 	// deadline, with progress ("starting everything… 3 s"), instead of asking to call again.

@@ -3,7 +3,7 @@
 // not lose a whole list) and schemas made safe to store and show.
 import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
-import { templateVariables } from "../resource-tools.ts";
+import { loadUriTemplate, templateVariables } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
 	ResourceMetadata,
@@ -63,6 +63,7 @@ export async function listMetadata(
 			mimeType: r.mimeType,
 		})),
 	);
+	await loadUriTemplate();
 	const templates = templatePages.flatMap((page) =>
 		page.resourceTemplates.flatMap((t) => {
 			const variables = templateVariables(t.uriTemplate);
