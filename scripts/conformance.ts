@@ -76,5 +76,6 @@ for (const revision of REVISIONS) {
 		`${revision}: ${passing}/${scored.length} required scenarios pass${required ? "" : " (reported, not yet required)"}`,
 	);
 	if (required && (scored.length === 0 || passing < scored.length)) failed = true;
+	for (const o of scored.filter((o) => !o.passed)) console.log(`  ${revision} ${o.name}: ${o.detail}`);
 }
 process.exit(failed ? 1 : 0);

@@ -33,13 +33,17 @@ export function httpStatus(error: unknown): number | undefined {
 	return undefined;
 }
 
+/** An error and the errors it wraps (`cause`), at most five deep. */
+function* causeChain(error: unknown): Generator<unknown> {
+	for (let e = error, depth = 0; e !== null && e !== undefined && depth < 5; depth++) {
+		yield e;
+		e = (e as { cause?: unknown }).cause;
+	}
+}
+
 /** 401 or 403 when the error, or an error it wraps, is an HTTP server refusing credentials. */
 export function authStatus(error: unknown): 401 | 403 | undefined {
-	for (
-		let e = error as { code?: unknown; cause?: unknown } | null | undefined, depth = 0;
-		e && depth < 5;
-		e = e.cause as typeof e, depth++
-	) {
+	for (const e of causeChain(error)) {
 		const status = httpStatus(e);
 		if (status === 401 || status === 403) return status;
 		const match = /\b(?:HTTP (40[13])|(401) Unauthorized|(403) Forbidden)\b/i.exec(describeError(e));
@@ -54,8 +58,9 @@ const AUTH_ERROR_CLASSES = new Set(["UnauthorizedError", "InsufficientScopeError
 export function isAuthError(error: unknown): boolean {
 	// By class name: importing the SDK's auth module for an instanceof check would cost Pi's startup.
 	// SDK v2 raises a 403 insufficient_scope as InsufficientScopeError (no status): a sign-in with the wider scope.
-	for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-		if (AUTH_ERROR_CLASSES.has(e.constructor.name) || e.name === "AuthRequiredError") return true;
+	for (const e of causeChain(error))
+		if (e instanceof Error && (AUTH_ERROR_CLASSES.has(e.constructor.name) || e.name === "AuthRequiredError"))
+			return true;
 	return authStatus(error) !== undefined;
 }
 
