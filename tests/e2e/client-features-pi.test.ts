@@ -165,7 +165,10 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		const updates = research.events
 			.filter((e) => e.type === "tool_execution_update")
 			.map((e) => JSON.stringify(e.partialResult));
-		expect(updates.some((u) => u.includes("Synthesizing findings"))).toBe(true);
+		// The server moves through four 1 s stages and asks to be polled every 1 s, so which stages a
+		// poll lands on depends on the machine's load; that the user sees the stage it is in does not.
+		const stages = ["Gathering sources", "Analyzing content", "Synthesizing findings", "Generating report"];
+		expect(updates.some((u) => stages.some((stage) => u.includes(`${stage}...`)))).toBe(true);
 	}, 60_000);
 
 	it("server logs go to mcp.log, never to the model", async () => {
