@@ -6,7 +6,6 @@
 
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { ClientHost } from "./client/client-features.ts";
-import { piSampler } from "./client/sampling.ts";
 import { safeDialogs } from "./client/user-dialogs.ts";
 import type { RegisteredServer } from "./config.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
@@ -26,7 +25,6 @@ import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
 import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { warmWhileModelThinks } from "./pi/warm-up.ts";
-import { progressText, runProxy } from "./proxy/proxy-tool.ts";
 import {
 	normalizeProxyInput,
 	PROXY_DESCRIPTION,
@@ -57,7 +55,8 @@ interface Pi15Api {
 function clientHost(ctx: ExtensionContext): ClientHost {
 	return {
 		dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined,
-		sampler: () => piSampler(ctx),
+		// Loaded at the first sampling request, not with the extension.
+		sampler: async () => (await import("./client/sampling.ts")).piSampler(ctx),
 		openBrowser: openSystemBrowser,
 	};
 }
@@ -127,6 +126,8 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	) => {
 		const active = runtime ?? activate(ctx, registeredServers());
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
+		// The proxy's call path loads at the first request, not with the extension (start-up cost).
+		const { progressText, runProxy } = await import("./proxy/proxy-tool.ts");
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
 		const notes = (server: string) => active.client.takeNotes(server);

@@ -8,16 +8,15 @@ import { pathToFileURL } from "node:url";
 import type { Root } from "@modelcontextprotocol/client";
 import { expandHome } from "../config/interpolate.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
-import { askForm, askUrl } from "./elicitation.ts";
-import { type Sampler, SamplingConsent } from "./sampling.ts";
+import type { Sampler, SamplingConsent } from "./sampling.ts";
 import { ServerLog } from "./server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
 
 export interface ClientHost {
 	/** Pi's dialogs when the session has a UI (TUI, rpc); undefined in print and json modes. */
 	readonly dialogs?: Dialogs;
-	/** The session's current model, for sampling. */
-	readonly sampler?: () => Sampler | undefined;
+	/** The session's current model, for sampling (may load what it needs first). */
+	readonly sampler?: () => Sampler | undefined | Promise<Sampler | undefined>;
 	readonly openBrowser?: (url: string) => void;
 	/** Why no one can be asked, when there are no dialogs (said in the tool result). */
 	readonly noUiReason?: string;
@@ -42,7 +41,8 @@ export class ClientFeatures {
 	private currentRoots: Root[];
 	private readonly options: ClientFeaturesOptions;
 	private readonly queue = new DialogQueue();
-	private readonly consent = new SamplingConsent();
+	/** Made at the first sampling request: sampling and elicitation load only when a server asks. */
+	private consent?: SamplingConsent;
 	private readonly notes = new Map<string, string[]>();
 
 	constructor(options: ClientFeaturesOptions) {
@@ -66,16 +66,22 @@ export class ClientFeatures {
 					return { action: "decline" };
 				}
 				const openBrowser = this.host.openBrowser ?? (() => undefined);
+				const { askForm, askUrl } = await import("./elicitation.ts");
 				return this.queue.run(() =>
 					params.mode === "url"
 						? askUrl(dialogs, server, params, signal, openBrowser)
 						: askForm(dialogs, server, params, signal),
 				);
 			},
-			sample: (server, params, signal) => {
+			sample: async (server, params, signal) => {
 				const dialogs = this.host.dialogs;
 				const noUi = this.host.noUiReason ?? NO_UI;
-				return this.queue.run(() => this.consent.answer(dialogs, this.host.sampler?.(), server, params, signal, noUi));
+				const { SamplingConsent } = await import("./sampling.ts");
+				this.consent ??= new SamplingConsent();
+				const consent = this.consent;
+				return this.queue.run(async () =>
+					consent.answer(dialogs, await this.host.sampler?.(), server, params, signal, noUi),
+				);
 			},
 		};
 	}

@@ -3,7 +3,6 @@
 
 import { homedir } from "node:os";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { editableFiles, turnOff, turnOn } from "../config/edit.ts";
 import { formatProblem } from "../config.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
@@ -294,6 +293,8 @@ async function turnOnOff(
 	if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>`, "warning");
 	let done: string;
 	try {
+		// Loaded here: config editing is needed only by this command, not at start-up.
+		const { editableFiles, turnOff, turnOn } = await import("../config/edit.ts");
 		const files = editableFiles(runtime.agentDir, runtime.cwd);
 		done = await (sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files));
 	} catch (error) {
