@@ -17,12 +17,26 @@ import { treeRssMb } from "./process-memory.ts";
 // 16: with 8 the median of a ~1.3 s run moved by ±10% between runs on a loaded 2-core machine (1.006 to 1.105).
 const RUNS = Number(process.env.BENCH_RUNS ?? 16);
 
+/** What a timed run loads: this extension, none, or one of the floors in bench/extensions. */
+type Variant = "ours" | "none" | "empty" | "registrations";
+const FLOORS: Record<string, string> = {
+	empty: join(import.meta.dirname, "extensions", "empty.ts"),
+	registrations: join(import.meta.dirname, "extensions", "registrations-only.ts"),
+};
+
 /** Wall time of a whole `pi -p` run (start, session_start, one scripted turn, exit) in a home. */
-async function timeRun(home: PiHome, withExtension: boolean, host: PiHost): Promise<number> {
+async function timeRun(home: PiHome, variant: Variant, host: PiHost): Promise<number> {
 	const started = performance.now();
 	// Pi 1.5 as users run it: its default built-in extensions (MCP aside, which ours replaces) on both sides.
 	const builtins = host.name === "pi-1.5" ? ["codemode", "tool-search", "llama.cpp"] : [];
-	const run = await runPi(home, "hi", { host, builtins, steps: [() => ({ text: "ok" })], noExtension: !withExtension });
+	const floor = FLOORS[variant];
+	const run = await runPi(home, "hi", {
+		host,
+		builtins,
+		steps: [() => ({ text: "ok" })],
+		noExtension: variant !== "ours",
+		extraArgs: floor ? ["-e", floor] : [],
+	});
 	const elapsed = performance.now() - started;
 	if (run.code !== 0) throw new Error(`pi failed: ${run.stderr}`);
 	return elapsed;
@@ -99,20 +113,23 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 		let firstRuns = 0;
 		let firstMs = 0;
 		while (cached() < count && firstRuns < 5) {
-			firstMs += await timeRun(home, true, host);
+			firstMs += await timeRun(home, "ours", host);
 			firstRuns++;
 		}
 		const starts = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split(/\s+/).length : 0);
 		const startsBefore = starts();
-		const base: number[] = [];
-		const withExt: number[] = [];
+		// Pi 0.73 has no tool registry of MCP tools to fill: its floor is the empty extension.
+		const variants: Variant[] =
+			host.name === "pi-1.5" ? ["none", "empty", "registrations", "ours"] : ["none", "empty", "ours"];
+		const times = new Map<Variant, number[]>(variants.map((v) => [v, []]));
 		for (let i = 0; i < RUNS + 1; i++) {
-			const b = await timeRun(home, false, host);
-			const w = await timeRun(home, true, host);
-			if (i === 0) continue; // a warm-up pair
-			base.push(b);
-			withExt.push(w);
+			for (const variant of variants) {
+				const ms = await timeRun(home, variant, host);
+				if (i > 0) times.get(variant)?.push(ms); // round 0 warms up
+			}
 		}
+		const base = times.get("none") as number[];
+		const withExt = times.get("ours") as number[];
 		console.log(
 			`== ${host.name}: pi -p start to exit (one scripted turn), ${count} lazy servers (median of ${RUNS}) ==`,
 		);
@@ -120,6 +137,14 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 			`the cache, filled by real first runs: ${cached()}/${count} servers after ${firstRuns} run(s), ${(firstMs / 1000).toFixed(1)} s`,
 		);
 		console.log(`without the extension: ${median(base).toFixed(1)} ms`);
+		console.log(
+			`an empty extension:    ${median(times.get("empty") as number[]).toFixed(1)} ms (x${(median(times.get("empty") as number[]) / median(base)).toFixed(3)}: Pi loading any extension)`,
+		);
+		const registrations = times.get("registrations");
+		if (registrations)
+			console.log(
+				`registrations only:    ${median(registrations).toFixed(1)} ms (x${(median(registrations) / median(base)).toFixed(3)}: the cached tools as Pi tools, nothing else)`,
+			);
 		console.log(`with the extension:    ${median(withExt).toFixed(1)} ms`);
 		console.log(`ratio with / without:  ${(median(withExt) / median(base)).toFixed(3)} (target <= 1.05)`);
 		console.log(`servers started during the timed runs: ${starts() - startsBefore}`);
