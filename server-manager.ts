@@ -1,7 +1,7 @@
 // The pool of MCP connections: one connect at a time per server (concurrent callers share it;
 // each may stop waiting on its own signal), calls counted in flight, events for the lifecycle,
 // session recovery, list_changed, and closing every connection, or connect under way, without
-// leaving a process behind. Opening one connection: server-connection.ts.
+// leaving a process behind. Opening one connection: transport/open-connection.ts.
 
 import type {
 	CallToolResult,
@@ -22,6 +22,7 @@ import type {
 	OpenOptions,
 	ServerConnection,
 } from "./transport/open-connection.ts";
+import { HEADER_MISMATCH, headerSource } from "./transport/param-headers.ts";
 import { Redactor } from "./trust/redaction.ts";
 import { DEFAULT_SETTINGS, type Progress, type ServerEntry } from "./types.ts";
 
@@ -178,7 +179,10 @@ export class McpServerManager {
 	async refresh(name: string): Promise<ServerConnection> {
 		const connection = this.require(name);
 		const { listMetadata } = await loadConnections();
-		Object.assign(connection, await listMetadata(connection.client, name, this.connectTimeoutMs()));
+		Object.assign(
+			connection,
+			await listMetadata(connection.client, name, connection.transportKind, this.connectTimeoutMs()),
+		);
 		this.emit(name, "changed");
 		return connection;
 	}
@@ -202,13 +206,22 @@ export class McpServerManager {
 			const params = { name: tool, arguments: args };
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);
-				if (!options.task) return connection.client.request({ method: "tools/call", params }, requestOptions);
+				if (!options.task) {
+					// The listed schema lets the SDK send the tool's SEP-2243 `Mcp-Param-*` headers.
+					const toolDefinition = headerSource(connection.tools.find((t) => t.name === tool));
+					return connection.client.callTool(params, { ...requestOptions, toolDefinition });
+				}
 				const { callToolAsTask } = await loadTasks();
 				return callToolAsTask(sdk, connection.client, params, { ...requestOptions, onProgress: options.onProgress });
 			};
 			try {
 				return await call();
 			} catch (error) {
+				// The tool's header declarations changed since we listed it: list again and retry once (the spec's recovery).
+				if ((error as { code?: unknown })?.code === HEADER_MISMATCH) {
+					await this.refresh(name);
+					return call();
+				}
 				// The server needs the user to visit a page first (-32042): ask, and retry once when they did.
 				if (!(await this.visitRequiredPages(name, error, options.signal))) throw error;
 				return call();
@@ -417,7 +430,10 @@ export class McpServerManager {
 		try {
 			Object.assign(
 				connection,
-				await untilAborted(listMetadata(opened.client, entry.name, this.connectTimeoutMs(), signal), signal),
+				await untilAborted(
+					listMetadata(opened.client, entry.name, opened.kind, this.connectTimeoutMs(), signal),
+					signal,
+				),
 			);
 		} catch (error) {
 			await connection.close();

@@ -309,3 +309,6 @@ export interface Progress {
 	readonly total?: number;
 	readonly message?: string;
 }
+
+/** How a connection talks to its server. */
+export type TransportKind = "stdio" | "streamable-http" | "sse";

@@ -117,7 +117,11 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	// The probe reads only the status and headers (an MCP server may answer with an endless stream).
 	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope ?? options.refusedScope;
+	// Each sign-in reads the server's metadata afresh: it may have moved to another authorization
+	// server (SEP-2352), and the SDK trusts a stored discovery over the server's current one. The
+	// stored client stays; the SDK drops it itself when it was registered with another issuer.
 	if (settings.authServerMetadataUrl) await pinAuthorizationServer(store, settings.authServerMetadataUrl, fetchFn);
+	else await store.update((s) => ({ ...s, discovery: undefined }));
 	const callback = await listenForRegisteredClient(store, target);
 	const stop = new AbortController();
 	const onAbort = () => stop.abort(options.signal?.reason);

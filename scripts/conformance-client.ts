@@ -4,7 +4,8 @@
 // OAuth sign-in, with a "browser" that follows the authorization redirect to the loopback
 // callback (the suite's authorization endpoint approves at once), and tries again: at most three
 // sign-ins, as a user would give up. Scenario settings (a pre-registered client, client
-// credentials) come from MCP_CONFORMANCE_CONTEXT. Exit code 0 when every step worked.
+// credentials, the exact tool calls to make) come from MCP_CONFORMANCE_CONTEXT. Exit code 0 when
+// every step worked.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,7 +50,9 @@ function oauthFor(scenario: string, context: Record<string, string | undefined>)
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, string | undefined>;
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, string | undefined> & {
+	toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+};
 const agentDir = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
 const entry = defineServer("conformance", { url, oauth: oauthFor(scenario, context) }) as HttpServerEntry;
 const auth = { agentDir, env: process.env };
@@ -84,9 +87,12 @@ async function run(signIns = 0): Promise<number> {
 		const connection = await manager.connect(entry);
 		log(`${scenario}: connected over ${connection.transportKind}, ${connection.tools.length} tools`);
 		let code = 0;
-		for (const tool of connection.tools) {
-			const result = await manager.callTool(entry.name, tool.name, sampleArgs(tool.inputSchema));
-			log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
+		// The scenario's own calls where it names them (exact values: nulls, non-ASCII text), else every tool once.
+		const calls =
+			context.toolCalls ?? connection.tools.map((t) => ({ name: t.name, arguments: sampleArgs(t.inputSchema) }));
+		for (const call of calls) {
+			const result = await manager.callTool(entry.name, call.name, call.arguments);
+			log(`${call.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
 			if (result.isError) code = 1;
 		}
 		return code;

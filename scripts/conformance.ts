@@ -1,9 +1,8 @@
 // `npm run conformance`: the official MCP conformance suite's client scenarios against the adapter
 // (scripts/conformance-client.ts), once per protocol revision, each with the requirement set the
 // suite froze at that revision's release (`--requirements <revision>`). It prints both side by side.
-// The exit code requires every scored scenario of REQUIRED_REVISIONS; the others are reported
-// (2026-07-28 until the client speaks it: issue 25). Extension and added-after-release scenarios
-// are never scored. The suite needs Node >= 22 (scripts/node22.ts); the adapter runs on the project's Node.
+// The exit code requires every scored scenario of both revisions. Extension and
+// added-after-release scenarios are never scored (they are printed). The suite needs Node >= 22 (scripts/node22.ts); the adapter runs on the project's Node.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +14,6 @@ const NODE22 = ensureNode22();
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const client = `"${process.execPath}" "${join(ROOT, "node_modules/tsx/dist/cli.mjs")}" "${join(ROOT, "scripts/conformance-client.ts")}"`;
 const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
-const REQUIRED_REVISIONS = new Set<string>(["2025-11-25"]);
 
 interface Outcome {
 	readonly name: string;
@@ -71,11 +69,8 @@ let failed = false;
 for (const revision of REVISIONS) {
 	const scored = (results.get(revision) ?? []).filter((o) => o.scored);
 	const passing = scored.filter((o) => o.passed).length;
-	const required = REQUIRED_REVISIONS.has(revision);
-	console.log(
-		`${revision}: ${passing}/${scored.length} required scenarios pass${required ? "" : " (reported, not yet required)"}`,
-	);
-	if (required && (scored.length === 0 || passing < scored.length)) failed = true;
+	console.log(`${revision}: ${passing}/${scored.length} required scenarios pass`);
+	if (scored.length === 0 || passing < scored.length) failed = true;
 	for (const o of scored.filter((o) => !o.passed)) console.log(`  ${revision} ${o.name}: ${o.detail}`);
 }
 process.exit(failed ? 1 : 0);

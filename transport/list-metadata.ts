@@ -10,8 +10,10 @@ import type {
 	ResourceTemplateMetadata,
 	ToolAnnotations,
 	ToolMetadata,
+	TransportKind,
 } from "../types.ts";
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
+import { dropInvalidHeaderTools } from "./param-headers.ts";
 import { loadSdk } from "./sdk-loader.ts";
 
 const MAX_PAGES = 100;
@@ -28,6 +30,7 @@ export interface ListedMetadata {
 export async function listMetadata(
 	client: Client,
 	name: string,
+	kind: TransportKind,
 	timeout: number,
 	signal?: AbortSignal,
 ): Promise<ListedMetadata> {
@@ -44,6 +47,7 @@ export async function listMetadata(
 			: [],
 		capabilities.prompts ? optionalList(list<PromptsPage>("prompts/list", sdk.LenientPromptsPage)) : [],
 	]);
+	for (const page of toolPages) dropInvalidHeaderTools(client, kind, page);
 	const tools = toolPages.flatMap((page) =>
 		page.tools.map((tool) => ({
 			server: name,

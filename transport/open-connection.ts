@@ -30,6 +30,7 @@ import type {
 	ServerEntry,
 	StdioServerEntry,
 	ToolMetadata,
+	TransportKind,
 } from "../types.ts";
 import { CLIENT_INFO } from "./client-info.ts";
 import { describeError, isAuthError } from "./errors.ts";
@@ -41,8 +42,6 @@ import { TailBuffer } from "./tail-buffer.ts";
 export { loadSdk, type McpSdk } from "./sdk-loader.ts";
 
 export const STDERR_TAIL_BYTES = 8 * 1024;
-
-export type TransportKind = "stdio" | "streamable-http" | "sse";
 
 export interface ServerConnection {
 	readonly name: string;

@@ -1,6 +1,7 @@
 // A server of the 2026-07-28 revision (tests/fixtures/server-2026.ts, SDK v2's server package):
 // over stdio (the 2025 opening, which v2 servers serve) and over HTTP answering the 2026 wire only.
-// Its tools list, are called, ask the user through an input-required result, and stay searchable
+// Its tools list, are called (an argument mirrored as a header where the tool says so), ask the
+// user through an input-required result, and stay searchable
 // from the cache in the next session although the server says its listing is stale at once
 // (`ttlMs: 0`) and is not running.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -71,6 +72,16 @@ describe.each([
 			/modern_echo[\s\S]*modern_deploy|modern_deploy[\s\S]*modern_echo/,
 		);
 		expect(await proxy({ tool: "modern_echo", args: { message: "hi" } })).toBe("modern echo: hi");
+	}, 60_000);
+
+	it("sends an argument its tool declares as a header (SEP-2243); a tool with an invalid declaration is left out over HTTP only", async () => {
+		// Over HTTP the server refuses the call unless Mcp-Param-Region carries the region too.
+		expect(await proxy({ tool: "modern_route", args: { region: "eu-west", job: "build" } })).toBe(
+			"build routed to eu-west",
+		);
+		const listed = await proxy({ server: "modern" });
+		if (http) expect(listed).not.toContain("modern_lookup");
+		else expect(await proxy({ tool: "modern_lookup", args: { key: "k" } })).toBe("value of k");
 	}, 60_000);
 
 	it("asks the user what its input-required result asks, and finishes with the answer", async () => {
