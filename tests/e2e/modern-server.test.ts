@@ -3,19 +3,38 @@
 // Its tools list, are called (an argument mirrored as a header where the tool says so), ask the
 // user through an input-required result, and stay searchable
 // from the cache in the next session although the server says its listing is stale at once
-// (`ttlMs: 0`) and is not running.
+// (`ttlMs: 0`) and is not running. Shared through the broker, one process serves two sessions.
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive } from "../../bounds/process-tree.ts";
+import { readBrokerFile } from "../../broker/wire.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import { freePort, ROOT, stopChild, TSX, tempDir, waitForPort } from "../support/helpers.ts";
-import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
+import { McpServerManager } from "../../server-manager.ts";
+import type { StdioServerEntry } from "../../types.ts";
+import {
+	configOf,
+	countedServer,
+	entryOf,
+	freePort,
+	ROOT,
+	startedPids,
+	stopChild,
+	TSX,
+	tempDir,
+	waitForPort,
+	waitUntil,
+} from "../support/helpers.ts";
+import { createPiHome, type PiHome, type PiRpc, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
+import { converse, steps, toolResults } from "../support/pi-conversation.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
 
 const FIXTURE = join(ROOT, "tests", "fixtures", "server-2026.ts");
+// A broker these tests start inherits this: it exits 1 s after its last server.
+process.env.PI_MCP_BROKER_IDLE_MS = "1000";
 
 /** The fixture over HTTP on a free port of 127.0.0.1. */
 async function startModernHttp(): Promise<{ url: string; child: ChildProcess }> {
@@ -90,7 +109,7 @@ describe.each([
 	}, 60_000);
 });
 
-describe.each(PI_HOSTS)("a 2026-07-28 server from the real %s", (host) => {
+describe.each(PI_HOSTS)("a 2026-07-28 server from the real $name", (host) => {
 	let home: PiHome;
 	let server: { url: string; child: ChildProcess } | undefined;
 
@@ -126,4 +145,85 @@ describe.each(PI_HOSTS)("a 2026-07-28 server from the real %s", (host) => {
 		expect(seen).toContain("modern-http_deploy");
 		expect(seen).toContain("modern_deploy");
 	}, 120_000);
+});
+
+describe.each(PI_HOSTS)("a 2026-07-28 server's question, answered in the real $name's rpc dialogs", (host) => {
+	let home: PiHome;
+	let server: { url: string; child: ChildProcess } | undefined;
+	let pi: PiRpc;
+
+	beforeAll(async () => {
+		server = await startModernHttp();
+		home = await createPiHome({ mcpConfig: { mcpServers: { "modern-http": { url: server.url } } } });
+		pi = await startPiRpc({ home, host, steps });
+	}, 60_000);
+	afterAll(async () => {
+		await pi?.close();
+		if (server) await stopChild(server.child);
+		await home?.dispose();
+	});
+
+	it("its input-required result becomes Pi's dialogs; the answer finishes the call", async () => {
+		const answer = (dialog: Record<string, unknown>) => {
+			if (dialog.method === "confirm") return { confirmed: true };
+			const options = (dialog.options ?? []) as string[];
+			return { value: options.find((o) => o.startsWith("Yes")) ?? options[0] };
+		};
+		const { dialogs, events } = await converse(
+			pi,
+			'call {"tool":"modern-http_deploy","args":{"env":"staging"}}',
+			answer,
+		);
+		expect(String(dialogs[0]?.title)).toContain('MCP server "modern-http" asks: Deploy to staging?');
+		expect(toolResults(events)).toContain("deployed to staging");
+	}, 60_000);
+});
+
+describe("a 2026-07-28 stdio server shared by two sessions through the broker", () => {
+	// The broker relays one process on the wire it opens with (initialize, 2025-11-25), which v2
+	// servers serve on stdio: the same tools, and a question goes to the session whose call asked.
+	const dir = tempDir("pi-mcp-broker-2026-");
+	const agentDir = join(dir.path, "agent");
+	const log = join(dir.path, "starts.log");
+	const entry = entryOf(
+		configOf({ modern: countedServer(log, [TSX, FIXTURE, "stdio"]) }),
+		"modern",
+	) as StdioServerEntry;
+	const asked: string[] = [];
+	const session = (who: string) =>
+		new McpServerManager({
+			broker: { agentDir, shares: () => true, lingerMs: () => 1000 },
+			requests: {
+				elicit: async (_server, request) => {
+					asked.push(`${who}: ${request.message}`);
+					return { action: "accept", content: { confirm: true } };
+				},
+			},
+		});
+	const a = session("a");
+	const b = session("b");
+	afterAll(async () => {
+		await a.closeAll();
+		await b.closeAll();
+		const pid = readBrokerFile(agentDir)?.pid;
+		await waitUntil(
+			() => startedPids(log).every((p) => !isAlive(p)) && !(pid && isAlive(pid)),
+			"the server and the broker to exit",
+		);
+		dir.remove();
+	}, 30_000);
+
+	it("one process serves both; each call's answer and question reach the session that made it", async () => {
+		const [ca, cb] = await Promise.all([a.connect(entry), b.connect(entry)]);
+		expect([ca.shared, cb.shared]).toEqual([true, true]);
+		expect(startedPids(log)).toHaveLength(1);
+		expect(cb.tools.map((t) => t.name)).toEqual(ca.tools.map((t) => t.name));
+		expect((await a.callTool("modern", "echo", { message: "from a" })).content).toEqual([
+			{ type: "text", text: "modern echo: from a" },
+		]);
+		expect((await b.callTool("modern", "deploy", { env: "qa" })).content).toEqual([
+			{ type: "text", text: "deployed to qa" },
+		]);
+		expect(asked).toEqual(["b: Deploy to qa?"]);
+	}, 60_000);
 });
