@@ -195,7 +195,7 @@ export class HttpGuard {
 class GuardedTransport implements Transport {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
-	onmessage?: (message: JSONRPCMessage) => void;
+	onmessage?: Transport["onmessage"];
 
 	constructor(
 		private readonly inner: Transport,
@@ -203,15 +203,20 @@ class GuardedTransport implements Transport {
 	) {
 		inner.onclose = () => this.onclose?.();
 		inner.onerror = (error) => this.onerror?.(error);
-		inner.onmessage = (message) => {
+		inner.onmessage = (message, extra) => {
 			const id = (message as { id?: RequestId }).id;
 			if (id !== undefined && !("method" in message)) this.pending.delete(id);
-			this.onmessage?.(message);
+			this.onmessage?.(message, extra);
 		};
 	}
 
 	get sessionId(): string | undefined {
 		return this.inner.sessionId;
+	}
+
+	/** On the 2026 wire, cancelling a call closes its own stream: without this the SDK posts a cancel a stateless server cannot match. */
+	get hasPerRequestStream(): boolean | undefined {
+		return this.inner.hasPerRequestStream;
 	}
 
 	start(): Promise<void> {
@@ -220,7 +225,11 @@ class GuardedTransport implements Transport {
 
 	send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
 		const id = (message as { id?: RequestId }).id;
-		if (id !== undefined && "method" in message) this.pending.add(id);
+		if (id !== undefined && "method" in message) {
+			this.pending.add(id);
+			// A call cancelled by closing its own stream (2026 wire) will never be answered: stop waiting for it.
+			options?.requestSignal?.addEventListener("abort", () => this.pending.delete(id), { once: true });
+		}
 		return this.inner.send(message, options);
 	}
 
@@ -230,6 +239,10 @@ class GuardedTransport implements Transport {
 
 	setProtocolVersion(version: string): void {
 		this.inner.setProtocolVersion?.(version);
+	}
+
+	setSupportedProtocolVersions(versions: string[]): void {
+		this.inner.setSupportedProtocolVersions?.(versions);
 	}
 
 	/** Answers still-pending requests with an error, as if the server had. */

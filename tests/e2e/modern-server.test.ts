@@ -1,13 +1,14 @@
 // A server of the 2026-07-28 revision (tests/fixtures/server-2026.ts, SDK v2's server package):
 // over stdio (the 2025 opening, which v2 servers serve) and over HTTP answering the 2026 wire only.
-// Its tools list, are called (an argument mirrored as a header where the tool says so), ask the
+// Its tools list, are called (an argument mirrored as a header where the tool says so, progress
+// reported, a cancel reaching the server), ask the
 // user through an input-required result, and stay searchable
 // from the cache in the next session although the server says its listing is stale at once
 // (`ttlMs: 0`) and is not running. Shared through the broker, one process serves two sessions.
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isAlive } from "../../bounds/process-tree.ts";
 import { readBrokerFile } from "../../broker/wire.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
@@ -101,6 +102,23 @@ describe.each([
 		const listed = await proxy({ server: "modern" });
 		if (http) expect(listed).not.toContain("modern_lookup");
 		else expect(await proxy({ tool: "modern_lookup", args: { key: "k" } })).toBe("value of k");
+	}, 60_000);
+
+	it("shows a call's progress while it works; a cancelled call stops at the server", async () => {
+		const seen: string[] = [];
+		const stop = new AbortController();
+		const held = runProxy(
+			runtime.lifecycle,
+			{ tool: "modern_hold" },
+			{ signal: stop.signal, onProgress: (p) => seen.push(p.message ?? "") },
+		);
+		await vi.waitFor(() => expect(seen).toContain("holding"), { timeout: 20_000 });
+		stop.abort(new Error("the user pressed Esc"));
+		await held;
+		// On the 2026 wire the call's own stream closes; on stdio a notifications/cancelled goes.
+		await vi.waitFor(async () => expect(await proxy({ tool: "modern_cancelled" })).toBe("held 1, cancelled 1"), {
+			timeout: 20_000,
+		});
 	}, 60_000);
 
 	it("asks the user what its input-required result asks, and finishes with the answer", async () => {
