@@ -206,7 +206,9 @@ export class McpServerManager {
 			const params = { name: tool, arguments: args };
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);
-				if (!options.task) {
+				// Tasks left the core protocol in 2026-07-28 (an extension now, SEP-2663, which the SDK's
+				// client does not speak yet): on that wire a call is made plainly.
+				if (!options.task || connection.client.getProtocolEra() === "modern") {
 					// The listed schema lets the SDK send the tool's SEP-2243 `Mcp-Param-*` headers.
 					const toolDefinition = headerSource(connection.tools.find((t) => t.name === tool));
 					return connection.client.callTool(params, { ...requestOptions, toolDefinition });
