@@ -22,7 +22,6 @@ import type {
 	OpenOptions,
 	ServerConnection,
 } from "./transport/open-connection.ts";
-import { HEADER_MISMATCH, headerSource } from "./transport/param-headers.ts";
 import { Redactor } from "./trust/redaction.ts";
 import { DEFAULT_SETTINGS, type Progress, type ServerEntry } from "./types.ts";
 
@@ -202,7 +201,8 @@ export class McpServerManager {
 		}
 		// Counted in flight from the first moment, so an idle sweep can never close under it.
 		return this.track(name, async (connection) => {
-			const sdk = await (await loadConnections()).loadSdk();
+			const { loadSdk, headerSource, HEADER_MISMATCH } = await loadConnections();
+			const sdk = await loadSdk();
 			const params = { name: tool, arguments: args };
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);

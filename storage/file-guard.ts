@@ -81,17 +81,25 @@ export function readTextFile(path: string, options: ReadOptions = {}): TextRead 
 
 /** How deep a JSON text nests (brackets outside strings), stopping as soon as it passes `limit`. */
 export function jsonDepthOver(text: string, limit = MAX_JSON_DEPTH): boolean {
+	// The regex engine skips what cannot matter (a cache is mostly long description strings): a
+	// char-by-char loop cost ~2 ms of start-up for 20 servers' cache.
+	const structure = /["[\]{}]/g;
+	const stringEnd = /["\\]/g;
 	let depth = 0;
-	let inString = false;
-	for (let i = 0; i < text.length; i++) {
-		const c = text.charCodeAt(i);
-		if (inString) {
-			if (c === 92 /* \ */) i++;
-			else if (c === 34 /* " */) inString = false;
-		} else if (c === 34) inString = true;
-		else if (c === 91 || c === 123 /* [ { */) {
+	for (let found = structure.exec(text); found; found = structure.exec(text)) {
+		const c = text.charCodeAt(found.index);
+		if (c === 34 /* " */) {
+			stringEnd.lastIndex = found.index + 1;
+			let end = stringEnd.exec(text);
+			while (end && text.charCodeAt(end.index) === 92 /* \ */) {
+				stringEnd.lastIndex = end.index + 2;
+				end = stringEnd.exec(text);
+			}
+			if (!end) return false; // an unterminated string: JSON.parse says what is wrong
+			structure.lastIndex = end.index + 1;
+		} else if (c === 91 || c === 123 /* [ { */) {
 			if (++depth > limit) return true;
-		} else if (c === 93 || c === 125 /* ] } */) depth--;
+		} else depth--;
 	}
 	return false;
 }

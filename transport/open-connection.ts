@@ -418,6 +418,7 @@ function clientCredentials(sdk: McpSdk, entry: HttpServerEntry, redactor: Redact
 }
 
 export { type ListedMetadata, listMetadata } from "./list-metadata.ts";
+export { HEADER_MISMATCH, headerSource } from "./param-headers.ts";
 
 /** Timeouts and cancellations in words a user can act on. */
 export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {

@@ -49,6 +49,9 @@ describe("reading", () => {
 		});
 		// Brackets inside strings are text, not nesting.
 		expect(jsonDepthOver(JSON.stringify({ a: "[".repeat(500) }))).toBe(false);
+		// An escaped quote or backslash does not end the string.
+		expect(jsonDepthOver(JSON.stringify({ a: `\\"${"[".repeat(500)}\\`, b: "{".repeat(500) }))).toBe(false);
+		expect(jsonDepthOver(JSON.stringify({ a: '\\"', b: [[[1]]] }), 3)).toBe(true);
 	});
 
 	it("noFollow refuses a symlink where only the adapter writes", () => {
