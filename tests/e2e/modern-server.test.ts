@@ -195,6 +195,16 @@ describe.each(PI_HOSTS)("a 2026-07-28 server's question, answered in the real $n
 		expect(String(dialogs[0]?.title)).toContain('MCP server "modern-http" asks: Deploy to staging?');
 		expect(toolResults(events)).toContain("deployed to staging");
 	}, 60_000);
+
+	it("its sampling request is put to the user, then answered by the session's model; its roots request gets the session folder", async () => {
+		const sampled = await converse(pi, 'call {"tool":"modern-http_summarize","args":{"text":"a long text"}}', (d) => ({
+			value: (d.options as string[])[0],
+		}));
+		expect(String(sampled.dialogs[0]?.title)).toContain('MCP server "modern-http" asks to use your model');
+		expect(toolResults(sampled.events)).toContain("summary: a sampled reply from the session model");
+		const roots = await converse(pi, 'call {"tool":"modern-http_where"}', () => ({ cancelled: true }));
+		expect(toolResults(roots.events)).toContain(`roots: file://${home.cwd}`);
+	}, 60_000);
 });
 
 describe("a 2026-07-28 stdio server shared by two sessions through the broker", () => {
