@@ -23,8 +23,12 @@ export async function loadBaselineEngine(): Promise<SearchFn | undefined> {
 				encoding: "utf8",
 				stdio: ["ignore", "pipe", "ignore"],
 			});
-			// Its own two files side by side; everything else from the repository root.
-			writeFileSync(join(dir, file), source.replace(/from "\.\/(errors|tool-catalog)\.ts"/g, 'from "../../$1.ts"'));
+			// Its own two files side by side; the modules it shares with today's code where they live now.
+			const moved: Record<string, string> = { errors: "transport/errors", "tool-catalog": "catalog/tool-catalog" };
+			writeFileSync(
+				join(dir, file),
+				source.replace(/from "\.\/(errors|tool-catalog)\.ts"/g, (_, name: string) => `from "../../${moved[name]}.ts"`),
+			);
 		}
 	} catch {
 		return undefined;
