@@ -174,7 +174,12 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	 * only callable (`deferred`: scripts call `tools.mcp(...)`, tool_search finds it), so the model's
 	 * context holds what Pi 1.5's own MCP puts there and no more.
 	 */
-	const registerProxy = (description: string, declared = true) =>
+	let proxyShown = "";
+	const registerProxy = (description: string, declared = true) => {
+		// Each registration after load makes Pi 1.5 rebuild its tool registry: only a change registers again.
+		const shown = `${declared}\0${description}`;
+		if (shown === proxyShown) return;
+		proxyShown = shown;
 		pi.registerTool({
 			name: PROXY_TOOL_NAME,
 			label: "MCP",
@@ -187,12 +192,21 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 			renderResult: (result, options, theme, context) =>
 				renderProxyResult({ ...result, isError: context.isError }, options, theme),
 		});
-	registerProxy(PROXY_DESCRIPTION);
+	};
+	// Pi 1.5: registered as the session start will most likely want it (the early runtime's servers;
+	// hidden from the model unless `surface: "mcp"`), while registrations are cheap; the start
+	// registers it again only if that guess was wrong. The same for the resource tools.
+	if (early) {
+		registerProxy(proxyDescription(early.serverBlurbs()), early.config.settings.surface === "mcp");
+		resourceTools?.sync(early);
+	} else registerProxy(PROXY_DESCRIPTION);
 
 	/** The `mcp` tool again, its description naming the session's servers; hidden from the model under codemode. */
 	const describeServers = (active: McpRuntime) => {
 		registerProxy(proxyDescription(active.serverBlurbs()), surface === "mcp");
-		if (surface === "codemode") pi.setActiveTools(pi.getActiveTools().filter((name) => name !== PROXY_TOOL_NAME));
+		const activeTools = pi.getActiveTools();
+		if (surface === "codemode" && activeTools.includes(PROXY_TOOL_NAME))
+			pi.setActiveTools(activeTools.filter((name) => name !== PROXY_TOOL_NAME));
 	};
 
 	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */

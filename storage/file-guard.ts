@@ -104,11 +104,36 @@ export function jsonDepthOver(text: string, limit = MAX_JSON_DEPTH): boolean {
 	return false;
 }
 
-/** JSON.parse, refusing a text nested deeper than MAX_JSON_DEPTH (with a message saying so). */
+/** How deep a parsed JSON value nests, stopping as soon as it passes `limit` (a loop: no recursion to overflow). */
+export function valueDepthOver(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+	const values: unknown[] = [value];
+	const depths: number[] = [0];
+	while (values.length > 0) {
+		const node = values.pop();
+		const depth = (depths.pop() as number) + 1;
+		if (typeof node !== "object" || node === null) continue;
+		if (depth > limit) return true;
+		// for...in, not Object.values: no array per object (this runs cold, on every start's cache read).
+		for (const key in node) {
+			const child = (node as Record<string, unknown>)[key];
+			if (typeof child !== "object" || child === null) continue;
+			values.push(child);
+			depths.push(depth);
+		}
+	}
+	return false;
+}
+
+/**
+ * JSON.parse, refusing a text nested deeper than MAX_JSON_DEPTH (with a message saying so). V8's
+ * JSON.parse does not recurse, so the depth is checked on the value: walking what was parsed costs
+ * a fraction of scanning the text (the cache read at every start is mostly long strings).
+ */
 export function parseJson(text: string): unknown {
-	if (jsonDepthOver(text))
+	const value = JSON.parse(text) as unknown;
+	if (valueDepthOver(value))
 		throw new Error(`nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP config or cache does`);
-	return JSON.parse(text) as unknown;
+	return value;
 }
 
 export interface WriteOptions {

@@ -4,7 +4,14 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readJsoncFile } from "../../config/jsonc-file.ts";
-import { jsonDepthOver, parseJson, readTextFile, removeStaleTemps, writeFileAtomic } from "../../storage/file-guard.ts";
+import {
+	jsonDepthOver,
+	parseJson,
+	readTextFile,
+	removeStaleTemps,
+	valueDepthOver,
+	writeFileAtomic,
+} from "../../storage/file-guard.ts";
 import { updateJsonFile } from "../../storage/locked-json.ts";
 import { tempDir } from "../support/helpers.ts";
 
@@ -37,7 +44,7 @@ describe("reading", () => {
 		expect(readJsoncFile(path)).toEqual({ kind: "ok", value: { mcpServers: { a: { command: "x" } } } });
 	});
 
-	it("20,000 nested brackets are refused before any parser or walk sees them", () => {
+	it("20,000 nested brackets are refused with a clear error, not a stack overflow", () => {
 		const deep = `{"mcpServers":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
 		expect(jsonDepthOver(deep)).toBe(true);
 		expect(() => parseJson(deep)).toThrow(/nests deeper than 100 levels/);
@@ -52,6 +59,11 @@ describe("reading", () => {
 		// An escaped quote or backslash does not end the string.
 		expect(jsonDepthOver(JSON.stringify({ a: `\\"${"[".repeat(500)}\\`, b: "{".repeat(500) }))).toBe(false);
 		expect(jsonDepthOver(JSON.stringify({ a: '\\"', b: [[[1]]] }), 3)).toBe(true);
+		// Plain JSON (the cache, approvals) is parsed first and its value measured: as deep as a
+		// 16 MB file can nest, and no deeper than it is.
+		expect(() => parseJson(`${"[".repeat(200_000)}${"]".repeat(200_000)}`)).toThrow(/nests deeper than 100 levels/);
+		expect(valueDepthOver([[[{ a: "[[[[" }]]], 4)).toBe(false);
+		expect(valueDepthOver([[[{ a: [] }]]], 4)).toBe(true);
 	});
 
 	it("noFollow refuses a symlink where only the adapter writes", () => {
