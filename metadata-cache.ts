@@ -20,7 +20,9 @@ const CachedToolSchema = Type.Object({
 	name: Type.String(),
 	title: Type.Optional(Type.String()),
 	description: Type.String(),
-	inputSchema: Type.Record(Type.String(), Type.Unknown()),
+	// Any object (a tool's own JSON Schema, used as the server sent it): Type.Record would test a
+	// pattern against every key of every schema at each session start.
+	inputSchema: Type.Unsafe<Record<string, unknown>>({ type: "object" }),
 	annotations: Type.Optional(
 		Type.Object({
 			title: Type.Optional(Type.String()),

@@ -22,7 +22,7 @@ type Schema = {
 
 /** Whether `value` satisfies `schema`. */
 export function checks(schema: unknown, value: unknown): boolean {
-	return matches(schema as Schema, value);
+	return checker(schema as Schema)(value);
 }
 
 /** The top-level properties of an object that do not satisfy their part of `schema` ("" for the object itself). */
@@ -30,48 +30,100 @@ export function failingFields(schema: unknown, value: unknown): string[] {
 	const s = schema as Schema;
 	if (!isObject(value)) return [""];
 	const failed = Object.entries(s.properties ?? {})
-		.filter(([key, sub]) => (key in value ? !matches(sub, value[key]) : (s.required ?? []).includes(key)))
+		.filter(([key, sub]) => (key in value ? !checker(sub)(value[key]) : (s.required ?? []).includes(key)))
 		.map(([key]) => key);
-	return failed.length > 0 || matches(s, value) ? failed : [""];
+	return failed.length > 0 || checker(s)(value) ? failed : [""];
 }
 
-function matches(s: Schema, value: unknown): boolean {
-	if (s.anyOf && !s.anyOf.some((branch) => matches(branch, value))) return false;
-	if (s.const !== undefined && value !== s.const) return false;
-	if (s.enum && !s.enum.includes(value)) return false;
-	if (s.type !== undefined && !(Array.isArray(s.type) ? s.type : [s.type]).some((t) => isType(t, value))) return false;
-	if (typeof value === "number") {
-		if (s.minimum !== undefined && value < s.minimum) return false;
-		if (s.exclusiveMinimum !== undefined && value <= s.exclusiveMinimum) return false;
-		if (s.maximum !== undefined && value > s.maximum) return false;
+type Check = (value: unknown) => boolean;
+
+/**
+ * A schema read once into a function per node (kept per schema object): a session start checks
+ * the whole metadata cache (hundreds of tools) with the same schema, and reading the schema
+ * again for every value, with its patterns compiled anew, was most of that cost.
+ */
+const compiled = new WeakMap<Schema, Check>();
+
+function checker(s: Schema): Check {
+	let check = compiled.get(s);
+	if (!check) {
+		check = compile(s);
+		compiled.set(s, check);
 	}
-	if (typeof value === "string" && s.minLength !== undefined && value.length < s.minLength) return false;
-	if (Array.isArray(value) && s.items && !value.every((item) => matches(s.items as Schema, item))) return false;
-	if (isObject(value) && (s.properties || s.patternProperties || s.required || s.additionalProperties !== undefined))
-		return objectMatches(s, value);
-	return true;
+	return check;
 }
 
-function objectMatches(s: Schema, value: Record<string, unknown>): boolean {
-	if ((s.required ?? []).some((key) => !(key in value))) return false;
+function compile(s: Schema): Check {
+	const parts: Check[] = [];
+	if (s.anyOf) {
+		const branches = s.anyOf.map(checker);
+		parts.push((value) => branches.some((branch) => branch(value)));
+	}
+	if (s.const !== undefined) parts.push((value) => value === s.const);
+	if (s.enum) {
+		const allowed = s.enum;
+		parts.push((value) => allowed.includes(value));
+	}
+	if (s.type !== undefined) {
+		const types = Array.isArray(s.type) ? s.type : [s.type];
+		parts.push((value) => types.some((t) => isType(t, value)));
+	}
+	const { minimum, exclusiveMinimum, maximum, minLength } = s;
+	if (minimum !== undefined || exclusiveMinimum !== undefined || maximum !== undefined)
+		parts.push(
+			(value) =>
+				typeof value !== "number" ||
+				((minimum === undefined || value >= minimum) &&
+					(exclusiveMinimum === undefined || value > exclusiveMinimum) &&
+					(maximum === undefined || value <= maximum)),
+		);
+	if (minLength !== undefined) parts.push((value) => typeof value !== "string" || value.length >= minLength);
+	if (s.items) {
+		const item = checker(s.items);
+		parts.push((value) => !Array.isArray(value) || value.every(item));
+	}
+	if (s.properties || s.patternProperties || s.required || s.additionalProperties !== undefined) {
+		const object = compileObject(s);
+		parts.push((value) => !isObject(value) || object(value));
+	}
+	return (value) => {
+		for (const part of parts) if (!part(value)) return false;
+		return true;
+	};
+}
+
+function compileObject(s: Schema): (value: Record<string, unknown>) => boolean {
+	const required = s.required ?? [];
+	const own = new Map(Object.entries(s.properties ?? {}).map(([key, sub]) => [key, checker(sub)]));
 	const patterns = Object.entries(s.patternProperties ?? {}).map(
-		([pattern, sub]) => [new RegExp(pattern, "u"), sub] as const,
+		([pattern, sub]) => [new RegExp(pattern, "u"), checker(sub)] as const,
 	);
-	for (const [key, item] of Object.entries(value)) {
-		const own = s.properties?.[key];
-		if (own) {
-			if (!matches(own, item)) return false;
-			continue;
+	const additional =
+		s.additionalProperties === false
+			? () => false
+			: typeof s.additionalProperties === "object"
+				? checker(s.additionalProperties)
+				: () => true;
+	return (value) => {
+		for (const key of required) if (!(key in value)) return false;
+		for (const key in value) {
+			if (!Object.hasOwn(value, key)) continue;
+			const item = value[key];
+			const check = own.get(key);
+			if (check) {
+				if (!check(item)) return false;
+				continue;
+			}
+			let matched = false;
+			for (const [re, sub] of patterns) {
+				if (!re.test(key)) continue;
+				matched = true;
+				if (!sub(item)) return false;
+			}
+			if (!matched && !additional(item)) return false;
 		}
-		const byPattern = patterns.filter(([re]) => re.test(key));
-		if (byPattern.length > 0) {
-			if (!byPattern.every(([, sub]) => matches(sub, item))) return false;
-			continue;
-		}
-		if (s.additionalProperties === false) return false;
-		if (typeof s.additionalProperties === "object" && !matches(s.additionalProperties, item)) return false;
-	}
-	return true;
+		return true;
+	};
 }
 
 function isType(type: string, value: unknown): boolean {

@@ -58,13 +58,15 @@ describe("direct tool names", () => {
 			properties: {
 				q: { type: "string", pattern: "^(a+)+$" },
 				m: { type: "object", patternProperties: { "^(a+)+$": {} } },
+				// A parameter named "pattern" (grep's) stays; only its regex goes.
+				pattern: { type: "string", pattern: "^(a+)+$" },
 			},
 		};
 		catalog.set("s", { tools: [{ ...tool("s", "t"), inputSchema }], resources: [] }, true);
 		const [planned] = planDirectTools(catalog, directSelection(config, {}), ["s"]).tools;
 		expect(planned.parameters).toEqual({
 			type: "object",
-			properties: { q: { type: "string" }, m: { type: "object" } },
+			properties: { q: { type: "string" }, m: { type: "object" }, pattern: { type: "string" } },
 		});
 	});
 

@@ -101,6 +101,18 @@ describe("MetadataCache", () => {
 		expect(new MetadataCache(dir.path).lookup(entry())).toBeDefined();
 	});
 
+	it("drops an entry whose tool schema is not an object, keeping the others", async () => {
+		const other = entry({ args: ["-y", "server-other"] });
+		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
+		await new MetadataCache(dir.path).store(other, { tools, resources: [] });
+		const data = JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8"));
+		data.servers[cacheKey(other)].tools[0].inputSchema = "not a schema";
+		writeFileSync(join(dir.path, CACHE_FILE), JSON.stringify(data));
+		const cache = new MetadataCache(dir.path);
+		expect(cache.lookup(other)).toBeUndefined();
+		expect(cache.lookup(entry())?.tools.map((t) => t.name)).toEqual(["create_issue"]);
+	});
+
 	it("keeps original names, so a toolPrefix change still uses the cache", async () => {
 		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
 		const cached = new MetadataCache(dir.path).lookup(entry());
