@@ -15,6 +15,12 @@ import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
 export const CACHE_VERSION = 3;
 export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const CACHE_FILE = "mcp-cache.json";
+/**
+ * A server that lists what its entry already holds is not written again until the entry is this
+ * old: every connect re-lists, and rewriting the shared file each time made parallel sessions
+ * queue on its lock and invalidated every session's start-up snapshot (pi/start-snapshot.ts).
+ */
+export const CACHE_REFRESH_MS = 24 * 60 * 60 * 1000;
 
 const CachedToolSchema = Type.Object({
 	name: Type.String(),
@@ -113,7 +119,8 @@ export class MetadataCache {
 	/** Records a server's metadata and writes it (merged, locked, atomic). */
 	store(entry: ServerEntry, metadata: ServerMetadata): Promise<void> {
 		const key = cacheKey(entry);
-		this.servers[key] = {
+		const before = this.servers[key];
+		const next: CachedServer = {
 			name: entry.name,
 			configHash: configHash(entry),
 			// Original names only: a prefix change must not invalidate the cache.
@@ -131,6 +138,9 @@ export class MetadataCache {
 			cachedAt: this.now(),
 			instructions: metadata.instructions,
 		};
+		const fresh = before && !this.dirty.has(key) && this.now() - before.cachedAt < CACHE_REFRESH_MS;
+		if (fresh && sameListing(before, next)) return this.writing;
+		this.servers[key] = next;
 		this.dirty.add(key);
 		return this.flush();
 	}
@@ -166,6 +176,11 @@ export class MetadataCache {
 			throw error;
 		}
 	}
+}
+
+/** Whether two entries hold the same listing (their times aside), as JSON writes them. */
+function sameListing(a: CachedServer, b: CachedServer): boolean {
+	return JSON.stringify({ ...a, cachedAt: 0 }) === JSON.stringify({ ...b, cachedAt: 0 });
 }
 
 /** The valid servers in a cache file; a bad file or another version reads as empty. */

@@ -1,12 +1,12 @@
 // The on-disk metadata cache: validity rules, bad files, prefix independence (two processes
 // writing at once: tests/e2e/metadata-cache-processes.test.ts).
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { configHash } from "../../config/identity.ts";
 import { defineServer } from "../../config.ts";
-import { CACHE_FILE, CACHE_MAX_AGE_MS, cacheKey, MetadataCache } from "../../metadata-cache.ts";
+import { CACHE_FILE, CACHE_MAX_AGE_MS, CACHE_REFRESH_MS, cacheKey, MetadataCache } from "../../metadata-cache.ts";
 import type { StdioServerEntry, ToolMetadata } from "../../types.ts";
 import { tempDir } from "../support/helpers.ts";
 
@@ -99,6 +99,25 @@ describe("MetadataCache", () => {
 		data.servers.broken = { configHash: 3 };
 		writeFileSync(join(dir.path, CACHE_FILE), JSON.stringify(data));
 		expect(new MetadataCache(dir.path).lookup(entry())).toBeDefined();
+	});
+
+	it("writes the file again only when a listing changed, or its entry is a day old", async () => {
+		let now = Date.now();
+		const cache = new MetadataCache(dir.path, { now: () => now });
+		const file = join(dir.path, CACHE_FILE);
+		await cache.store(entry(), { tools, resources: [] });
+		const written = statSync(file);
+		now += 60_000;
+		await new MetadataCache(dir.path, { now: () => now }).store(entry(), { tools: [...tools], resources: [] });
+		expect(statSync(file).ino).toBe(written.ino); // the same listing: not rewritten
+		const renamed = [{ ...tools[0], description: "Open an issue" }];
+		await new MetadataCache(dir.path, { now: () => now }).store(entry(), { tools: renamed, resources: [] });
+		expect(new MetadataCache(dir.path).lookup(entry())?.tools[0].description).toBe("Open an issue");
+		const changed = statSync(file);
+		now += CACHE_REFRESH_MS;
+		await new MetadataCache(dir.path, { now: () => now }).store(entry(), { tools: renamed, resources: [] });
+		expect(statSync(file).ino).not.toBe(changed.ino); // a day on: written again, its age renewed
+		expect(JSON.parse(readFileSync(file, "utf8")).servers[cacheKey(entry())].cachedAt).toBe(now);
 	});
 
 	it("drops an entry whose tool schema is not an object, keeping the others", async () => {
