@@ -2,15 +2,18 @@
 // proxy tool, direct tools, the /mcp commands and the status line into Pi's events. Logic lives
 // in modules. The runtime is built at session_start, when Pi 1.5 knows whether the user trusts
 // the project (an untrusted project's .pi/mcp.json is not even read) and which servers other
-// extensions registered; it is built again when those registrations change.
+// extensions registered; it is built again when those registrations change. A start whose
+// inputs match the last such start's snapshot (pi/start-snapshot.ts) registers the same from it
+// and builds the runtime only at the first use, or while the model thinks.
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { ClientHost } from "./client/client-features.ts";
-import { safeDialogs } from "./client/user-dialogs.ts";
 import type { RegisteredServer } from "./config.ts";
-import { McpRuntime } from "./mcp-runtime.ts";
-import { openSystemBrowser } from "./oauth/open-browser.ts";
-import { storedSignInNote } from "./oauth-handler.ts";
+import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
+import { say } from "./pi/command-io.ts";
+import { DirectPiTools } from "./pi/direct-pi-tools.ts";
 import {
 	callThroughPi,
 	isPi15,
@@ -22,7 +25,16 @@ import {
 } from "./pi/pi-tools.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
-import { registerCommands, say, statusLine } from "./pi/slash-commands.ts";
+import { registerCommands, statusLine } from "./pi/slash-commands.ts";
+import {
+	matchesSession,
+	readSnapshot,
+	recordingEnv,
+	type SessionInputs,
+	type StartState,
+	snapshotKey,
+	writeSnapshot,
+} from "./pi/start-snapshot.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { warmWhileModelThinks } from "./pi/warm-up.ts";
 import {
@@ -35,9 +47,10 @@ import {
 } from "./proxy/surface.ts";
 import { contentText, type McpResultLike } from "./proxy/tool-results.ts";
 import type { Progress } from "./server-manager.ts";
-import { DIRECT_TOOLS_TOKEN_WARNING, type DirectPlan, directSelection, planDirectTools } from "./tool-registrar.ts";
+import { resolveAgentDir } from "./storage/agent-dir.ts";
+import { type FileStamp, recordReads } from "./storage/file-guard.ts";
+import { DIRECT_TOOLS_TOKEN_WARNING } from "./tool-registrar.ts";
 import { describeError } from "./transport/errors.ts";
-import { askApproval } from "./trust/project-approval.ts";
 import { oneLine, terminalSafe } from "./trust/safe-text.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
@@ -52,7 +65,11 @@ interface Pi15Api {
 }
 
 /** What servers may use of the session: its dialogs (when there is a UI) and its current model. */
-function clientHost(ctx: ExtensionContext): ClientHost {
+async function clientHost(ctx: ExtensionContext): Promise<ClientHost> {
+	const [{ safeDialogs }, { openSystemBrowser }] = await Promise.all([
+		import("./client/user-dialogs.ts"),
+		import("./oauth/open-browser.ts"),
+	]);
 	return {
 		dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined,
 		// Loaded at the first sampling request, not with the extension.
@@ -72,9 +89,17 @@ const NO_MCP = process.argv.includes("--no-mcp");
 /** Limits a session (a subagent) to named servers: the flag, or the variable a launcher sets. */
 const SERVERS_FLAG = "mcp-servers";
 
+/** `--mcp-servers a,b` as the command line gives it: Pi parses the flags an extension registers after loading it. */
+function serversOnCommandLine(): string | undefined {
+	const argv = process.argv;
+	const at = argv.findIndex((arg) => arg === `--${SERVERS_FLAG}` || arg.startsWith(`--${SERVERS_FLAG}=`));
+	if (at < 0) return undefined;
+	return argv[at].includes("=") ? argv[at].slice(argv[at].indexOf("=") + 1) : argv[at + 1];
+}
+
 /** The servers a session is limited to, if it is: `--mcp-servers a,b` or `PI_MCP_SERVERS=a,b`. */
 function onlyServers(pi: ExtensionAPI): string[] | undefined {
-	const flag = pi.getFlag(SERVERS_FLAG);
+	const flag = pi.getFlag(SERVERS_FLAG) ?? serversOnCommandLine();
 	const value = typeof flag === "string" && flag !== "" ? flag : process.env.PI_MCP_SERVERS;
 	return value === undefined
 		? undefined
@@ -84,37 +109,68 @@ function onlyServers(pi: ExtensionAPI): string[] | undefined {
 				.filter(Boolean);
 }
 
-/**
- * Pi 1.5: the cached tools of the servers that may run without a question (the user's own, and
- * project servers approved before) are registered while the extension loads, when a registration
- * is cheap; after that, each one makes Pi rebuild its tool registry (~3 ms per server's tools).
- * The session start registers only what differs (a trusted project's .pi/mcp.json, a limit given
- * by flag, servers of other extensions). Nothing starts here; a config problem is reported by the
- * session start, which reads the files again.
- */
-function registerCachedTools(pi: ExtensionAPI, piTools: McpPiTools): McpRuntime | undefined {
-	try {
-		const early = new McpRuntime({ cwd: process.cwd(), piTrusted: false, onlyServers: onlyServers(pi) });
-		piTools.sync(early);
-		return early;
-	} catch {
-		// A head start only: the session start builds the runtime again and reports what is wrong.
-		return undefined;
-	}
+/** What a start prints: config problems, the direct tools' cost, project servers awaiting approval. */
+type Notes = StartState["notes"];
+
+function showNotes(notes: Notes, ctx: ExtensionContext): void {
+	if (!notes) return;
+	if (ctx.hasUI) ctx.ui.notify(notes.text, notes.level);
+	else console.error(notes.text);
 }
 
-export default function mcpAdapter(pi: ExtensionAPI): void {
+export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	if (NO_MCP) return;
 	pi.registerFlag(SERVERS_FLAG, {
 		description: "Only these MCP servers (comma-separated) exist for this session; the others never start",
 		type: "string",
 	});
 	const pi15 = pi as unknown as Pi15Api;
+	/** Read again at session start, when Pi has parsed the flag (at load the command line tells). */
+	let only = onlyServers(pi);
+	/** The session's runtime; undefined before the session starts, and after a start from a snapshot until first used. */
 	let runtime: McpRuntime | undefined;
-	let direct: DirectPlan | undefined;
-	const registeredDirect = new Set<string>();
+	let building: Promise<McpRuntime> | undefined;
+	/** The session's context, for a runtime built after the start (a call, a command, warming up). */
+	let sessionCtx: ExtensionContext | undefined;
 	/** How this session's model reaches MCP tools (Pi 1.5 with codemode: as Pi 1.5's own MCP). */
 	let surface: "codemode" | "mcp" = "mcp";
+	/** The config reads the environment through this, so a snapshot knows which variables it depends on. */
+	const configEnv = recordingEnv(process.env);
+	/** The files each runtime read as it was built: a snapshot's inputs. */
+	const inputsOf = new WeakMap<McpRuntime, Map<string, FileStamp>>();
+	const agentDir = resolveAgentDir(process.env);
+	const piLine = isPi15(pi) ? "pi-1.5" : "pi-0.73";
+	let key = snapshotKey({ cwd: process.cwd(), onlyServers: only, piLine });
+
+	const newRuntime = async (options: RuntimeOptions): Promise<McpRuntime> => {
+		// Loaded here, not with the extension: a start from a snapshot never needs it.
+		const { McpRuntime } = await import("./mcp-runtime.ts");
+		const { value, reads } = recordReads(() => new McpRuntime({ ...options, configEnv: configEnv.env }));
+		inputsOf.set(value, reads);
+		return value;
+	};
+
+	/** Builds the session's runtime; whoever needs it meanwhile waits for this one. */
+	const build = (ctx: ExtensionContext, registered: readonly RegisteredServer[]): Promise<McpRuntime> => {
+		const next: Promise<McpRuntime> = activate(ctx, registered).finally(() => {
+			if (building === next) building = undefined;
+		});
+		building = next;
+		return next;
+	};
+
+	/** The session's runtime, built now if the start came from a snapshot (undefined between sessions). */
+	const ensureRuntime = (ctx?: ExtensionContext): Promise<McpRuntime | undefined> => {
+		if (runtime) return Promise.resolve(runtime);
+		if (building) return building;
+		const at = ctx ?? sessionCtx;
+		return at ? build(at, registeredServers()) : Promise.resolve(undefined);
+	};
+	const requireRuntime = async (ctx?: ExtensionContext): Promise<McpRuntime> => {
+		const active = await ensureRuntime(ctx);
+		if (!active) throw new Error("MCP is not running in this session.");
+		return active;
+	};
 
 	/** One proxy request in the session (connecting it first if needed); `onResult` hears a call's whole result. */
 	const answer = async (
@@ -124,7 +180,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		ctx: ExtensionContext,
 		onResult?: (result: McpResultLike) => void,
 	) => {
-		const active = runtime ?? activate(ctx, registeredServers());
+		const active = await requireRuntime(ctx);
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
 		// The proxy's call path loads at the first request, not with the extension (start-up cost).
 		const { progressText, runProxy } = await import("./proxy/proxy-tool.ts");
@@ -145,9 +201,7 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				return { content: answered.content, details: answered.details, isError: answered.isError, result };
 			})
 		: undefined;
-	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => runtime) : undefined;
-	/** Built while the extension loaded (Pi 1.5); the session start takes it when it would read the same config. */
-	let early = piTools ? registerCachedTools(pi, piTools) : undefined;
+	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => requireRuntime()) : undefined;
 
 	const run = async (
 		input: ProxyInput,
@@ -157,12 +211,25 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	) => {
 		// On Pi 1.5 a call through `mcp` is run as the Pi tool it is, so tool_call/tool_result hooks and
 		// permission rules see (and may block) the real `mcp__server__tool`, as for any other call.
-		const viaPi = piTools && runtime ? await callThroughPi(piTools, runtime, input, ctx, signal) : undefined;
+		const active = piTools ? await requireRuntime(ctx) : undefined;
+		const viaPi = piTools && active ? await callThroughPi(piTools, active, input, ctx, signal) : undefined;
 		const result = viaPi ?? (await answer(input, signal, onUpdate, ctx));
 		// Pi marks a thrown error as a failed tool call; its message is what the model reads.
 		if (result.isError) throw new Error(contentText(result.content));
 		return { content: result.content, details: result.details };
 	};
+	const direct = new DirectPiTools(
+		pi as unknown as Pi15ToolApi,
+		(tool, args, signal, onUpdate, ctx) =>
+			run(
+				{ tool: tool.qualifiedName, server: tool.server, args },
+				signal,
+				onUpdate as OnUpdate,
+				ctx as ExtensionContext,
+			),
+		PROXY_TOOL_NAME,
+		piTools !== undefined,
+	);
 
 	const lookup: ToolLookup = (name) => {
 		const found = runtime?.lifecycle.catalog.resolve(name);
@@ -174,12 +241,12 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	 * only callable (`deferred`: scripts call `tools.mcp(...)`, tool_search finds it), so the model's
 	 * context holds what Pi 1.5's own MCP puts there and no more.
 	 */
-	let proxyShown = "";
+	let proxyShown = { description: "", declared: true, key: "" };
 	const registerProxy = (description: string, declared = true) => {
 		// Each registration after load makes Pi 1.5 rebuild its tool registry: only a change registers again.
 		const shown = `${declared}\0${description}`;
-		if (shown === proxyShown) return;
-		proxyShown = shown;
+		if (shown === proxyShown.key) return;
+		proxyShown = { description, declared, key: shown };
 		pi.registerTool({
 			name: PROXY_TOOL_NAME,
 			label: "MCP",
@@ -193,72 +260,67 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 				renderProxyResult({ ...result, isError: context.isError }, options, theme),
 		});
 	};
-	// Pi 1.5: registered as the session start will most likely want it (the early runtime's servers;
-	// hidden from the model unless `surface: "mcp"`), while registrations are cheap; the start
-	// registers it again only if that guess was wrong. The same for the resource tools.
-	if (early) {
-		registerProxy(proxyDescription(early.serverBlurbs()), early.config.settings.surface === "mcp");
-		resourceTools?.sync(early);
-	} else registerProxy(PROXY_DESCRIPTION);
-
-	/** The `mcp` tool again, its description naming the session's servers; hidden from the model under codemode. */
-	const describeServers = (active: McpRuntime) => {
-		registerProxy(proxyDescription(active.serverBlurbs()), surface === "mcp");
+	/** With codemode reaching MCP tools, the model does not see `mcp` declared (Pi 1.5's own MCP shows no such tool). */
+	const hideProxyUnderCodemode = () => {
 		const activeTools = pi.getActiveTools();
 		if (surface === "codemode" && activeTools.includes(PROXY_TOOL_NAME))
 			pi.setActiveTools(activeTools.filter((name) => name !== PROXY_TOOL_NAME));
 	};
 
-	/** Registers the direct tools of allowed servers that are not registered yet (at start, and after an approval). */
-	const syncDirectTools = (active: McpRuntime) => {
-		const allowed = active.lifecycle.serverNames().filter((n) => !active.lifecycle.blocked(n));
-		const others = pi
-			.getAllTools()
-			.map((t) => t.name)
-			.filter((name) => name !== PROXY_TOOL_NAME && !registeredDirect.has(name));
-		const selection = directSelection(active.config, active.env);
-		// On Pi 1.5 the tools its exposure makes direct are Pi tools already (pi/pi-tools.ts).
-		const ours = piTools
-			? { ...selection, isDirect: (s: string, t: string) => selection.isDirect(s, t) && !selection.piNamed?.(s, t) }
-			: selection;
-		direct = planDirectTools(active.lifecycle.catalog, ours, allowed, others);
-		for (const tool of direct.tools) {
-			if (registeredDirect.has(tool.name)) continue;
-			registeredDirect.add(tool.name);
-			pi.registerTool({
-				name: tool.name,
-				label: `${tool.tool.server}: ${tool.tool.name}`,
-				description: tool.description,
-				// The server's own JSON Schema: Pi validates plain JSON Schemas as well as TypeBox ones.
-				parameters: tool.parameters as unknown as typeof ProxyParams,
-				// Pi 1.5 hands these to permission extensions (pi.getAllTools()); pi 0.73 ignores them.
-				...(tool.annotations ? { annotations: tool.annotations } : {}),
-				execute: (_id, params, signal, onUpdate, ctx) =>
-					run({ tool: tool.tool.qualifiedName, server: tool.tool.server, args: params }, signal, onUpdate, ctx),
-				renderResult: (result, options, theme, context) =>
-					renderProxyResult({ ...result, isError: context.isError }, options, theme),
-			});
-		}
+	/** The `mcp` tool again, its description naming the session's servers; hidden from the model under codemode. */
+	const describeServers = (active: McpRuntime) => {
+		registerProxy(proxyDescription(active.serverBlurbs()), surface === "mcp");
+		hideProxyUnderCodemode();
 	};
 
 	const registeredServers = (): RegisteredServer[] =>
 		typeof pi15.getMcpServers === "function" ? pi15.getMcpServers() : [];
 
+	/** What the session start sees of Pi that the config does not say (a snapshot holds only while it stays). */
+	const sessionInputs = (ctx: ExtensionContext): SessionInputs => {
+		const directNames = direct.names();
+		const ours = new Set([
+			PROXY_TOOL_NAME,
+			...directNames,
+			...(piTools?.names() ?? []),
+			...(resourceTools?.names() ?? []),
+		]);
+		return {
+			// Pi 1.5's trust decides only whether <cwd>/.pi/mcp.json is read (and approved).
+			trusted: existsSync(join(ctx.cwd, ".pi", "mcp.json")) ? projectTrust(ctx) : undefined,
+			// As Pi hands them over: the same extension registers the same servers the same way.
+			registered: JSON.stringify(registeredServers()),
+			// Direct tools are named around other extensions' tools; without direct tools they do not matter.
+			otherTools:
+				directNames.length > 0
+					? pi
+							.getAllTools()
+							.map((t) => t.name)
+							.filter((name) => !ours.has(name))
+							.sort()
+							.join(",")
+					: "",
+		};
+	};
+
 	/** Builds and starts a session's runtime (ending the previous one), and hooks it to Pi. */
-	const activate = (ctx: ExtensionContext, registered: readonly RegisteredServer[]): McpRuntime => {
+	const activate = async (ctx: ExtensionContext, registered: readonly RegisteredServer[]): Promise<McpRuntime> => {
 		void runtime?.shutdown();
-		const options = { cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered, onlyServers: onlyServers(pi) };
-		const active = early?.servesLike(options) ? early : new McpRuntime(options);
+		runtime = undefined;
+		const options = { cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered, onlyServers: only };
+		const active = early?.servesLike({ ...options, configEnv: configEnv.env }) ? early : await newRuntime(options);
 		early = undefined; // never started: nothing to end
+		const host = await clientHost(ctx);
 		runtime = active;
-		active.client.host = clientHost(ctx);
+		active.client.host = host;
 		active.start();
-		syncDirectTools(active);
+		direct.sync(active);
 		piTools?.sync(active);
 		resourceTools?.sync(active);
 		// Pi 1.5 with codemode reaching MCP tools: the model sees codemode and the mcp_servers section,
 		// as with Pi 1.5's own MCP; `settings.surface: "mcp"` keeps the `mcp` tool declared instead.
-		const viaCodemode = piTools?.activateDiscovery(active) === true && active.config.settings.surface !== "mcp";
+		const viaCodemode =
+			piTools?.activateDiscovery(piTools.discoveryWanted(active)) === true && active.config.settings.surface !== "mcp";
 		surface = viaCodemode ? "codemode" : "mcp";
 		describeServers(active);
 		const update = () => {
@@ -278,58 +340,192 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 	 * session when only servers changed, so the others keep running; else a new runtime.
 	 */
 	const reload = async (ctx: ExtensionContext, registered: readonly RegisteredServer[]): Promise<void> => {
-		const active = runtime;
+		const active = runtime ?? (await building);
 		if (!active || !(await active.reload(registered))) {
-			activate(ctx, registered);
+			await build(ctx, registered);
 			return;
 		}
 		if (active !== runtime) return;
 		// Prompts, Pi tools and resource tools followed already: the reload told the runtime's listeners.
-		syncDirectTools(active);
+		direct.sync(active);
 		describeServers(active);
 	};
 
 	const prompts = new PromptCommands(
 		pi,
-		() => runtime,
+		() => ensureRuntime(),
 		(ctx, text, level) => say(ctx, runtime, text, level),
 	);
+
+	// What the last start registered, if every input is as it was: registered again from it, and the
+	// runtime waits for the first use. Otherwise, on Pi 1.5, the cached tools of the servers that may
+	// run without a question are registered now, when a registration is cheap (after load each one
+	// makes Pi rebuild its tool registry); the session start registers only what differs.
+	const snapshot = readSnapshot(agentDir, key, configEnv.env);
+	let early: McpRuntime | undefined;
+	if (snapshot) {
+		const { state } = snapshot;
+		piTools?.restore(state.piTools ?? { tools: [], byServer: {} });
+		registerProxy(state.proxy.description, state.proxy.declared);
+		resourceTools?.restore(state.resources);
+		direct.restore(state.direct);
+	} else if (piTools) {
+		try {
+			early = await newRuntime({ cwd: process.cwd(), piTrusted: false, onlyServers: only });
+			piTools.sync(early);
+			// `mcp` and the resource tools as the session start will most likely want them (the early
+			// runtime's servers; hidden from the model unless `surface: "mcp"`): the start registers
+			// them again only if that guess was wrong.
+			registerProxy(proxyDescription(early.serverBlurbs()), early.config.settings.surface === "mcp");
+			resourceTools?.sync(early);
+		} catch {
+			// A head start only: the session start builds the runtime again and reports what is wrong.
+			early = undefined;
+		}
+	}
+	if (!proxyShown.key) registerProxy(PROXY_DESCRIPTION);
+
 	registerCommands(pi, {
-		runtime: () => runtime,
-		direct: () => direct,
+		runtime: () => ensureRuntime(),
+		names: () =>
+			runtime
+				? { servers: runtime.lifecycle.serverNames(), disabled: [...(runtime.config.disabled?.keys() ?? [])] }
+				: { servers: snapshot?.state.servers ?? [], disabled: snapshot?.state.disabled ?? [] },
+		direct: () => direct.summary,
+		fromSnapshot: () => startedFromSnapshot,
 		decided: (active) => {
-			syncDirectTools(active);
+			direct.sync(active);
 			prompts.sync(active);
 		},
 		// Config problems were reported at start; /mcp lists them again on demand.
 		reload: (ctx) => reload(ctx, registeredServers()),
 	});
+	// After /mcp, as a full start registers them.
+	if (snapshot) prompts.restore(snapshot.state.prompts);
 
-	pi.on("session_start", (_event, ctx) => {
-		const active = activate(ctx, registeredServers());
-		report(active, direct, ctx);
-		const pending = active.pendingApproval();
-		if (pending.length > 0 && ctx.hasUI) {
-			// Asked in the background: Pi starts at once, and the servers wait for the answer.
-			askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
-				.then(async ({ approved, denied }) => {
-					if (active !== runtime) return;
-					if (approved.length > 0) await active.decide(approved, "approved");
-					if (denied.length > 0) await active.decide(denied, "denied");
-					syncDirectTools(active);
-					prompts.sync(active);
-				})
-				// The decision could not be saved (the approvals file is locked or unwritable): the user must know.
-				.catch((error: unknown) =>
-					ctx.ui.notify(
-						terminalSafe(
-							`MCP: your decision could not be saved: ${describeError(error)}. Use /mcp approve or /mcp deny.`,
-						),
-						"error",
-					),
-				);
+	let startedFromSnapshot = false;
+	/** From a snapshot: what the start showed, and the discovery tools it activated; no runtime yet. */
+	const startFromSnapshot = (state: StartState, ctx: ExtensionContext) => {
+		startedFromSnapshot = true;
+		const viaCodemode = piTools?.activateDiscovery(state.discovery.activate) === true && state.discovery.viaCodemode;
+		surface = viaCodemode ? "codemode" : "mcp";
+		hideProxyUnderCodemode();
+		ctx.ui.setStatus("mcp", state.status);
+		showNotes(state.notes, ctx);
+	};
+
+	/** After a start that did nothing but show the cache: what it registered and showed, for the next one. */
+	const keepSnapshot = (active: McpRuntime, notes: Notes, session: SessionInputs) => {
+		const files = inputsOf.get(active);
+		if (!files || !active.startsQuietly()) return;
+		const line = statusLine(active.lifecycle);
+		const state: StartState = {
+			proxy: { description: proxyShown.description, declared: proxyShown.declared },
+			...(piTools ? { piTools: piTools.state() } : {}),
+			...(resourceTools?.state() ? { resources: resourceTools.state() } : {}),
+			direct: direct.state(),
+			prompts: prompts.state(),
+			discovery: {
+				activate: piTools?.discoveryWanted(active) ?? [],
+				viaCodemode: active.config.settings.surface !== "mcp",
+			},
+			...(line === undefined ? {} : { status: oneLine(line) }),
+			...(notes ? { notes } : {}),
+			...(surface === "codemode" && serversSection(active) ? { section: serversSection(active) } : {}),
+			servers: active.lifecycle.serverNames(),
+			disabled: [...(active.config.disabled?.keys() ?? [])],
+		};
+		try {
+			writeSnapshot(
+				agentDir,
+				{
+					key,
+					files,
+					envNames: configEnv.names,
+					env: configEnv.env,
+					expiresAt: active.lifecycle.cacheExpiry(),
+					session,
+				},
+				state,
+			);
+		} catch {
+			// Only the next start's head start is lost (an unwritable agent dir): it starts the long way.
 		}
+	};
+
+	pi.on("session_start", async (_event, ctx) => {
+		sessionCtx = ctx;
+		const limit = onlyServers(pi);
+		const sameLimit = JSON.stringify(limit) === JSON.stringify(only);
+		only = limit;
+		key = snapshotKey({ cwd: ctx.cwd, onlyServers: only, piLine });
+		if (
+			snapshot &&
+			sameLimit &&
+			!runtime &&
+			ctx.cwd === process.cwd() &&
+			matchesSession(snapshot.session, sessionInputs(ctx))
+		) {
+			startFromSnapshot(snapshot.state, ctx);
+			return;
+		}
+		startedFromSnapshot = false;
+		const active = await build(ctx, registeredServers());
+		const notes = startNotes(active);
+		showNotes(notes, ctx);
+		const pending = active.pendingApproval();
+		if (pending.length === 0) {
+			keepSnapshot(active, notes, sessionInputs(ctx));
+			return;
+		}
+		if (!ctx.hasUI) return;
+		// Asked in the background: Pi starts at once, and the servers wait for the answer.
+		const [{ askApproval }, { storedSignInNote }, { safeDialogs }] = await Promise.all([
+			import("./trust/project-approval.ts"),
+			import("./oauth-handler.ts"),
+			import("./client/user-dialogs.ts"),
+		]);
+		askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
+			.then(async ({ approved, denied }) => {
+				if (active !== runtime) return;
+				if (approved.length > 0) await active.decide(approved, "approved");
+				if (denied.length > 0) await active.decide(denied, "denied");
+				direct.sync(active);
+				prompts.sync(active);
+			})
+			// The decision could not be saved (the approvals file is locked or unwritable): the user must know.
+			.catch((error: unknown) =>
+				ctx.ui.notify(
+					terminalSafe(
+						`MCP: your decision could not be saved: ${describeError(error)}. Use /mcp approve or /mcp deny.`,
+					),
+					"error",
+				),
+			);
 	});
+
+	/** What a start prints: config problems, the direct tools' cost, project servers awaiting approval (without a UI). */
+	const startNotes = (active: McpRuntime): Notes => {
+		const lines = active.problemLines();
+		const summary = direct.summary;
+		if (summary && summary.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
+			lines.push(
+				`warning: the ${summary.names.length} direct MCP tools cost about ${summary.tokens} tokens of context; consider fewer (directTools: ["tool", ...]).`,
+			);
+		}
+		const pending = active.pendingApproval();
+		if (pending.length > 0 && !sessionCtx?.hasUI) {
+			// Everything each would run and send, so that a later `/mcp approve` is a yes to what was shown.
+			lines.push(`${pending.length} server(s) from this project's config await approval and will not run:`);
+			lines.push(
+				...pending.map((e) => `  ${active.describeLaunch(e)}`),
+				"Run /mcp approve to allow them (/mcp approve <name> for one).",
+			);
+		}
+		if (lines.length === 0) return undefined;
+		const level = active.config.problems.some((p) => p.severity === "error") ? "error" : "warning";
+		return { text: terminalSafe(`MCP:\n${lines.join("\n")}`), level };
+	};
 
 	// The servers codemode scripts reach, in the system prompt as Pi 1.5's MCP lists them (Pi appends a
 	// changed section to the conversation instead of rewriting the prompt, so its cache holds).
@@ -337,14 +533,15 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 		pi.on("before_agent_start", (event) => {
 			const sections = (event as { systemPromptOptions?: { sections?: Record<string, string> } }).systemPromptOptions
 				?.sections;
-			const section = surface === "codemode" && runtime ? serversSection(runtime) : undefined;
 			if (!sections) return;
+			const section = surface !== "codemode" ? undefined : runtime ? serversSection(runtime) : snapshot?.state.section;
 			if (section) sections[SERVERS_SECTION] = section;
 			else delete sections[SERVERS_SECTION];
 		});
 
 	// A codemode script or tool_search may reach servers whose tools are not registered yet (no
-	// cache): they connect (and register their tools) before the call runs, as in Pi 1.5.
+	// cache): they connect (and register their tools) before the call runs, as in Pi 1.5. A start
+	// from a snapshot had every allowed server's tools cached: there is nothing to wait for.
 	if (piTools)
 		pi.on("tool_call", async (event, ctx) =>
 			waitForReachedServers(pi as unknown as Pi15ToolApi, runtime, event, ctx.signal),
@@ -352,38 +549,25 @@ export default function mcpAdapter(pi: ExtensionAPI): void {
 
 	// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
 	pi15.on("mcp_servers_change", async (event, ctx) => {
-		if (runtime) await reload(ctx, event.servers);
+		if (runtime || sessionCtx) await reload(ctx, event.servers);
 	});
 
-	const stopWarming = warmWhileModelThinks(pi, () => runtime);
+	// While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded.
+	const stopWarming = warmWhileModelThinks(pi, () => ({
+		warmUp: () => {
+			// A failed build here is not lost: the call that needs the runtime builds it and reports why.
+			ensureRuntime().then(
+				(active) => active?.warmUp(),
+				() => undefined,
+			);
+		},
+	}));
 
 	pi.on("session_shutdown", async () => {
 		stopWarming();
-		const ending = runtime;
+		sessionCtx = undefined;
+		const ending = runtime ?? (await building?.catch(() => undefined));
 		runtime = undefined;
 		await ending?.shutdown();
 	});
-}
-
-function report(runtime: McpRuntime, direct: DirectPlan | undefined, ctx: ExtensionContext): void {
-	const lines = runtime.problemLines();
-	if (direct && direct.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
-		lines.push(
-			`warning: the ${direct.tools.length} direct MCP tools cost about ${direct.tokens} tokens of context; consider fewer (directTools: ["tool", ...]).`,
-		);
-	}
-	const pending = runtime.pendingApproval();
-	if (pending.length > 0 && !ctx.hasUI) {
-		// Everything each would run and send, so that a later `/mcp approve` is a yes to what was shown.
-		lines.push(`${pending.length} server(s) from this project's config await approval and will not run:`);
-		lines.push(
-			...pending.map((e) => `  ${runtime.describeLaunch(e)}`),
-			"Run /mcp approve to allow them (/mcp approve <name> for one).",
-		);
-	}
-	if (lines.length === 0) return;
-	const message = terminalSafe(`MCP:\n${lines.join("\n")}`);
-	if (ctx.hasUI)
-		ctx.ui.notify(message, runtime.config.problems.some((p) => p.severity === "error") ? "error" : "warning");
-	else console.error(message);
 }

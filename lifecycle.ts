@@ -211,6 +211,16 @@ export class ServerLifecycle {
 		if (cached) this.catalogSet(entry, cached);
 	}
 
+	/** When the first cached listing in use expires (a start-up snapshot of them holds until then). */
+	cacheExpiry(): number {
+		let first = Number.POSITIVE_INFINITY;
+		for (const entry of this.config.servers.values()) {
+			const at = this.allowed(entry) ? this.cache?.expiresAt(entry) : undefined;
+			if (at !== undefined && at < first) first = at;
+		}
+		return first;
+	}
+
 	/** A server's instructions (from its last connection, or the cache), if it sent any. */
 	instructions(name: string): string | undefined {
 		return this.catalog.metadata(name)?.instructions;

@@ -25,6 +25,8 @@ import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 export interface RuntimeOptions {
 	readonly cwd: string;
 	readonly env?: Readonly<Record<string, string | undefined>>;
+	/** The environment the config is read with (default `env`): a start-up snapshot records what it reads. */
+	readonly configEnv?: Readonly<Record<string, string | undefined>>;
 	/** Only this config file instead of the Pi files (the CLI's --config). */
 	readonly configPath?: string;
 	/**
@@ -42,6 +44,7 @@ export class McpRuntime {
 	readonly cwd: string;
 	readonly agentDir: string;
 	readonly env: Readonly<Record<string, string | undefined>>;
+	readonly configEnv: Readonly<Record<string, string | undefined>>;
 	readonly lifecycle: ServerLifecycle;
 	private readonly options: RuntimeOptions;
 	/** Servers other extensions registered, as of the last config read. */
@@ -67,6 +70,7 @@ export class McpRuntime {
 		this.registered = options.registered;
 		this.cwd = options.cwd;
 		this.env = options.env ?? process.env;
+		this.configEnv = options.configEnv ?? this.env;
 		this.agentDir = resolveAgentDir(this.env);
 		const config = this.loadConfig(options.registered);
 		this.redactor = new Redactor(this.env);
@@ -135,6 +139,7 @@ export class McpRuntime {
 			options.cwd === mine.cwd &&
 			options.configPath === mine.configPath &&
 			options.env === mine.env &&
+			options.configEnv === mine.configEnv &&
 			same(options.onlyServers, mine.onlyServers) &&
 			same(
 				options.registered?.length ? options.registered : undefined,
@@ -154,7 +159,7 @@ export class McpRuntime {
 		const loaded = loadConfig({
 			cwd: options.cwd,
 			agentDir: this.agentDir,
-			env: this.env,
+			env: this.configEnv,
 			configPath: options.configPath,
 			readPiProjectFile: options.piTrusted !== false,
 			registered,
@@ -200,6 +205,21 @@ export class McpRuntime {
 
 	pendingApproval(): ServerEntry[] {
 		return [...this.config.servers.values()].filter((e) => this.approvals.state(e) === "pending");
+	}
+
+	/**
+	 * Whether starting this session does nothing but show what the cache holds: no project server
+	 * awaits approval, and no server starts (none eager or keep-alive, every allowed one cached).
+	 * Only such a start can be taken from a snapshot (pi/start-snapshot.ts).
+	 */
+	startsQuietly(): boolean {
+		const { lifecycle } = this;
+		if (this.options.configPath !== undefined || this.pendingApproval().length > 0) return false;
+		return [...this.config.servers.values()].every(
+			(entry) =>
+				lifecycle.blocked(entry.name) !== undefined ||
+				(entry.lifecycle === "lazy" && lifecycle.catalog.has(entry.name)),
+		);
 	}
 
 	/** Approves or denies project servers (all that need a decision when `names` is empty) and applies it now. */

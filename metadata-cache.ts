@@ -116,6 +116,12 @@ export class MetadataCache {
 		};
 	}
 
+	/** When the server's cached metadata stops being used (7 days after it was listed), if it is cached. */
+	expiresAt(entry: ServerEntry): number | undefined {
+		const cached = this.servers[cacheKey(entry)];
+		return cached ? cached.cachedAt + CACHE_MAX_AGE_MS : undefined;
+	}
+
 	/** Records a server's metadata and writes it (merged, locked, atomic). */
 	store(entry: ServerEntry, metadata: ServerMetadata): Promise<void> {
 		const key = cacheKey(entry);

@@ -121,6 +121,18 @@ export interface DirectPlan {
 
 export const DIRECT_TOOLS_TOKEN_WARNING = 5000;
 
+/** What /mcp status says of the direct tools (kept in a start-up snapshot too). */
+export interface DirectSummary {
+	readonly names: readonly string[];
+	readonly tokens: number;
+	readonly uncached: readonly string[];
+	readonly unknown: readonly string[];
+}
+
+export function summarizeDirect(plan: DirectPlan): DirectSummary {
+	return { names: plan.tools.map((t) => t.name), tokens: plan.tokens, uncached: plan.uncached, unknown: plan.unknown };
+}
+
 /** Direct tools from the catalog, named deterministically (config order) and never colliding. */
 export function planDirectTools(
 	catalog: ToolCatalog,

@@ -6,6 +6,7 @@
 // call waits for the servers it may reach (its `reachesTools`) before it runs. pi 0.73 has none of
 // this API: nothing here runs there (feature-tested).
 
+import { createHash } from "node:crypto";
 import { withoutPatterns } from "../catalog/safe-schema.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
@@ -39,9 +40,16 @@ export function mcpNamespace(server: string): string {
 	return `mcp__${server.replace(/[^A-Za-z0-9_]/g, "_")}`;
 }
 
+/** Which MCP tool a Pi tool is: its server, its own name, and the name the proxy knows it by. */
+export interface ToolRef {
+	readonly server: string;
+	readonly name: string;
+	readonly qualifiedName: string;
+}
+
 /** A server's tools as one call of a Pi tool reaches them: the content for the model, the whole result for scripts. */
 export type PiToolCall = (
-	tool: CatalogTool,
+	tool: ToolRef,
 	args: Record<string, unknown>,
 	signal: AbortSignal | undefined,
 	onUpdate: unknown,
@@ -89,6 +97,24 @@ function piExposure(exposure: Exposure): "deferred" | "direct" | "hidden" {
 /** The fingerprint of a withdrawn tool. */
 const HIDDEN = "hidden";
 
+/** A registered Pi tool as a start-up snapshot keeps it: everything but its function. */
+export interface PiToolRecord {
+	readonly tool: ToolRef;
+	readonly fingerprint: string;
+	readonly definition: Readonly<Record<string, unknown>>;
+}
+
+/** What McpPiTools registered, to register again at the next start (pi/start-snapshot.ts). */
+export interface PiToolsState {
+	readonly tools: readonly PiToolRecord[];
+	readonly byServer: Readonly<Record<string, readonly string[]>>;
+}
+
+/** A short, stable digest of what a definition was made from (kept per name, and in snapshots). */
+function fingerprintOf(print: string): string {
+	return createHash("sha256").update(print).digest("base64url").slice(0, 22);
+}
+
 export class McpPiTools {
 	/** Pi tool name → `<server>\0<tool>`: names stay unique and stable for the session. */
 	private readonly owners = new Map<string, string>();
@@ -96,6 +122,8 @@ export class McpPiTools {
 	private readonly byServer = new Map<string, Set<string>>();
 	/** The last definition under each name, to withdraw it (hidden) when the server drops the tool. */
 	private readonly definitions = new Map<string, Record<string, unknown>>();
+	/** The tool each name stands for. */
+	private readonly refs = new Map<string, ToolRef>();
 	/**
 	 * What each name was last registered as: a definition that did not change is not registered
 	 * again, since every registerTool after load makes Pi rebuild its tool registry (20 servers'
@@ -146,54 +174,101 @@ export class McpPiTools {
 				const owner = `${server}\0${tool.name}`;
 				const name = this.assign(server, tool.name, owner, current, plain);
 				const exposure = piExposure(exposureOf(entry?.exposure, tool.name) ?? "codemode");
-				const print = JSON.stringify([
-					tool.qualifiedName,
-					tool.title,
-					tool.description,
-					tool.inputSchema,
-					tool.annotations,
-					exposure,
-					namespace,
-				]);
-				if (this.fingerprints.get(name) === print) continue;
-				const definition = this.definition(name, tool, exposure, namespace);
-				this.definitions.set(name, definition);
-				this.fingerprints.set(name, print);
-				this.pi.registerTool(definition);
+				const fingerprint = fingerprintOf(
+					JSON.stringify([
+						tool.qualifiedName,
+						tool.title,
+						tool.description,
+						tool.inputSchema,
+						tool.annotations,
+						exposure,
+						namespace,
+					]),
+				);
+				if (this.fingerprints.get(name) === fingerprint) continue;
+				const ref = { server, name: tool.name, qualifiedName: tool.qualifiedName };
+				this.register(name, ref, this.describe(name, tool, exposure, namespace), fingerprint);
 			}
 			// Tools cannot be unregistered: those the server dropped are registered again as hidden.
 			for (const name of this.byServer.get(server) ?? []) {
 				const previous = this.definitions.get(name);
 				if (current.has(name) || !previous || this.fingerprints.get(name) === HIDDEN) continue;
-				this.pi.registerTool({ ...previous, exposure: "hidden" });
+				const hidden = { ...previous, exposure: "hidden" };
+				this.definitions.set(name, hidden);
 				this.fingerprints.set(name, HIDDEN);
+				this.pi.registerTool(hidden);
 			}
 			this.byServer.set(server, current);
 		}
 	}
 
+	/** The Pi tool names registered (withdrawn ones included: a name stays Pi's for the session). */
+	names(): string[] {
+		return [...this.definitions.keys()];
+	}
+
+	/** What is registered now, for the next start to register without the runtime. */
+	state(): PiToolsState {
+		const tools: PiToolRecord[] = [];
+		for (const [name, definition] of this.definitions) {
+			const tool = this.refs.get(name);
+			const fingerprint = this.fingerprints.get(name);
+			if (!tool || !fingerprint) continue;
+			const { execute: _execute, outputSchema: _output, ...plain } = definition;
+			tools.push({ tool, fingerprint, definition: plain });
+		}
+		return { tools, byServer: Object.fromEntries([...this.byServer].map(([server, names]) => [server, [...names]])) };
+	}
+
 	/**
-	 * Activates `codemode` for servers with codemode tools (unless `autoEnableCodemode` is false)
-	 * and `tool_search` for deferred ones, as Pi 1.5's MCP does: only a tool of that name that
-	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools). True when
-	 * codemode is active and reaches MCP tools.
+	 * Registers what a start-up snapshot kept, as `sync` had registered it: a later `sync` with the
+	 * runtime registers only what differs from it.
 	 */
-	activateDiscovery(runtime: McpRuntime): boolean {
+	restore(state: PiToolsState): void {
+		for (const { tool, fingerprint, definition } of state.tools) {
+			const name = definition.name as string;
+			this.owners.set(name, `${tool.server}\0${tool.name}`);
+			this.register(name, tool, definition, fingerprint);
+		}
+		for (const [server, names] of Object.entries(state.byServer)) this.byServer.set(server, new Set(names));
+	}
+
+	/** Registers a definition (its data) with the function that calls its tool, and remembers both. */
+	private register(name: string, tool: ToolRef, data: Readonly<Record<string, unknown>>, fingerprint: string): void {
+		const definition = { ...data, outputSchema: RESULT_SCHEMA, execute: this.executor(tool) };
+		this.definitions.set(name, definition);
+		this.refs.set(name, tool);
+		this.fingerprints.set(name, fingerprint);
+		this.pi.registerTool(definition);
+	}
+
+	/**
+	 * The discovery tools this session's servers want, as Pi 1.5's MCP decides: `codemode` for
+	 * servers with codemode tools (unless `autoEnableCodemode` is false), `tool_search` for deferred ones.
+	 */
+	discoveryWanted(runtime: McpRuntime): string[] {
 		const exposures = new Set<Exposure>();
 		for (const entry of runtime.config.servers.values()) {
 			if (runtime.lifecycle.state(entry.name) === "denied") continue;
 			exposures.add(entry.exposure?.server ?? "codemode");
 			for (const [, exposure] of entry.exposure?.tools ?? []) exposures.add(exposure);
 		}
+		const wanted: string[] = [];
+		if (exposures.has("codemode") && runtime.config.autoEnableCodemode !== false) wanted.push(CODEMODE_TOOL);
+		if (exposures.has("deferred")) wanted.push(TOOL_SEARCH_TOOL);
+		return wanted;
+	}
+
+	/**
+	 * Activates the wanted discovery tools, as Pi 1.5's MCP does: only a tool of that name that
+	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools). True when
+	 * codemode is active and reaches MCP tools.
+	 */
+	activateDiscovery(wanted: readonly string[]): boolean {
 		const tools = this.pi.getAllTools();
 		const reaching = (name: string) => tools.some((tool) => tool.name === name && tool.reachesTools);
 		const active = this.pi.getActiveTools();
-		const activate: string[] = [];
-		const codemodeWanted = exposures.has("codemode") && runtime.config.autoEnableCodemode !== false;
-		if (codemodeWanted && reaching(CODEMODE_TOOL) && !active.includes(CODEMODE_TOOL)) activate.push(CODEMODE_TOOL);
-		if (exposures.has("deferred") && reaching(TOOL_SEARCH_TOOL) && !active.includes(TOOL_SEARCH_TOOL)) {
-			activate.push(TOOL_SEARCH_TOOL);
-		}
+		const activate = wanted.filter((name) => reaching(name) && !active.includes(name));
 		if (activate.length > 0) this.pi.setActiveTools([...active, ...activate]);
 		return [...active, ...activate].includes(CODEMODE_TOOL) && reaching(CODEMODE_TOOL);
 	}
@@ -210,7 +285,8 @@ export class McpPiTools {
 		return name;
 	}
 
-	private definition(
+	/** A tool's Pi definition, as data (what a snapshot keeps). */
+	private describe(
 		name: string,
 		tool: CatalogTool,
 		exposure: "deferred" | "direct" | "hidden",
@@ -222,31 +298,28 @@ export class McpPiTools {
 			description: tool.description.trim() || tool.title || `MCP tool ${tool.name} from server ${tool.server}`,
 			// The server's JSON Schema without regexes (Pi's engine backtracks; the server checks them).
 			parameters: withoutPatterns(tool.inputSchema) as JsonSchema,
-			outputSchema: RESULT_SCHEMA,
 			exposure,
 			namespace,
 			...(hints(tool) ? { annotations: hints(tool) } : {}),
-			execute: async (
-				_id: string,
-				params: unknown,
-				signal: AbortSignal | undefined,
-				onUpdate: unknown,
-				ctx: unknown,
-			) => {
-				const outcome = await this.call(tool, (params ?? {}) as Record<string, unknown>, signal, onUpdate, ctx);
-				// No result at all (the server could not be reached): Pi reports the thrown error.
-				if (!outcome.result) {
-					if (outcome.isError) throw new Error(textOf(outcome.content));
-					return { content: outcome.content, details: outcome.details };
-				}
-				const { _meta: _dropped, ...script } = outcome.result as McpResultLike & { _meta?: unknown };
-				return {
-					content: outcome.content,
-					details: outcome.details,
-					structuredContent: script,
-					...(outcome.isError ? { isError: true } : {}),
-				};
-			},
+		};
+	}
+
+	/** What runs a Pi tool: a call of its MCP tool (the runtime is built then if it is not yet). */
+	private executor(tool: ToolRef) {
+		return async (_id: string, params: unknown, signal: AbortSignal | undefined, onUpdate: unknown, ctx: unknown) => {
+			const outcome = await this.call(tool, (params ?? {}) as Record<string, unknown>, signal, onUpdate, ctx);
+			// No result at all (the server could not be reached): Pi reports the thrown error.
+			if (!outcome.result) {
+				if (outcome.isError) throw new Error(textOf(outcome.content));
+				return { content: outcome.content, details: outcome.details };
+			}
+			const { _meta: _dropped, ...script } = outcome.result as McpResultLike & { _meta?: unknown };
+			return {
+				content: outcome.content,
+				details: outcome.details,
+				structuredContent: script,
+				...(outcome.isError ? { isError: true } : {}),
+			};
 		};
 	}
 }

@@ -47,14 +47,23 @@ export function promptUsage(prompt: PromptMetadata): string {
 	return prompt.arguments.map((a) => (a.required ? a.name : `${a.name}?`)).join(" ");
 }
 
+/** A registered prompt command, as a start-up snapshot keeps it. */
+export interface PromptCommandRecord {
+	readonly name: string;
+	readonly description: string;
+	readonly server: string;
+	readonly prompt: string;
+}
+
 export class PromptCommands {
-	private readonly registered = new Set<string>();
+	private readonly registered = new Map<string, PromptCommandRecord>();
 	/** Commands waiting for the turn their prompt started to end (print and json modes). */
 	private readonly turnWaiters: (() => void)[] = [];
 
 	constructor(
 		private readonly pi: ExtensionAPI,
-		private readonly runtime: () => McpRuntime | undefined,
+		/** The session's runtime, built first if it is not yet (a start from a snapshot builds it at first use). */
+		private readonly runtime: () => Promise<McpRuntime | undefined>,
 		private readonly say: (ctx: ExtensionCommandContext, text: string, level?: "info" | "warning" | "error") => void,
 	) {
 		const release = () => {
@@ -71,26 +80,49 @@ export class PromptCommands {
 			for (const prompt of active.lifecycle.prompts(server)) {
 				const name = promptCommandName(server, prompt.name);
 				if (this.registered.has(name)) continue;
-				this.registered.add(name);
-				this.pi.registerCommand(name, {
+				this.register({
+					name,
 					description: oneLine(
 						`${prompt.description || prompt.title || `Prompt "${prompt.name}"`} (MCP ${server}${prompt.arguments.length > 0 ? `: ${promptUsage(prompt)}` : ""})`,
 					),
-					getArgumentCompletions: (prefix) => this.complete(server, prompt.name, prefix),
-					handler: (args, ctx) => this.run(server, prompt.name, args, ctx),
+					server,
+					prompt: prompt.name,
 				});
 			}
 		}
 	}
 
-	private current(server: string, name: string): { runtime: McpRuntime; prompt: PromptMetadata } | undefined {
-		const runtime = this.runtime();
+	/** The commands registered now, for a start-up snapshot. */
+	state(): PromptCommandRecord[] {
+		return [...this.registered.values()];
+	}
+
+	/** Registers the commands a start-up snapshot kept. */
+	restore(records: readonly PromptCommandRecord[]): void {
+		for (const record of records) if (!this.registered.has(record.name)) this.register(record);
+	}
+
+	private register(record: PromptCommandRecord): void {
+		const { name, description, server, prompt } = record;
+		this.registered.set(name, record);
+		this.pi.registerCommand(name, {
+			description,
+			getArgumentCompletions: (prefix) => this.complete(server, prompt, prefix),
+			handler: (args, ctx) => this.run(server, prompt, args, ctx),
+		});
+	}
+
+	private async current(
+		server: string,
+		name: string,
+	): Promise<{ runtime: McpRuntime; prompt: PromptMetadata } | undefined> {
+		const runtime = await this.runtime();
 		const prompt = runtime?.lifecycle.prompts(server).find((p) => p.name === name);
 		return runtime && prompt ? { runtime, prompt } : undefined;
 	}
 
 	private async run(server: string, name: string, args: string, ctx: ExtensionCommandContext): Promise<void> {
-		const found = this.current(server, name);
+		const found = await this.current(server, name);
 		if (!found) return this.say(ctx, `"${server}" does not offer the prompt "${name}" now (see /mcp).`, "warning");
 		const { runtime, prompt } = found;
 		const values = assignArguments(args, prompt.arguments);
@@ -128,7 +160,7 @@ export class PromptCommands {
 	}
 
 	private async complete(server: string, name: string, prefix: string) {
-		const found = this.current(server, name);
+		const found = await this.current(server, name);
 		if (!found || found.runtime.lifecycle.blocked(server)) return null;
 		const { runtime, prompt } = found;
 		const at = argumentAt(prefix, prompt.arguments);

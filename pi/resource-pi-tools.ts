@@ -5,7 +5,6 @@
 // `direct` if one is direct, else `deferred` (codemode and tool_search reach them), else hidden.
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { PiContent } from "../proxy/tool-results.ts";
-import { scrubStrings } from "../trust/redaction.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 export const LIST_RESOURCES_TOOL = "list_mcp_resources";
@@ -42,22 +41,42 @@ const READ_PARAMETERS = {
 	additionalProperties: false,
 };
 
-type Exposure = "direct" | "deferred" | "hidden";
+export type ResourceExposure = "direct" | "deferred" | "hidden";
 
 /** Registers (again, when the exposure they need changed) the three resource tools for this session's servers. */
 export class ResourcePiTools {
-	private exposure?: Exposure;
+	private exposure?: ResourceExposure;
 
 	constructor(
 		private readonly pi: Pi15ToolApi,
-		private readonly runtime: () => McpRuntime | undefined,
+		/** The session's runtime, built first if it is not yet (a start from a snapshot builds it at first use). */
+		private readonly runtime: () => Promise<McpRuntime>,
 	) {}
 
 	sync(active: McpRuntime): void {
 		const servers = this.servers(active);
 		const exposures = new Set(servers.map((name) => active.config.servers.get(name)?.exposure?.server ?? "codemode"));
-		const exposure: Exposure = exposures.has("direct") ? "direct" : servers.length > 0 ? "deferred" : "hidden";
+		const exposure: ResourceExposure = exposures.has("direct") ? "direct" : servers.length > 0 ? "deferred" : "hidden";
 		if (exposure === this.exposure || (this.exposure === undefined && exposure === "hidden")) return;
+		this.register(exposure);
+	}
+
+	/** Their names, once registered. */
+	names(): string[] {
+		return this.exposure === undefined ? [] : [LIST_RESOURCES_TOOL, LIST_TEMPLATES_TOOL, READ_RESOURCE_TOOL];
+	}
+
+	/** The exposure they are registered with (undefined: not registered), for a start-up snapshot. */
+	state(): ResourceExposure | undefined {
+		return this.exposure;
+	}
+
+	/** Registers them as a start-up snapshot kept them. */
+	restore(exposure: ResourceExposure | undefined): void {
+		if (exposure !== undefined) this.register(exposure);
+	}
+
+	private register(exposure: ResourceExposure): void {
 		this.exposure = exposure;
 		const common = { exposure, annotations: { readOnlyHint: true } };
 		this.pi.registerTool({
@@ -102,14 +121,8 @@ export class ResourcePiTools {
 		});
 	}
 
-	private current(): McpRuntime {
-		const active = this.runtime();
-		if (!active) throw new Error("MCP is not running in this session.");
-		return active;
-	}
-
-	private list(server: string | undefined, kind: "resources" | "resourceTemplates") {
-		const active = this.current();
+	private async list(server: string | undefined, kind: "resources" | "resourceTemplates") {
+		const active = await this.runtime();
 		const names = this.servers(active);
 		if (server !== undefined && !names.includes(server)) {
 			throw new Error(
@@ -131,7 +144,8 @@ export class ResourcePiTools {
 	}
 
 	private async read(server: string, uri: string, signal?: AbortSignal) {
-		const { lifecycle, output } = this.current();
+		const { lifecycle, output } = await this.runtime();
+		const { scrubStrings } = await import("../trust/redaction.ts");
 		await lifecycle.ensureConnected(server, signal);
 		const result = scrubStrings(await lifecycle.readResource(server, uri, { signal }), (t) =>
 			lifecycle.redactor.scrubSecrets(t),

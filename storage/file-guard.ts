@@ -18,6 +18,8 @@ import {
 	realpathSync,
 	renameSync,
 	rmSync,
+	type Stats,
+	statSync,
 	writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -35,6 +37,54 @@ export interface ReadOptions {
 	readonly noFollow?: boolean;
 }
 
+/** What a file was when read: size, modification time and inode (an atomic rewrite makes a new one), or "missing". */
+export type FileStamp = string;
+
+const stampOf = (stat: Stats): FileStamp => `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+
+/** The stamp a file has now ("missing", or "unreadable" when it cannot even be looked at). */
+export function fileStamp(path: string): FileStamp {
+	try {
+		const stat = statSync(path, { throwIfNoEntry: false });
+		return stat ? stampOf(stat) : "missing";
+	} catch {
+		return "unreadable"; // a folder on the way is not ours to enter: it differs from any readable stamp
+	}
+}
+
+/** Every file `readTextFile` was asked for while a recording runs, with its stamp as read. */
+const recordings = new Set<Map<string, FileStamp>>();
+
+/** Runs `build` and returns, beside its value, every file it read and what each was (a start-up snapshot's inputs). */
+export function recordReads<T>(build: () => T): { value: T; reads: Map<string, FileStamp> } {
+	const reads = new Map<string, FileStamp>();
+	recordings.add(reads);
+	try {
+		return { value: build(), reads };
+	} finally {
+		recordings.delete(reads);
+	}
+}
+
+/** As `recordReads`, for work that awaits: what anything read until it settles. */
+export async function recordReadsUntil<T>(
+	work: () => Promise<T>,
+): Promise<{ value: T; reads: Map<string, FileStamp> }> {
+	const reads = new Map<string, FileStamp>();
+	recordings.add(reads);
+	try {
+		return { value: await work(), reads };
+	} finally {
+		recordings.delete(reads);
+	}
+}
+
+function recordRead(path: string, stamp: () => FileStamp): void {
+	if (recordings.size === 0) return;
+	const value = stamp();
+	for (const reads of recordings) if (!reads.has(path)) reads.set(path, value);
+}
+
 /** Reads a regular file of at most `maxBytes` as UTF-8 (a leading BOM dropped); anything else is an error that says why. */
 export function readTextFile(path: string, options: ReadOptions = {}): TextRead {
 	const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
@@ -45,6 +95,7 @@ export function readTextFile(path: string, options: ReadOptions = {}): TextRead 
 			constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
 		fd = openSync(path, flags);
 	} catch (error) {
+		recordRead(path, () => fileStamp(path));
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
 		if (code === "ELOOP")
@@ -56,6 +107,7 @@ export function readTextFile(path: string, options: ReadOptions = {}): TextRead 
 	}
 	try {
 		const stat = fstatSync(fd);
+		recordRead(path, () => stampOf(stat));
 		if (!stat.isFile())
 			return { kind: "error", message: "is not a regular file (a device, pipe or folder); point it at a JSON file" };
 		if (stat.size > maxBytes)
@@ -134,6 +186,18 @@ export function parseJson(text: string): unknown {
 	if (valueDepthOver(value))
 		throw new Error(`nests deeper than ${MAX_JSON_DEPTH} levels, which no MCP config or cache does`);
 	return value;
+}
+
+/**
+ * JSON with every character past ASCII escaped (`\u2192`): V8 keeps an all-ASCII string at one
+ * byte per character, and a file read at every start decodes and parses about twice as fast so
+ * (one arrow in 400 KB made the whole text two-byte). Any JSON reader reads it the same.
+ */
+export function asciiJson(value: unknown, indent?: number): string {
+	return JSON.stringify(value, null, indent).replace(
+		/[\u007f-\uffff]/g,
+		(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+	);
 }
 
 export interface WriteOptions {

@@ -5,7 +5,7 @@
 // projects' approvals, other servers' sign-ins are the user's, not ours to drop.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { parseJson, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
+import { asciiJson, parseJson, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
 
 /** The parsed file, "missing" when there is none, or "invalid" when it is not JSON (or not a regular file within the size cap). */
 export function readJsonFile(path: string): unknown | "missing" | "invalid" {
@@ -21,7 +21,7 @@ export function readJsonFile(path: string): unknown | "missing" | "invalid" {
 
 /** Writes JSON atomically with mode 0600, creating the folder (0700) if needed. */
 export function writeJsonFileAtomic(path: string, value: unknown): void {
-	writeFileAtomic(path, `${JSON.stringify(value, null, 1)}\n`);
+	writeFileAtomic(path, `${asciiJson(value, 1)}\n`);
 }
 
 export interface LockOptions {

@@ -196,7 +196,7 @@ describe.each(transports)("client features over $label", ({ http }) => {
 		} as unknown as ExtensionAPI;
 		new PromptCommands(
 			pi,
-			() => runtime,
+			async () => runtime,
 			() => undefined,
 		).sync(runtime);
 		expect([...commands.keys()]).toEqual(expect.arrayContaining(["everything:completable-prompt"]));

@@ -1,0 +1,41 @@
+// What the /mcp commands share between their registration (pi/slash-commands.ts, loaded with
+// the extension) and their work (pi/command-actions.ts, loaded at first use): how they answer,
+// their usage line, and what they need of the session.
+import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { McpRuntime } from "../mcp-runtime.ts";
+import type { DirectSummary } from "../tool-registrar.ts";
+import { terminalSafe } from "../trust/safe-text.ts";
+
+export const USAGE =
+	"/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | enable <server> | disable <server> | login <server> | logout <server>";
+
+export interface CommandDeps {
+	/** The session's runtime, built first if it is not yet; undefined between sessions. */
+	readonly runtime: () => Promise<McpRuntime | undefined>;
+	/** The servers and the turned-off servers, for completions (from the runtime, or the start-up snapshot). */
+	readonly names: () => { servers: readonly string[]; disabled: readonly string[] };
+	/** What happened to direct tools at load, for /mcp status. */
+	readonly direct: () => DirectSummary | undefined;
+	/** Whether the session started from the start-up snapshot (pi/start-snapshot.ts), for /mcp status. */
+	readonly fromSnapshot?: () => boolean;
+	/** Told after /mcp approve or deny changed which servers may run. */
+	readonly decided?: (runtime: McpRuntime) => void;
+	/** Applies the config files again (after /mcp enable or disable saved a change); the other servers keep running. */
+	readonly reload?: (ctx: ExtensionCommandContext) => Promise<void>;
+}
+
+/** A command's answer: a notification with a UI, stdout without one; scrubbed (URLs masked unless `keepUrls`). */
+export function say(
+	ctx: ExtensionCommandContext,
+	runtime: McpRuntime | undefined,
+	text: string,
+	level: "info" | "warning" | "error" = "info",
+	options: { keepUrls?: boolean } = {},
+): void {
+	// Server names, prompt names and errors come from repositories and servers: no terminal sequences.
+	const shown = terminalSafe(
+		runtime ? (options.keepUrls ? runtime.redactor.scrubSecrets(text) : runtime.redactor.scrub(text)) : text,
+	);
+	if (ctx.hasUI) ctx.ui.notify(shown, level);
+	else process.stdout.write(`${shown}\n`);
+}
