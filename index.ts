@@ -404,6 +404,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	if (snapshot) prompts.restore(snapshot.state.prompts);
 
 	let startedFromSnapshot = false;
+	let firstStart = true;
 	/** From a snapshot: what the start showed, and the discovery tools it activated; no runtime yet. */
 	const startFromSnapshot = (state: StartState, ctx: ExtensionContext) => {
 		startedFromSnapshot = true;
@@ -459,8 +460,12 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		const sameLimit = JSON.stringify(limit) === JSON.stringify(only);
 		only = limit;
 		key = snapshotKey({ cwd: ctx.cwd, onlyServers: only, piLine });
+		// Only the first session after load: a later one (/new, /resume) follows what the last one left.
+		const fresh = firstStart;
+		firstStart = false;
 		if (
 			snapshot &&
+			fresh &&
 			sameLimit &&
 			!runtime &&
 			ctx.cwd === process.cwd() &&

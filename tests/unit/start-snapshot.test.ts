@@ -187,6 +187,16 @@ describe("a start from the start-up snapshot", () => {
 		await shutdown(fast.host);
 	});
 
+	it("serves only the first session after load: a /new in the same Pi reads the config again", async () => {
+		await shutdown((await session()).host);
+		const fast = await session();
+		expect(fast.reads).not.toContain(join(agentDir, "mcp.json"));
+		await shutdown(fast.host);
+		const { reads } = await recordReadsUntil(() => fast.host.emit("session_start", {}, fast.host.ctx(cwd)));
+		expect([...reads.keys()]).toContain(join(agentDir, "mcp.json"));
+		await shutdown(fast.host);
+	});
+
 	it("starts the long way when the config changed", async () => {
 		await shutdown((await session()).host);
 		await writeConfig({ ...SERVERS, more: { command: "not-a-real-command", args: ["more"] } });
