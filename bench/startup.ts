@@ -2,11 +2,13 @@
 // 50) lazy servers, then runs with and without the extension alternate (medians); the extension
 // must start no server once the cache holds them.
 // Also the memory of an npx-launched server tree with and without npx resolution.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { listDescendants } from "../bounds/process-tree.ts";
 import { defineServer } from "../config.ts";
 import { NpxResolver } from "../npx-resolver.ts";
+import { SNAPSHOT_DIR } from "../pi/start-snapshot.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
@@ -17,29 +19,51 @@ import { treeRssMb } from "./process-memory.ts";
 // 16: with 8 the median of a ~1.3 s run moved by ±10% between runs on a loaded 2-core machine (1.006 to 1.105).
 const RUNS = Number(process.env.BENCH_RUNS ?? 16);
 
-/** What a timed run loads: this extension, none, or one of the floors in bench/extensions. */
-type Variant = "ours" | "none" | "empty" | "registrations";
+/**
+ * What a timed run loads: this extension (from its start-up snapshot, as every start after the
+ * second; or the long way, as the first start after a config change), none, or one of the floors
+ * in bench/extensions.
+ */
+type Variant = "ours" | "ours-long" | "none" | "empty" | "registrations";
 const FLOORS: Record<string, string> = {
 	empty: join(import.meta.dirname, "extensions", "empty.ts"),
 	registrations: join(import.meta.dirname, "extensions", "registrations-only.ts"),
 };
 
-/** Wall time of a whole `pi -p` run (start, session_start, one scripted turn, exit) in a home. */
-async function timeRun(home: PiHome, variant: Variant, host: PiHost): Promise<number> {
+const CPU_HOOK = pathToFileURL(join(import.meta.dirname, "cpu-at-exit.mjs")).href;
+
+/** Wall time and Pi's own CPU time of a whole `pi -p` run (start, session_start, one scripted turn, exit) in a home. */
+async function timeRun(home: PiHome, variant: Variant, host: PiHost): Promise<{ wall: number; cpu: number }> {
+	const cpuFile = join(home.root, "cpu.jsonl");
+	rmSync(cpuFile, { force: true });
+	let pid = -1;
 	const started = performance.now();
 	// Pi 1.5 as users run it: its default built-in extensions (MCP aside, which ours replaces) on both sides.
 	const builtins = host.name === "pi-1.5" ? ["codemode", "tool-search", "llama.cpp"] : [];
 	const floor = FLOORS[variant];
+	// The long way: no snapshot to start from (it is written again by this run).
+	if (variant === "ours-long") rmSync(join(home.agentDir, SNAPSHOT_DIR), { recursive: true, force: true });
 	const run = await runPi(home, "hi", {
 		host,
 		builtins,
 		steps: [() => ({ text: "ok" })],
-		noExtension: variant !== "ours",
+		noExtension: variant !== "ours" && variant !== "ours-long",
 		extraArgs: floor ? ["-e", floor] : [],
+		env: { NODE_OPTIONS: `--import=${CPU_HOOK}`, BENCH_CPU_FILE: cpuFile },
+		onSpawn: (spawned) => {
+			pid = spawned;
+		},
 	});
-	const elapsed = performance.now() - started;
+	const wall = performance.now() - started;
 	if (run.code !== 0) throw new Error(`pi failed: ${run.stderr}`);
-	return elapsed;
+	// Pi's own process: a process it started would report too, under another pid.
+	const own = readFileSync(cpuFile, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { pid: number; cpuUs: number })
+		.find((report) => report.pid === pid);
+	if (!own) throw new Error("pi reported no CPU time");
+	return { wall, cpu: own.cpuUs / 1000 };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -113,40 +137,48 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 		let firstRuns = 0;
 		let firstMs = 0;
 		while (cached() < count && firstRuns < 5) {
-			firstMs += await timeRun(home, "ours", host);
+			firstMs += (await timeRun(home, "ours", host)).wall;
 			firstRuns++;
 		}
 		const starts = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split(/\s+/).length : 0);
 		const startsBefore = starts();
 		// Pi 0.73 has no tool registry of MCP tools to fill: its floor is the empty extension.
 		const variants: Variant[] =
-			host.name === "pi-1.5" ? ["none", "empty", "registrations", "ours"] : ["none", "empty", "ours"];
-		const times = new Map<Variant, number[]>(variants.map((v) => [v, []]));
+			host.name === "pi-1.5"
+				? ["none", "empty", "registrations", "ours", "ours-long"]
+				: ["none", "empty", "ours", "ours-long"];
+		const times = new Map<Variant, { wall: number[]; cpu: number[] }>(variants.map((v) => [v, { wall: [], cpu: [] }]));
 		for (let i = 0; i < RUNS + 1; i++) {
 			for (const variant of variants) {
-				const ms = await timeRun(home, variant, host);
-				if (i > 0) times.get(variant)?.push(ms); // round 0 warms up
+				const { wall, cpu } = await timeRun(home, variant, host);
+				if (i === 0) continue; // round 0 warms up
+				times.get(variant)?.wall.push(wall);
+				times.get(variant)?.cpu.push(cpu);
 			}
 		}
-		const base = times.get("none") as number[];
-		const withExt = times.get("ours") as number[];
 		console.log(
 			`== ${host.name}: pi -p start to exit (one scripted turn), ${count} lazy servers (median of ${RUNS}) ==`,
 		);
 		console.log(
 			`the cache, filled by real first runs: ${cached()}/${count} servers after ${firstRuns} run(s), ${(firstMs / 1000).toFixed(1)} s`,
 		);
-		console.log(`without the extension: ${median(base).toFixed(1)} ms`);
+		const base = times.get("none") as { wall: number[]; cpu: number[] };
+		const labels: Record<Variant, string> = {
+			none: "without the extension",
+			empty: "an empty extension (Pi loading any extension)",
+			registrations: "registrations only (the cached tools as Pi tools, nothing else)",
+			ours: "the extension, from its start-up snapshot (target <= x1.05)",
+			"ours-long": "the extension the long way (no snapshot, as after a config change)",
+		};
 		console.log(
-			`an empty extension:    ${median(times.get("empty") as number[]).toFixed(1)} ms (x${(median(times.get("empty") as number[]) / median(base)).toFixed(3)}: Pi loading any extension)`,
+			`${"".padEnd(70)} ${"wall ms".padStart(9)} ${"ratio".padStart(7)} ${"Pi's CPU ms".padStart(12)} ${"ratio".padStart(7)}`,
 		);
-		const registrations = times.get("registrations");
-		if (registrations)
+		for (const variant of variants) {
+			const { wall, cpu } = times.get(variant) as { wall: number[]; cpu: number[] };
 			console.log(
-				`registrations only:    ${median(registrations).toFixed(1)} ms (x${(median(registrations) / median(base)).toFixed(3)}: the cached tools as Pi tools, nothing else)`,
+				`${labels[variant].padEnd(70)} ${median(wall).toFixed(1).padStart(9)} ${`x${(median(wall) / median(base.wall)).toFixed(3)}`.padStart(7)} ${median(cpu).toFixed(1).padStart(12)} ${`x${(median(cpu) / median(base.cpu)).toFixed(3)}`.padStart(7)}`,
 			);
-		console.log(`with the extension:    ${median(withExt).toFixed(1)} ms`);
-		console.log(`ratio with / without:  ${(median(withExt) / median(base)).toFixed(3)} (target <= 1.05)`);
+		}
 		console.log(`servers started during the timed runs: ${starts() - startsBefore}`);
 	} finally {
 		await home.dispose();
