@@ -361,15 +361,22 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	// runtime waits for the first use. Otherwise, on Pi 1.5, the cached tools of the servers that may
 	// run without a question are registered now, when a registration is cheap (after load each one
 	// makes Pi rebuild its tool registry); the session start registers only what differs.
-	const snapshot = readSnapshot(agentDir, key, configEnv.env);
+	let snapshot = readSnapshot(agentDir, key, configEnv.env);
 	let early: McpRuntime | undefined;
 	if (snapshot) {
 		const { state } = snapshot;
-		piTools?.restore(state.piTools ?? { tools: [], byServer: {} });
-		registerProxy(state.proxy.description, state.proxy.declared);
-		resourceTools?.restore(state.resources);
-		direct.restore(state.direct);
-	} else if (piTools) {
+		try {
+			piTools?.restore(state.piTools ?? { tools: [], byServer: {} });
+			registerProxy(state.proxy.description, state.proxy.declared);
+			resourceTools?.restore(state.resources);
+			direct.restore(state.direct);
+		} catch {
+			// A snapshot this code cannot read (edited by hand): the long way, whose start registers
+			// again whatever differs from what got registered here, and keeps a new snapshot.
+			snapshot = undefined;
+		}
+	}
+	if (!snapshot && piTools) {
 		try {
 			early = await newRuntime({ cwd: process.cwd(), piTrusted: false, onlyServers: only });
 			piTools.sync(early);
@@ -401,7 +408,11 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		reload: (ctx) => reload(ctx, registeredServers()),
 	});
 	// After /mcp, as a full start registers them.
-	if (snapshot) prompts.restore(snapshot.state.prompts);
+	try {
+		if (snapshot) prompts.restore(snapshot.state.prompts);
+	} catch {
+		snapshot = undefined; // as above: the long way
+	}
 
 	let startedFromSnapshot = false;
 	let firstStart = true;

@@ -115,21 +115,18 @@ export function readSnapshot(
 ): { state: StartState; session: SessionInputs } | undefined {
 	const read = readTextFile(snapshotPath(agentDir, key));
 	if (read.kind !== "ok") return undefined;
-	let file: SnapshotFile;
 	try {
-		file = JSON.parse(read.text) as SnapshotFile;
-	} catch {
-		return undefined; // a damaged snapshot is only a missed head start: the next full start writes it anew
-	}
-	if (file?.format !== SNAPSHOT_FORMAT || file.key !== key || !(now < file.expiresAt)) return undefined;
-	try {
+		const file = JSON.parse(read.text) as SnapshotFile;
+		if (file?.format !== SNAPSHOT_FORMAT || file.key !== key || !(now < file.expiresAt)) return undefined;
 		if (file.code !== codeIdentity()) return undefined;
+		for (const [path, stamp] of file.files) if (fileStamp(path) !== stamp) return undefined;
+		if (envDigest(file.envNames, env) !== file.env) return undefined;
+		return { state: file.state, session: file.session };
 	} catch {
-		return undefined; // the package cannot be looked at: start the long way, which says what is wrong
+		// Damaged, or the package cannot be looked at: only a missed head start. The long way says
+		// what is wrong, if anything is, and writes the snapshot anew.
+		return undefined;
 	}
-	for (const [path, stamp] of file.files) if (fileStamp(path) !== stamp) return undefined;
-	if (envDigest(file.envNames, env) !== file.env) return undefined;
-	return { state: file.state, session: file.session };
 }
 
 /** Whether what the session start sees of Pi is what the snapshot was made with. */

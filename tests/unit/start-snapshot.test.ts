@@ -244,6 +244,20 @@ describe("a start from the start-up snapshot", () => {
 		await shutdown(trusted.host);
 	});
 
+	it("a snapshot damaged by hand costs only the head start: the extension loads and starts the long way", async () => {
+		const full = await session();
+		await shutdown(full.host);
+		const [name] = snapshots();
+		const path = join(agentDir, SNAPSHOT_DIR, name);
+		const kept = JSON.parse(readFileSync(path, "utf8"));
+		kept.state.piTools = { tools: [7], byServer: {} };
+		writeFileSync(path, JSON.stringify(kept));
+		const next = await session();
+		expect(next.reads).toContain(join(agentDir, "mcp.json"));
+		expect(next.host.seen().tools).toEqual(full.host.seen().tools);
+		await shutdown(next.host);
+	});
+
 	it("is not kept while a project server awaits approval", async () => {
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: "not-a-real-command" } } }));
 		await shutdown((await session()).host);
