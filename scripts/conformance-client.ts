@@ -90,6 +90,10 @@ async function run(signIns = 0): Promise<number> {
 		// The scenario's own calls where it names them (exact values: nulls, non-ASCII text), else every tool once.
 		const calls =
 			context.toolCalls ?? connection.tools.map((t) => ({ name: t.name, arguments: sampleArgs(t.inputSchema) }));
+		// JSON Schema 2020-12 preservation: the focal tool's schema, as the adapter holds it, sent back verbatim.
+		const focal = connection.tools.find((t) => t.name === "json_schema_2020_12_tool");
+		if (scenario === "json-schema-2020-12-preservation" && focal)
+			calls.splice(0, calls.length, { name: "json_schema_echo", arguments: { schema: focal.inputSchema } });
 		for (const call of calls) {
 			const result = await manager.callTool(entry.name, call.name, call.arguments);
 			log(`${call.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
