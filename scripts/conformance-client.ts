@@ -75,7 +75,8 @@ const manager = new McpServerManager({
 	renewCredentials: credentialRenewal(auth),
 	requests: features.requests(),
 });
-const log = (text: string) => process.stderr.write(`[client] ${text}\n`);
+const started = performance.now();
+const log = (text: string) => process.stderr.write(`[client +${Math.round(performance.now() - started)} ms] ${text}\n`);
 const browser = (authorizationUrl: string) => {
 	log(`opening ${new URL(authorizationUrl).origin}${new URL(authorizationUrl).pathname}`);
 	void fetch(authorizationUrl).catch((error) => log(`browser: ${(error as Error).message}`));
@@ -95,6 +96,7 @@ async function run(signIns = 0): Promise<number> {
 		if (scenario === "json-schema-2020-12-preservation" && focal)
 			calls.splice(0, calls.length, { name: "json_schema_echo", arguments: { schema: focal.inputSchema } });
 		for (const call of calls) {
+			log(`calling ${call.name}`);
 			const result = await manager.callTool(entry.name, call.name, call.arguments);
 			log(`${call.name}: ${JSON.stringify(result.content).slice(0, 200)}`);
 			if (result.isError) code = 1;
@@ -115,7 +117,10 @@ let code = 0;
 try {
 	code = await run();
 } catch (error) {
-	log(`failed: ${(error as Error).message}`);
+	const causes: string[] = [];
+	for (let e: unknown = error; e instanceof Error && causes.length < 5; e = e.cause)
+		causes.push(`${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}`);
+	log(`failed: ${causes.join(" <- ")}`);
 	code = 1;
 } finally {
 	await manager.closeAll();

@@ -4,15 +4,33 @@
 // The exit code requires every scored scenario of both revisions. Extension and
 // added-after-release scenarios are never scored (they are printed). The suite needs Node >= 22 (scripts/node22.ts); the adapter runs on the project's Node.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { build } from "esbuild";
 import { ensureNode22 } from "./node22.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const NODE22 = ensureNode22();
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-const client = `"${process.execPath}" "${join(ROOT, "node_modules/tsx/dist/cli.mjs")}" "${join(ROOT, "scripts/conformance-client.ts")}"`;
+/**
+ * The client, bundled once per run (its npm packages stay outside): the suite starts one client
+ * per scenario, ~40 at once, and each through tsx cost 2.4 s of CPU against 0.8 s bundled. On a
+ * 2-core machine that load delayed clients by seconds, long enough for a scenario server to drop
+ * an idle keep-alive socket as the client reused it ("fetch failed", ECONNRESET) in one run of
+ * three. Beside the script, so the code's own paths (package.json one folder up) hold.
+ */
+const BUNDLE = join(ROOT, "scripts", ".conformance-client.mjs");
+await build({
+	entryPoints: [join(ROOT, "scripts", "conformance-client.ts")],
+	outfile: BUNDLE,
+	bundle: true,
+	platform: "node",
+	format: "esm",
+	packages: "external",
+	logLevel: "warning",
+});
+const client = `"${process.execPath}" "${BUNDLE}"`;
 const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
 
 interface Outcome {
@@ -20,6 +38,22 @@ interface Outcome {
 	readonly passed: boolean;
 	readonly detail: string;
 	readonly scored: boolean;
+	/** Failed in the parallel run on a dropped connection, then run alone (see `dropped`). */
+	readonly alone?: boolean;
+}
+
+/**
+ * A client that lost its connection mid-run: a keep-alive socket the scenario's server had closed,
+ * reused by a client the parallel run had kept waiting for seconds (~40 clients on 2 cores).
+ * Such a scenario is run once more on its own, and that run decides; the table says so.
+ */
+const dropped = (clientStderr: string) => /ECONNRESET|other side closed|UND_ERR_SOCKET/.test(clientStderr);
+
+/** One scenario of a revision, run alone: whether its checks all passed (as the suite's summary scores it). */
+async function alone(name: string, revision: string): Promise<boolean> {
+	const output = await run(["client", "--command", client, "--scenario", name, "--spec-version", revision]);
+	const result = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
+	return result !== null && Number(result[3]) === 0 && Number(result[1]) > 0;
 }
 
 function run(args: string[]): Promise<string> {
@@ -45,7 +79,28 @@ function outcomes(output: string): Outcome[] {
 	}));
 }
 
+/** What a failed scenario's checks said, and the end of its client's stderr (the suite keeps them in `-o`). */
+function failureOf(out: string, scenario: string): string {
+	const prefix = `${scenario.split("/").pop()}-`;
+	const folder = join(out, ...scenario.split("/").slice(0, -1));
+	const run = readdirSync(folder).find((name) => name.startsWith(prefix));
+	if (!run) return "(no results kept)";
+	const read = (file: string) =>
+		existsSync(join(folder, run, file)) ? readFileSync(join(folder, run, file), "utf8") : "";
+	const checks = JSON.parse(read("checks.json") || "[]") as { name: string; status: string; errorMessage?: string }[];
+	const failed = checks.filter((c) => c.status === "FAILURE").map((c) => `    ${c.name}: ${c.errorMessage ?? ""}`);
+	return [
+		...failed,
+		...read("stderr.txt")
+			.trim()
+			.split("\n")
+			.slice(-8)
+			.map((line) => `    | ${line}`),
+	].join("\n");
+}
+
 const results = new Map<string, Outcome[]>();
+const clientOutput = new Map<string, string>();
 for (const revision of REVISIONS) {
 	const out = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
 	try {
@@ -53,13 +108,21 @@ for (const revision of REVISIONS) {
 		const found = outcomes(output);
 		if (found.length === 0) console.log(`--- ${revision}: no summary ---\n${output.slice(-4000)}`);
 		results.set(revision, found);
+		for (const o of found.filter((o) => o.scored && !o.passed)) {
+			const failure = failureOf(out, o.name);
+			clientOutput.set(`${revision} ${o.name}`, failure);
+			if (!dropped(failure)) continue;
+			const passed = await alone(o.name, revision);
+			found[found.indexOf(o)] = { ...o, passed, alone: true };
+		}
 	} finally {
 		rmSync(out, { recursive: true, force: true });
 	}
 }
 
 const names = [...new Set([...results.values()].flatMap((r) => r.map((o) => o.name)))];
-const cell = (o: Outcome | undefined) => (!o ? "-" : `${o.passed ? "PASS" : "FAIL"}${o.scored ? "" : " (not scored)"}`);
+const cell = (o: Outcome | undefined) =>
+	!o ? "-" : `${o.passed ? "PASS" : "FAIL"}${o.scored ? "" : " (not scored)"}${o.alone ? " (run alone)" : ""}`;
 console.log(`scenario${" ".repeat(40)}${REVISIONS.map((r) => r.padEnd(24)).join("")}`);
 for (const name of names)
 	console.log(
@@ -71,6 +134,10 @@ for (const revision of REVISIONS) {
 	const passing = scored.filter((o) => o.passed).length;
 	console.log(`${revision}: ${passing}/${scored.length} required scenarios pass`);
 	if (scored.length === 0 || passing < scored.length) failed = true;
-	for (const o of scored.filter((o) => !o.passed)) console.log(`  ${revision} ${o.name}: ${o.detail}`);
+	for (const o of scored.filter((o) => !o.passed || o.alone))
+		console.log(
+			`  ${revision} ${o.name}: ${o.alone ? `in the parallel run ${o.detail}; run alone it ${o.passed ? "passed" : "failed too"}` : o.detail}\n${clientOutput.get(`${revision} ${o.name}`) ?? ""}`,
+		);
 }
+rmSync(BUNDLE, { force: true });
 process.exit(failed ? 1 : 0);
