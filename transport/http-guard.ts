@@ -191,11 +191,28 @@ export class HttpGuard {
 	}
 }
 
-/** Forwards everything; remembers requests not yet answered, so a dead stream can fail them. */
+/** Where a request of the 2026-07-28 wire carries its revision (a per-request `_meta` envelope). */
+const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+
+/** The revision a request states in its `_meta`, if it states one (2025 requests do not). */
+function statedRevision(message: JSONRPCMessage): string | undefined {
+	const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+	const version = meta?.[PROTOCOL_VERSION_META];
+	return typeof version === "string" ? version : undefined;
+}
+
+/**
+ * Forwards everything; remembers requests not yet answered, so a dead stream can fail them. A
+ * result of the 2026-07-28 wire without `resultType` is taken as complete: the conformance suite
+ * asks clients to assume so (SEP-2322), while the SDK refuses it and the call failed, although
+ * the server had answered it.
+ */
 class GuardedTransport implements Transport {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	onmessage?: Transport["onmessage"];
+	/** Requests sent on the 2026 wire, until answered. */
+	private readonly modern = new Set<RequestId>();
 
 	constructor(
 		private readonly inner: Transport,
@@ -205,7 +222,10 @@ class GuardedTransport implements Transport {
 		inner.onerror = (error) => this.onerror?.(error);
 		inner.onmessage = (message, extra) => {
 			const id = (message as { id?: RequestId }).id;
-			if (id !== undefined && !("method" in message)) this.pending.delete(id);
+			if (id !== undefined && !("method" in message)) {
+				this.pending.delete(id);
+				if (this.modern.delete(id)) message = completed(message);
+			}
 			this.onmessage?.(message, extra);
 		};
 	}
@@ -227,6 +247,7 @@ class GuardedTransport implements Transport {
 		const id = (message as { id?: RequestId }).id;
 		if (id !== undefined && "method" in message) {
 			this.pending.add(id);
+			if ((statedRevision(message) ?? "") >= "2026-07-28") this.modern.add(id);
 			// A call cancelled by closing its own stream (2026 wire) will never be answered: stop waiting for it.
 			options?.requestSignal?.addEventListener("abort", () => this.pending.delete(id), { once: true });
 		}
@@ -256,6 +277,13 @@ class GuardedTransport implements Transport {
 			});
 		}
 	}
+}
+
+/** A result with no `resultType`, as a complete one (other messages as they are). */
+function completed<T extends JSONRPCMessage>(message: T): T {
+	const result = (message as { result?: unknown }).result;
+	if (typeof result !== "object" || result === null || "resultType" in result) return message;
+	return { ...message, result: { ...result, resultType: "complete" } };
 }
 
 /** The JSON-RPC request ids in a POST body (one message or a batch). */
