@@ -4,7 +4,7 @@
 // stale) returns nothing, and the session runs the server itself as before.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
@@ -43,8 +43,6 @@ export interface BrokerOptions {
 const BROKER_GONE =
 	"the shared MCP broker stopped (killed, or it crashed): a call in flight may or may not have run on the server and was not retried; the next call starts the server again";
 
-/** How long a session waits for a broker it started to listen. */
-const START_WAIT_MS = 5000;
 const REPLY_WAIT_MS = 5000;
 
 /**
@@ -209,13 +207,19 @@ async function reach(agentDir: string, signal: AbortSignal): Promise<import("nod
 		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
 		return undefined;
 	}
-	for (const deadline = Date.now() + START_WAIT_MS; Date.now() < deadline && !signal.aborted; ) {
+	// Waited for as long as its start is under way (this session's or another's), within the
+	// connect's deadline: a fixed wait (5 s) gave up on a broker still loading on a busy machine,
+	// and the session ran a second copy of the server beside the shared one.
+	for (;;) {
 		const socket = await attempt();
-		if (socket) return socket;
+		if (socket || signal.aborted) return socket;
+		if (!brokerStarting(agentDir)) break;
 		await delay(50);
 	}
-	if (!signal.aborted) unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
-	return undefined;
+	// The start ended: the broker listens now (another's start may have won its lock), or it failed.
+	const socket = await attempt();
+	if (!socket && !signal.aborted) unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+	return socket;
 }
 
 /**
@@ -232,8 +236,25 @@ function socketFolderOk(path: string): boolean {
 	}
 }
 
-/** A start younger than this is left to finish; an older marker is from a start that died. */
+/** A marker not yet naming its broker, younger than this, is a start under way; older, one that died. */
 const START_MARKER_MS = 10_000;
+
+/**
+ * Whether a broker start is under way: its marker is there (the broker removes it once it listens,
+ * or fails to) and the process it names is alive; a marker not naming one yet counts while fresh.
+ */
+function brokerStarting(agentDir: string): boolean {
+	const marker = join(brokerDir(agentDir), STARTING_MARKER);
+	let text: string;
+	try {
+		text = readFileSync(marker, "utf8");
+	} catch {
+		return false; // no marker: no start under way
+	}
+	const pid = Number.parseInt(text, 10);
+	if (pid > 0) return isAlive(pid);
+	return Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0) < START_MARKER_MS;
+}
 
 /**
  * Starts the broker detached: it outlives this session and serves the next ones. Eight sessions
@@ -248,9 +269,8 @@ async function startBroker(agentDir: string): Promise<void> {
 	try {
 		closeSync(openSync(marker, "wx", 0o600));
 	} catch {
-		const age = Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-		if (age < START_MARKER_MS) return;
-		writeFileSync(marker, "", { mode: 0o600 });
+		if (brokerStarting(agentDir)) return;
+		writeFileSync(marker, "", { mode: 0o600 }); // a start that died: this one takes over
 	}
 	const child = spawn(process.execPath, [bin, "__broker", agentDir], {
 		cwd,
@@ -260,4 +280,17 @@ async function startBroker(agentDir: string): Promise<void> {
 	});
 	child.on("error", () => undefined);
 	child.unref();
+	// The marker names the broker, so that every session waits exactly as long as it lives. A broker
+	// that already listens removed the marker: it is not written again.
+	if (child.pid === undefined) return;
+	try {
+		const fd = openSync(marker, "r+");
+		try {
+			writeFileSync(fd, String(child.pid));
+		} finally {
+			closeSync(fd);
+		}
+	} catch {
+		// Gone already: the broker listens (or failed and said so by removing it).
+	}
 }

@@ -3,6 +3,7 @@
 // only its own call, progress goes to the session that asked, a crash is told to every session
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
+import { spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
@@ -12,10 +13,12 @@ import { sharedKey } from "../../broker/client.ts";
 import {
 	ADAPTER_VERSION,
 	BROKER_PROTOCOL,
+	brokerDir,
 	connectSocket,
 	privateDir,
 	readBrokerFile,
 	SocketTransport,
+	STARTING_MARKER,
 	socketPath,
 } from "../../broker/wire.ts";
 import { brokerReport } from "../../pi/server-status.ts";
@@ -27,6 +30,7 @@ import {
 	entryOf,
 	faultStdio,
 	marked,
+	ROOT,
 	startedPids,
 	tempDir,
 	waitUntil,
@@ -166,6 +170,40 @@ describe("two sessions sharing server-everything through the broker", () => {
 		const sum = await b.callTool("everything", "get-sum", { a: 2, b: 3 });
 		expect(JSON.stringify(sum.content)).toContain("The sum of 2 and 3 is 5");
 	}, 30_000);
+});
+
+describe("a broker slow to start", () => {
+	const dir = tempDir("pi-mcp-broker-");
+	afterAll(() => dir.remove());
+
+	it("is waited for as long as it is starting (past 5 s, as on a busy machine): the session uses it and runs no server of its own", async () => {
+		const agentDir = join(dir.path, "agent");
+		// Another session's start, as startBroker leaves it: the marker naming a broker process that
+		// is still loading; this one begins only after 6 s (the old wait gave up at 5 s).
+		const slow = spawn(
+			"sh",
+			["-c", `sleep 6; exec '${process.execPath}' '${join(ROOT, "bin", "pi-mcp-adapter.mjs")}' __broker '${agentDir}'`],
+			{ stdio: "ignore" },
+		);
+		writeFileSync(join(privateDir(brokerDir(agentDir)), STARTING_MARKER), String(slow.pid), { mode: 0o600 });
+		const log = join(dir.path, "starts.log");
+		const entry = entryOf(configOf({ everything: { ...countedServer(log), idleTimeout: 0.05 } }), "everything");
+		const manager = sharing(agentDir);
+		try {
+			const connection = await manager.connect(entry as StdioServerEntry);
+			expect(connection.shared).toBeDefined();
+			expect(readBrokerFile(agentDir)?.pid).toBe(slow.pid);
+			const sum = await manager.callTool("everything", "get-sum", { a: 5, b: 6 });
+			expect(JSON.stringify(sum.content)).toContain("The sum of 5 and 6 is 11");
+			expect(startedPids(log)).toHaveLength(1);
+		} finally {
+			await manager.closeAll();
+			await waitUntil(
+				() => startedPids(log).every((p) => !isAlive(p)) && !isAlive(slow.pid as number),
+				"the server and the broker to exit",
+			);
+		}
+	}, 60_000);
 });
 
 describe("when the broker cannot serve", () => {
