@@ -172,6 +172,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		return active;
 	};
 
+	let proxyModule: Promise<typeof import("./proxy/proxy-tool.ts")> | undefined;
 	/** One proxy request in the session (connecting it first if needed); `onResult` hears a call's whole result. */
 	const answer = async (
 		input: ProxyInput,
@@ -182,8 +183,10 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	) => {
 		const active = await requireRuntime(ctx);
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
-		// The proxy's call path loads at the first request, not with the extension (start-up cost).
-		const { progressText, runProxy } = await import("./proxy/proxy-tool.ts");
+		// The proxy's call path loads at the first request, not with the extension (start-up cost);
+		// imported once: each import() through Pi's loader resolves the path again (~0.3 ms a call).
+		proxyModule ??= import("./proxy/proxy-tool.ts");
+		const { progressText, runProxy } = await proxyModule;
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
 		const notes = (server: string) => active.client.takeNotes(server);

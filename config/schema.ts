@@ -90,7 +90,7 @@ export function schemaErrors(schema: TSchema, value: unknown): string {
 		const raw = (value as Record<string, unknown>)[field];
 		// Fields that hold credentials are described by type only: no prefix of a token is shown.
 		const got = SECRET_FIELDS.has(field) ? kindOf(raw) : (JSON.stringify(raw) ?? "nothing");
-		return `${field || "(entry)"}: must be ${expected}, got ${got.length > 40 ? `${got.slice(0, 40)}…` : got}`;
+		return `${field || "(entry)"}: must be ${expected}, got ${got.length > 40 ? `${got.slice(0, 40)}...` : got}`;
 	});
 	return lines.join("; ") || "is not valid";
 }

@@ -395,18 +395,20 @@ export async function waitForReachedServers(
 	signal: AbortSignal | undefined,
 ): Promise<undefined> {
 	if (!runtime) return undefined;
+	const { lifecycle } = runtime;
+	// Every call passes here: when every server's tools are listed (the usual case) there is nothing
+	// to wait for, and Pi's tool list is not even built.
+	const unlisted = lifecycle.serverNames().filter((name) => !lifecycle.catalog.has(name));
+	if (unlisted.length === 0) return undefined;
 	const reach = pi
 		.getAllTools()
 		.find((tool) => tool.name === event.toolName)
 		?.reachesTools?.(event.input);
 	if (reach === undefined) return undefined;
-	const { lifecycle } = runtime;
 	// The resource tools (list_mcp_resources, ...) reach every server, as in Pi 1.5.
 	const everyServer =
 		Array.isArray(reach) && reach.some((word) => typeof word === "string" && word.includes("mcp_resource"));
-	const names = lifecycle
-		.serverNames()
-		.filter((name) => !lifecycle.catalog.has(name) && (everyServer || reachesServer(reach, name)));
+	const names = unlisted.filter((name) => everyServer || reachesServer(reach, name));
 	if (names.length > 0) await lifecycle.ensureMetadata(names, runtime.config.settings.connectTimeoutMs, signal);
 	return undefined;
 }
@@ -449,5 +451,5 @@ export function serversSection(runtime: McpRuntime): string | undefined {
 		return summary ? `${head}: ${summary}` : head;
 	});
 	const text = [intro, ...lines].join("\n");
-	return text.length <= MAX_SECTION_CHARS ? text : `${text.slice(0, MAX_SECTION_CHARS - 1)}…`;
+	return text.length <= MAX_SECTION_CHARS ? text : `${text.slice(0, MAX_SECTION_CHARS - 3)}...`;
 }

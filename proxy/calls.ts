@@ -118,7 +118,10 @@ export async function callMode(
 	const call = {
 		waitMs: lifecycle.config.settings.connectTimeoutMs + 1000,
 		onWaiting: (server: string, seconds: number) =>
-			options.onProgress?.({ progress: seconds, message: `starting ${server}…${seconds > 0 ? ` ${seconds} s` : ""}` }),
+			options.onProgress?.({
+				progress: seconds,
+				message: `starting ${server}...${seconds > 0 ? ` ${seconds} s` : ""}`,
+			}),
 	};
 	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal, call);
 	if ("error" in tool) return failure("tool", tool.error);

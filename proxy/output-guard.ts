@@ -45,7 +45,7 @@ export class OutputGuard {
 		const preview = head(text, this.limits.previewBytes, this.limits.previewLines);
 		const note =
 			`\n\n[Output truncated: ${formatBytes(bytes)}, ${lines.toLocaleString("en-US")} lines; showing the first ${countLines(preview)} lines. ` +
-			`The whole output is in ${file} — read or grep that file for the rest.]`;
+			`The whole output is in ${file}; read or grep that file for the rest.]`;
 		const images = content.filter((c) => c.type === "image");
 		return [{ type: "text", text: preview + note }, ...images];
 	}

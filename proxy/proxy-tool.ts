@@ -37,7 +37,7 @@ const LIST_WAIT_MS = 8000;
 const INSTRUCTIONS_CHARS = 2000;
 
 function capped(text: string, max: number): string {
-	return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+	return text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
 }
 
 export async function runProxy(

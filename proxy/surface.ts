@@ -32,7 +32,7 @@ export function normalizeProxyInput(raw: unknown): ProxyInput {
 }
 
 export const PROXY_DESCRIPTION =
-	'MCP tools. Find, then call: {search:"what you need"} → {tool:"name",args:{...}}. ' +
+	'MCP tools. Find, then call: {search:"what you need"} -> {tool:"name",args:{...}}. ' +
 	'{} lists servers, {server} its tools, {describe:"tool"} its parameters, {connect} reconnects.';
 
 /** What the description says of one server: its name, and a few words when it says what it is for. */

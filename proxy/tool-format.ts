@@ -35,7 +35,7 @@ export function schemaParams(schema: JsonSchema): Param[] {
 export function typeName(schema: JsonSchema): string {
 	if (Array.isArray(schema.enum)) {
 		const values = schema.enum.slice(0, 6).map((v) => JSON.stringify(v));
-		return values.join("|") + (schema.enum.length > 6 ? "|…" : "");
+		return values.join("|") + (schema.enum.length > 6 ? "|..." : "");
 	}
 	if (schema.const !== undefined) return JSON.stringify(schema.const);
 	const variants = (schema.anyOf ?? schema.oneOf) as unknown;
@@ -62,7 +62,7 @@ export function firstSentence(text: string, max = 160): string {
 	const flat = text.replace(/\s+/g, " ").trim();
 	const match = /^(.+?[.!?])(\s|$)/.exec(flat);
 	const sentence = match ? match[1] : flat;
-	return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
+	return sentence.length > max ? `${sentence.slice(0, max - 3).trimEnd()}...` : sentence;
 }
 
 export function toolLine(tool: CatalogTool, withParams: boolean): string {

@@ -115,7 +115,7 @@ function convertBlock(block: McpBlock, options: ResultOptions): PiContent[] {
 			return [
 				{
 					type: "text",
-					text: `[audio: ${String(block.mimeType ?? "unknown type")}, ${base64Size(block.data)} — audio cannot be shown to the model]`,
+					text: `[audio: ${String(block.mimeType ?? "unknown type")}, ${base64Size(block.data)}; audio cannot be shown to the model]`,
 				},
 			];
 		case "resource":
@@ -124,9 +124,9 @@ function convertBlock(block: McpBlock, options: ResultOptions): PiContent[] {
 			const uri = String(block.uri ?? "");
 			const parts = [`[resource link] ${String(block.name ?? "")} ${uri}`.trim()];
 			if (block.mimeType) parts.push(`(${String(block.mimeType)})`);
-			if (block.description) parts.push(`— ${String(block.description)}`);
+			if (block.description) parts.push(`- ${String(block.description)}`);
 			const read = uri ? options.readHint?.(uri) : undefined;
-			if (read) parts.push(`— read it with ${read}`);
+			if (read) parts.push(`- read it with ${read}`);
 			return [{ type: "text", text: parts.join(" ") }];
 		}
 		default:

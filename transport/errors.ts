@@ -77,7 +77,7 @@ export function isSessionLost(error: unknown): boolean {
 /** A value from the model, quoted for a message and cut short: an answer never echoes a megabyte back. */
 export function quote(text: string, max = 100): string {
 	return (
-		JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text) +
+		JSON.stringify(text.length > max ? `${text.slice(0, max)}...` : text) +
 		(text.length > max ? ` (${text.length.toLocaleString("en-US")} characters)` : "")
 	);
 }

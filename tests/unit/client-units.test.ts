@@ -200,7 +200,7 @@ describe("tool results", () => {
 		expect(result.content[1]).toEqual({ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" });
 		expect(result.content[2]).toEqual({
 			type: "text",
-			text: '[resource link] Seven demo://text/7 (text/plain) — read it with mcp({tool:"demo_text",args:{id:"7"}})',
+			text: '[resource link] Seven demo://text/7 (text/plain) - read it with mcp({tool:"demo_text",args:{id:"7"}})',
 		});
 	});
 });
