@@ -6,6 +6,7 @@ import { main as sharedServers } from "./shared-servers.ts";
 import { main as startup } from "./startup.ts";
 import { main as stdioThroughput } from "./stdio-throughput.ts";
 import { main as tokenCost } from "./token-cost.ts";
+import { main as warmCalls } from "./warm-calls.ts";
 
 await tokenCost();
 console.log();
@@ -16,6 +17,8 @@ console.log();
 await startup();
 console.log();
 await session();
+console.log();
+await warmCalls();
 console.log();
 await stdioThroughput();
 console.log();

@@ -15,7 +15,7 @@ import { treeRssMb } from "./process-memory.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 /** How long the scripted model takes before its first call. */
-const THINK_MS = 1000;
+export const THINK_MS = 1000;
 
 interface Stack {
 	readonly name: string;
@@ -43,7 +43,7 @@ interface Sample {
 }
 
 /** The stack's own way to call a tool: a Pi tool of that name if the model was given one, else the `mcp` proxy. */
-function toolCall(request: ChatRequest, server: string, tool: string, args: Record<string, unknown>) {
+export function toolCall(request: ChatRequest, server: string, tool: string, args: Record<string, unknown>) {
 	// Pi 1.5 names it mcp__<server>__<tool>, sanitized (get-sum may become get_sum).
 	const plain = (name: string) => name.replace(/[^A-Za-z0-9]/g, "_");
 	const direct = request.tools?.find((t) => plain(t.function.name) === plain(`mcp__${server}__${tool}`));
@@ -98,8 +98,11 @@ function countLines(file: string): number {
 	return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).length : 0;
 }
 
-/** The three servers, each wrapped to log its starts; `exposure: "direct"` is Pi 1.5's way to make tools Pi tools. */
-function mcpConfig(home: PiHome, log: string): Record<string, unknown> {
+/**
+ * The three servers, each wrapped to log its starts; `exposure: "direct"` (the default here) is
+ * Pi 1.5's way to declare their tools to the model, and every declared tool costs Pi time each turn.
+ */
+export function mcpConfig(home: PiHome, log: string, direct = true): Record<string, unknown> {
 	const server = (name: string, script: string, extra: string[] = [], env: Record<string, string> = {}) => ({
 		command: "sh",
 		args: [
@@ -107,7 +110,7 @@ function mcpConfig(home: PiHome, log: string): Record<string, unknown> {
 			`echo ${name} >> '${log}'; exec '${process.execPath}' '${script}' ${extra.map((a) => `'${a}'`).join(" ")}`,
 		],
 		env,
-		exposure: "direct",
+		...(direct ? { exposure: "direct" } : {}),
 	});
 	return {
 		mcpServers: {

@@ -1,0 +1,93 @@
+// The warm call, measured closely: a difference of a millisecond or two needs more than the one
+// warm call of each session bench run. Each `pi -p` session calls server-everything's get-sum once
+// cold, then CALLS times warm; the stacks take turns session by session (so a busy moment of a
+// shared machine falls on all of them), and the medians of every warm call compare.
+// Each stack reaches the tool its own way: Pi 1.5's built-in and ours through the Pi tool that
+// `exposure: "direct"` declares (as session.ts), the peer through its `mcp` proxy (it ignores
+// `exposure`), and ours through `mcp` too, the same request as the peer's.
+import { join } from "node:path";
+import type { Step } from "../tests/support/mock-openai.ts";
+import { createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
+import { ensurePi15, PI_15 } from "../tests/support/pi-hosts.ts";
+import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
+import { mcpConfig, THINK_MS, toolCall } from "./session.ts";
+
+const SESSIONS = Number(process.env.BENCH_RUNS ?? 6);
+/** Warm calls per session. */
+const CALLS = 12;
+
+interface Stack {
+	readonly name: string;
+	readonly options: RunOptions;
+	readonly direct: boolean;
+}
+
+/** Model answer with the call → Pi's next request (the result), for every warm call of one session. */
+async function warmCalls(home: PiHome, stack: Stack): Promise<number[]> {
+	const at: number[] = [];
+	const call =
+		(sum: number): Step =>
+		(request) => {
+			at.push(performance.now());
+			return toolCall(request, "everything", "get-sum", { a: sum, b: 1 });
+		};
+	// The model thinks before its first call, as in session.ts (ours loads its MCP client meanwhile).
+	const think: Step = async (request) => {
+		await new Promise((resolve) => setTimeout(resolve, THINK_MS));
+		return call(0)(request);
+	};
+	const steps: Step[] = [think, ...Array.from({ length: CALLS }, (_, i) => call(i + 1))];
+	steps.push(() => {
+		at.push(performance.now());
+		return { text: "done" };
+	});
+	const run = await runPi(home, "add numbers", { ...stack.options, steps });
+	if (run.code !== 0) throw new Error(`${stack.name}: pi exited ${run.code}: ${run.stderr.slice(-2000)}`);
+	// at[0] is the cold call's answer; each later interval is one warm call.
+	return at.slice(2).map((t, i) => t - at[i + 1]);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function main(): Promise<void> {
+	ensurePi15();
+	const peer = ensurePeerAdapter();
+	const stacks: Stack[] = [
+		{ name: "Pi 1.5 built-in MCP", options: { host: PI_15, noExtension: true, builtins: ["mcp"] }, direct: true },
+		{
+			name: `pi-mcp-adapter ${PEER_VERSION} (its mcp tool)`,
+			options: { host: PI_15, noExtension: true, extraArgs: ["-e", peer] },
+			direct: true,
+		},
+		{ name: "ours, Pi 1.5 (the direct Pi tool)", options: { host: PI_15 }, direct: true },
+		{ name: "ours, Pi 1.5 (through mcp)", options: { host: PI_15 }, direct: false },
+	];
+	const homes = await Promise.all(stacks.map(() => createPiHome({})));
+	try {
+		const samples = stacks.map(() => [] as number[]);
+		stacks.forEach((stack, i) => {
+			homes[i].writeAgentFile(
+				"mcp.json",
+				JSON.stringify(mcpConfig(homes[i], join(homes[i].root, "starts.log"), stack.direct)),
+			);
+		});
+		// A first session per stack fills its caches; it is not counted.
+		for (let i = 0; i < stacks.length; i++) await warmCalls(homes[i], stacks[i]);
+		for (let round = 0; round < SESSIONS; round++)
+			for (let i = 0; i < stacks.length; i++) samples[i].push(...(await warmCalls(homes[i], stacks[i])));
+		console.log(
+			`== Warm calls on Pi 1.5: ${CALLS} per session after a cold one, ${SESSIONS} sessions per stack taking turns ==`,
+		);
+		const rows = stacks.map((stack, i) => ({ name: stack.name, ms: median(samples[i]), n: samples[i].length }));
+		const width = Math.max(...rows.map((r) => r.name.length));
+		for (const row of rows) console.log(`${row.name.padEnd(width)}  ${row.ms.toFixed(1)} ms  (median of ${row.n})`);
+		const [builtin, peerRow, direct, proxied] = rows;
+		console.log(
+			`ours through mcp - the peer (the same request): ${(proxied.ms - peerRow.ms).toFixed(1)} ms (target <= 2); ours direct - built-in (the same tools declared): ${(direct.ms - builtin.ms).toFixed(1)} ms`,
+		);
+	} finally {
+		await Promise.all(homes.map((home) => home.dispose()));
+	}
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
