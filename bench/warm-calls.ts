@@ -64,7 +64,8 @@ export async function main(): Promise<void> {
 	];
 	const homes = await Promise.all(stacks.map(() => createPiHome({})));
 	try {
-		const samples = stacks.map(() => [] as number[]);
+		/** Per stack, per round: that session's warm calls. */
+		const rounds = stacks.map(() => [] as number[][]);
 		stacks.forEach((stack, i) => {
 			homes[i].writeAgentFile(
 				"mcp.json",
@@ -74,16 +75,21 @@ export async function main(): Promise<void> {
 		// A first session per stack fills its caches; it is not counted.
 		for (let i = 0; i < stacks.length; i++) await warmCalls(homes[i], stacks[i]);
 		for (let round = 0; round < SESSIONS; round++)
-			for (let i = 0; i < stacks.length; i++) samples[i].push(...(await warmCalls(homes[i], stacks[i])));
+			for (let i = 0; i < stacks.length; i++) rounds[i].push(await warmCalls(homes[i], stacks[i]));
 		console.log(
 			`== Warm calls on Pi 1.5: ${CALLS} per session after a cold one, ${SESSIONS} sessions per stack taking turns ==`,
 		);
-		const rows = stacks.map((stack, i) => ({ name: stack.name, ms: median(samples[i]), n: samples[i].length }));
-		const width = Math.max(...rows.map((r) => r.name.length));
-		for (const row of rows) console.log(`${row.name.padEnd(width)}  ${row.ms.toFixed(1)} ms  (median of ${row.n})`);
-		const [builtin, peerRow, direct, proxied] = rows;
+		const width = Math.max(...stacks.map((s) => s.name.length));
+		stacks.forEach((stack, i) => {
+			const all = rounds[i].flat();
+			console.log(`${stack.name.padEnd(width)}  ${median(all).toFixed(1)} ms  (median of ${all.length})`);
+		});
+		// A gap compared round by round: the machine's pace drifts between rounds (a median moved by
+		// 2-3 ms from one run to the next here), far less between two sessions run one after the other.
+		const gap = (a: number, b: number) =>
+			median(rounds[a].map((calls, round) => median(calls) - median(rounds[b][round]))).toFixed(1);
 		console.log(
-			`ours through mcp - the peer (the same request): ${(proxied.ms - peerRow.ms).toFixed(1)} ms (target <= 2); ours direct - built-in (the same tools declared): ${(direct.ms - builtin.ms).toFixed(1)} ms`,
+			`ours through mcp - the peer (the same request): ${gap(3, 1)} ms (target <= 2); ours direct - built-in (the same tools declared): ${gap(2, 0)} ms; medians of the rounds' gaps`,
 		);
 	} finally {
 		await Promise.all(homes.map((home) => home.dispose()));
