@@ -238,10 +238,13 @@ function socketFolderOk(path: string): boolean {
 
 /** A marker not yet naming its broker, younger than this, is a start under way; older, one that died. */
 const START_MARKER_MS = 10_000;
+/** No start takes this long: a marker this old is from a start that died (its pid may name another process by now). */
+const START_STALE_MS = 60_000;
 
 /**
  * Whether a broker start is under way: its marker is there (the broker removes it once it listens,
- * or fails to) and the process it names is alive; a marker not naming one yet counts while fresh.
+ * or fails to) and the process it names is alive (for a minute at most); a marker not naming one
+ * yet counts while fresh.
  */
 function brokerStarting(agentDir: string): boolean {
 	const marker = join(brokerDir(agentDir), STARTING_MARKER);
@@ -251,9 +254,9 @@ function brokerStarting(agentDir: string): boolean {
 	} catch {
 		return false; // no marker: no start under way
 	}
+	const age = Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0);
 	const pid = Number.parseInt(text, 10);
-	if (pid > 0) return isAlive(pid);
-	return Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0) < START_MARKER_MS;
+	return pid > 0 ? isAlive(pid) && age < START_STALE_MS : age < START_MARKER_MS;
 }
 
 /**
