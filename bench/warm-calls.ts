@@ -84,8 +84,8 @@ export async function main(): Promise<void> {
 			const all = rounds[i].flat();
 			console.log(`${stack.name.padEnd(width)}  ${median(all).toFixed(1)} ms  (median of ${all.length})`);
 		});
-		// A gap compared round by round: the machine's pace drifts between rounds (a median moved by
-		// 2-3 ms from one run to the next here), far less between two sessions run one after the other.
+		// A gap compared round by round: the machine's pace drifts between rounds (one stack's round
+		// medians spread over 9-26 ms in one run here), less between two sessions run one after the other.
 		const gap = (a: number, b: number) =>
 			median(rounds[a].map((calls, round) => median(calls) - median(rounds[b][round]))).toFixed(1);
 		console.log(
