@@ -14,7 +14,7 @@ import { defineServer } from "../config.ts";
 import { signIn } from "../oauth/sign-in.ts";
 import { credentialRenewal } from "../oauth-handler.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { isAuthError } from "../transport/errors.ts";
+import { causeChain, isAuthError } from "../transport/errors.ts";
 import type { HttpServerEntry, JsonSchema } from "../types.ts";
 
 /** Plausible arguments for a tool: the first enum value, 1 for numbers, "test" for strings, ... */
@@ -117,9 +117,9 @@ let code = 0;
 try {
 	code = await run();
 } catch (error) {
-	const causes: string[] = [];
-	for (let e: unknown = error; e instanceof Error && causes.length < 5; e = e.cause)
-		causes.push(`${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}`);
+	const causes = [...causeChain(error)]
+		.filter((e): e is Error & { code?: string } => e instanceof Error)
+		.map((e) => `${e.message}${e.code ? ` (${e.code})` : ""}`);
 	log(`failed: ${causes.join(" <- ")}`);
 	code = 1;
 } finally {

@@ -34,7 +34,7 @@ export function httpStatus(error: unknown): number | undefined {
 }
 
 /** An error and the errors it wraps (`cause`), at most five deep. */
-function* causeChain(error: unknown): Generator<unknown> {
+export function* causeChain(error: unknown): Generator<unknown> {
 	for (let e = error, depth = 0; e !== null && e !== undefined && depth < 5; depth++) {
 		yield e;
 		e = (e as { cause?: unknown }).cause;
