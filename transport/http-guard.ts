@@ -211,7 +211,7 @@ class GuardedTransport implements Transport {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	onmessage?: Transport["onmessage"];
-	/** Requests sent on the 2026 wire, until answered. */
+	/** Requests sent on the 2026 wire, while they are pending. */
 	private readonly modern = new Set<RequestId>();
 
 	constructor(
@@ -249,7 +249,7 @@ class GuardedTransport implements Transport {
 			this.pending.add(id);
 			if ((statedRevision(message) ?? "") >= "2026-07-28") this.modern.add(id);
 			// A call cancelled by closing its own stream (2026 wire) will never be answered: stop waiting for it.
-			options?.requestSignal?.addEventListener("abort", () => this.pending.delete(id), { once: true });
+			options?.requestSignal?.addEventListener("abort", () => this.forget(id), { once: true });
 		}
 		return this.inner.send(message, options);
 	}
@@ -266,10 +266,16 @@ class GuardedTransport implements Transport {
 		this.inner.setSupportedProtocolVersions?.(versions);
 	}
 
+	/** Stops waiting for a request (answered, given up or failed); whether it was pending. */
+	private forget(id: RequestId): boolean {
+		this.modern.delete(id);
+		return this.pending.delete(id);
+	}
+
 	/** Answers still-pending requests with an error, as if the server had. */
 	fail(ids: readonly RequestId[], why: string): void {
 		for (const id of ids) {
-			if (!this.pending.delete(id)) continue;
+			if (!this.forget(id)) continue;
 			this.onmessage?.({
 				jsonrpc: "2.0",
 				id,
