@@ -19,20 +19,12 @@ const PEOPLE_ONLY = new Set([
 	"pi/slash-commands.ts",
 	"pi/command-actions.ts",
 ]);
+/** The package's root and the folders it ships (`files` in package.json): a new subsystem is read too. */
 const SOURCE_FOLDERS = [
 	"",
-	"bounds",
-	"broker",
-	"catalog",
-	"client",
-	"config",
-	"oauth",
-	"pi",
-	"proxy",
-	"search",
-	"storage",
-	"transport",
-	"trust",
+	...(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] }).files
+		.filter((entry) => entry.endsWith("/"))
+		.map((folder) => folder.slice(0, -1)),
 ];
 
 // Any UTF-16 code unit above 0xff (surrogates included): what makes a JavaScript string two-byte.
