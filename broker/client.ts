@@ -44,6 +44,8 @@ const BROKER_GONE =
 	"the shared MCP broker stopped (killed, or it crashed): a call in flight may or may not have run on the server and was not retried; the next call starts the server again";
 
 const REPLY_WAIT_MS = 5000;
+/** How long a session tries the socket at least, even once no start is under way (a running broker slow to accept). */
+const START_WAIT_MS = 5000;
 
 /**
  * Variables that differ between two terminals of one user without changing what a server does:
@@ -207,19 +209,19 @@ async function reach(agentDir: string, signal: AbortSignal): Promise<import("nod
 		unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
 		return undefined;
 	}
-	// Waited for as long as its start is under way (this session's or another's), within the
-	// connect's deadline: a fixed wait (5 s) gave up on a broker still loading on a busy machine,
-	// and the session ran a second copy of the server beside the shared one.
-	for (;;) {
+	// Tried for 5 s, and beyond that for as long as a start is under way (this session's or
+	// another's), within the connect's deadline: the 5 s alone gave up on a broker still loading on
+	// a busy machine, and the session ran a second copy of the server beside the shared one. The
+	// 5 s stay for a broker that runs but is slow to accept (a new start then ends at once: it
+	// finds that one alive).
+	for (const until = Date.now() + START_WAIT_MS; ; ) {
 		const socket = await attempt();
 		if (socket || signal.aborted) return socket;
-		if (!brokerStarting(agentDir)) break;
+		if (Date.now() >= until && !brokerStarting(agentDir)) break;
 		await delay(50);
 	}
-	// The start ended: the broker listens now (another's start may have won its lock), or it failed.
-	const socket = await attempt();
-	if (!socket && !signal.aborted) unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
-	return socket;
+	unavailableUntil.set(agentDir, Date.now() + RETRY_START_MS);
+	return undefined;
 }
 
 /**
