@@ -12,10 +12,10 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import type { ClientHost } from "./client/client-features.ts";
 import type { RegisteredServer } from "./config.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
+import { callThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
 import { DirectPiTools } from "./pi/direct-pi-tools.ts";
 import {
-	callThroughPi,
 	isPi15,
 	McpPiTools,
 	type Pi15ToolApi,
@@ -213,9 +213,10 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		ctx: ExtensionContext,
 	) => {
 		// On Pi 1.5 a call through `mcp` is run as the Pi tool it is, so tool_call/tool_result hooks and
-		// permission rules see (and may block) the real `mcp__server__tool`, as for any other call.
-		const active = piTools ? await requireRuntime(ctx) : undefined;
-		const viaPi = piTools && active ? await callThroughPi(piTools, active, input, ctx, signal) : undefined;
+		// permission rules see (and may block) the real `mcp__server__tool` or `read_mcp_resource`.
+		const routes = piTools && resourceTools ? { tools: piTools, resources: resourceTools } : undefined;
+		const active = routes ? await requireRuntime(ctx) : undefined;
+		const viaPi = routes && active ? await callThroughPi(routes, active, input, ctx, signal, onUpdate) : undefined;
 		const result = viaPi ?? (await answer(input, signal, onUpdate, ctx));
 		// Pi marks a thrown error as a failed tool call; its message is what the model reads.
 		if (result.isError) throw new Error(contentText(result.content));

@@ -10,8 +10,6 @@ import { createHash } from "node:crypto";
 import { withoutPatterns } from "../catalog/safe-schema.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import type { ProxyResult } from "../proxy/answer.ts";
-import type { ProxyInput } from "../proxy/surface.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
 import { type Exposure, exposureOf, type JsonSchema, piToolName } from "../types.ts";
 
@@ -141,6 +139,12 @@ export class McpPiTools {
 	nameOf(tool: CatalogTool): string | undefined {
 		for (const [name, owner] of this.owners) if (owner === `${tool.server}\0${tool.name}`) return name;
 		return undefined;
+	}
+
+	/** The Pi tool name of a catalog tool, registering its server's tools first if they are not yet (a server just connected). */
+	registeredName(runtime: McpRuntime, tool: CatalogTool): string | undefined {
+		this.sync(runtime);
+		return this.nameOf(tool);
 	}
 
 	/** Which tool a Pi tool name is, for the `tool_call` wait. */
@@ -346,46 +350,6 @@ export function reachesServer(reach: unknown, server: string): boolean {
 	const namespace = mcpNamespace(server);
 	return Array.isArray(reach) && reach.some((word) => typeof word === "string" && word.includes(namespace));
 }
-
-/**
- * `mcp({tool})` on Pi 1.5, run as the Pi tool it is through `ctx.executeTool`, so hooks see the real
- * name and may block it (a blocked call never reaches the server). Undefined when the call is not
- * one of a registered Pi tool (a resource, a name to resolve with suggestions): the proxy answers.
- */
-export async function callThroughPi(
-	tools: McpPiTools,
-	runtime: McpRuntime,
-	input: ProxyInput,
-	ctx: unknown,
-	signal: AbortSignal | undefined,
-): Promise<ProxyResult | undefined> {
-	const execute = (ctx as { executeTool?: PiExecuteTool }).executeTool;
-	if (typeof input.tool !== "string" || typeof execute !== "function") return undefined;
-	const found = runtime.lifecycle.catalog.resolve(
-		input.tool,
-		typeof input.server === "string" ? input.server : undefined,
-	);
-	if (found.kind !== "found") return undefined;
-	const name = tools.nameOf(found.tool);
-	if (!name) return undefined;
-	let args: unknown = input.args ?? {};
-	if (typeof args === "string") {
-		try {
-			args = args.trim() === "" ? {} : JSON.parse(args);
-		} catch {
-			return undefined; // not JSON: the proxy says what is wrong with it
-		}
-	}
-	const outcome = await execute.call(ctx, name, args, { signal });
-	const content = (outcome.result?.content ?? []) as ProxyResult["content"];
-	return { content, isError: outcome.isError, details: { mode: "tool", via: name } };
-}
-
-type PiExecuteTool = (
-	name: string,
-	args: unknown,
-	options?: { signal?: AbortSignal },
-) => Promise<{ isError: boolean; result?: { content?: unknown[] } }>;
 
 /** Before a tool that reaches other tools runs: connect the servers it may reach that have no tools listed yet. */
 export async function waitForReachedServers(

@@ -4,7 +4,7 @@
 // Registered with the widest exposure among the servers with resources, as Pi 1.5 does:
 // `direct` if one is direct, else `deferred` (codemode and tool_search reach them), else hidden.
 import type { McpRuntime } from "../mcp-runtime.ts";
-import type { PiContent } from "../proxy/tool-results.ts";
+import { contentText } from "../proxy/tool-results.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 export const LIST_RESOURCES_TOOL = "list_mcp_resources";
@@ -143,23 +143,31 @@ export class ResourcePiTools {
 		};
 	}
 
+	/**
+	 * The read tool's name, registered first when no listing has made it callable (no server with
+	 * resources known yet, or none left): `mcp` reads a resource through it, so that hooks and
+	 * `--tools` see `read_mcp_resource` on every route to a resource.
+	 */
+	reader(active: McpRuntime): string {
+		this.sync(active);
+		if (this.exposure === undefined || this.exposure === "hidden") this.register("deferred");
+		return READ_RESOURCE_TOOL;
+	}
+
+	/** A read as `mcp` answers one (the same content for the model), with the contents for scripts. */
 	private async read(server: string, uri: string, signal?: AbortSignal) {
 		const { lifecycle, output } = await this.runtime();
-		const { scrubStrings } = await import("../trust/redaction.ts");
-		await lifecycle.ensureConnected(server, signal);
-		const result = scrubStrings(await lifecycle.readResource(server, uri, { signal }), (t) =>
-			lifecycle.redactor.scrubSecrets(t),
+		const { readResource } = await import("../proxy/calls.ts");
+		const details = { server, uri };
+		const { answer, contents } = await readResource(
+			lifecycle,
+			{ server, uri, label: `${server}-resource`, details },
+			{
+				signal,
+				output,
+			},
 		);
-		const content: PiContent[] = result.contents.map((c) =>
-			"text" in c && typeof c.text === "string"
-				? { type: "text", text: c.text }
-				: { type: "text", text: `[binary resource ${c.uri}${c.mimeType ? ` (${c.mimeType})` : ""}]` },
-		);
-		const payload = { server, uri, contents: result.contents };
-		return {
-			content: output.apply(content, `${server}-resource`),
-			details: { server, uri },
-			structuredContent: payload,
-		};
+		if (answer.isError || !contents) throw new Error(lifecycle.redactor.scrub(contentText(answer.content)));
+		return { content: answer.content, details, structuredContent: { server, uri, contents } };
 	}
 }

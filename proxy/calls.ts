@@ -2,6 +2,7 @@
 // it), checking its arguments, calling it or reading the resource it stands for, and turning the
 // result into what the model reads.
 
+import type { ReadResourceResult } from "@modelcontextprotocol/client";
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
@@ -102,17 +103,35 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 	return { args: value as Record<string, unknown> };
 }
 
-export async function callMode(
+/**
+ * What a `mcp({tool})` call comes to once its name is resolved (connecting servers when the cache
+ * does not know it, through the approval gate): a tool to call, a resource to read, or why neither.
+ * Nothing here reaches a tool or a resource: on Pi 1.5 the call then runs as the Pi tool it is.
+ */
+export type CallPlan =
+	| { readonly kind: "call"; readonly tool: CatalogTool; readonly args: Record<string, unknown> }
+	| { readonly kind: "read"; readonly read: ResourceRead }
+	| { readonly kind: "failed"; readonly result: ProxyResult };
+
+/** A resource to read: its server and URI, what names it in the answer, and the answer's details. */
+export interface ResourceRead {
+	readonly server: string;
+	readonly uri: string;
+	readonly label: string;
+	readonly details: Record<string, unknown>;
+}
+
+export async function planCall(
 	lifecycle: ServerLifecycle,
 	name: string,
 	input: ProxyInput,
 	options: ProxyRunOptions,
 	waits: Waits,
-): Promise<ProxyResult> {
+): Promise<CallPlan> {
 	// Templates are expanded and matched with the SDK's UriTemplate, which loads with the SDK (as the
 	// call's connect would load it), never at start-up.
 	await loadUriTemplate();
-	if (URI.test(name)) return readUri(lifecycle, name, input.server, options);
+	if (URI.test(name)) return planUriRead(lifecycle, name, input.server);
 	// A first call to a server that is starting (a cold npx install) waits for it within the connect
 	// deadline, with progress ("starting everything… 3 s"), instead of asking to call again.
 	const call = {
@@ -124,9 +143,29 @@ export async function callMode(
 			}),
 	};
 	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal, call);
-	if ("error" in tool) return failure("tool", tool.error);
+	if ("error" in tool) return { kind: "failed", result: failure("tool", tool.error) };
 	const parsed = parseArgs(input.args);
-	if ("error" in parsed) return failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`);
+	if ("error" in parsed) {
+		return { kind: "failed", result: failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`) };
+	}
+	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, parsed.args) : undefined);
+	if (uri === undefined) return { kind: "call", tool, args: parsed.args };
+	const details = { server: tool.server, tool: tool.name };
+	if (typeof uri === "object") return { kind: "failed", result: failure("tool", uri.error, details) };
+	return { kind: "read", read: { server: tool.server, uri, label: tool.qualifiedName, details: { ...details, uri } } };
+}
+
+export async function callMode(
+	lifecycle: ServerLifecycle,
+	name: string,
+	input: ProxyInput,
+	options: ProxyRunOptions,
+	waits: Waits,
+): Promise<ProxyResult> {
+	const plan = await planCall(lifecycle, name, input, options, waits);
+	if (plan.kind === "failed") return plan.result;
+	if (plan.kind === "read") return (await readResource(lifecycle, plan.read, options)).answer;
+	const { tool } = plan;
 	const details = { server: tool.server, tool: tool.name };
 	try {
 		await lifecycle.ensureConnected(tool.server, options.signal);
@@ -140,7 +179,7 @@ export async function callMode(
 			const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
 			return failure("tool", `Server "${tool.server}" no longer has a tool "${tool.name}".${hint}`, details);
 		}
-		return await invoke(lifecycle, fresh, parsed.args, options);
+		return await invoke(lifecycle, fresh, plan.args, options);
 	} catch (error) {
 		if (options.signal?.aborted)
 			return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
@@ -152,32 +191,47 @@ export async function callMode(
 /** A tool name that is a URI (`scheme://...`): the resource it names is read. */
 const URI = /^[a-z][a-z0-9+.-]*:\/\//i;
 
-/** Reads a resource by URI (a resource link's target), on the server given or the one whose resources it matches. */
-async function readUri(
-	lifecycle: ServerLifecycle,
-	uri: string,
-	server: string | undefined,
-	options: ProxyRunOptions,
-): Promise<ProxyResult> {
+/** A read by URI (a resource link's target), on the server given or the one whose cached resources it matches. */
+function planUriRead(lifecycle: ServerLifecycle, uri: string, server: string | undefined): CallPlan {
 	const owners = server
 		? [server]
 		: lifecycle.serverNames().filter((s) => lifecycle.catalog.forServer(s).some((t) => readsUri(t, uri)));
 	if (owners.length !== 1) {
-		return failure(
-			"tool",
-			`To read ${quote(uri)}, say which server has it: mcp({tool:${JSON.stringify(uri)},server:"name"}).`,
-		);
+		const which = `To read ${quote(uri)}, say which server has it: mcp({tool:${JSON.stringify(uri)},server:"name"}).`;
+		return { kind: "failed", result: failure("tool", which) };
 	}
 	const owner = owners[0];
-	if (!lifecycle.knows(owner)) return failure("tool", lifecycle.unknownServer(owner));
-	const details = { server: owner, uri };
+	if (!lifecycle.knows(owner)) return { kind: "failed", result: failure("tool", lifecycle.unknownServer(owner)) };
+	return { kind: "read", read: { server: owner, uri, label: uri, details: { server: owner, uri } } };
+}
+
+/**
+ * Reads a resource (connecting its server first, through the gate) and answers as a tool result;
+ * `contents` (known secrets scrubbed) is what scripts get. Serves `mcp` and `read_mcp_resource`.
+ */
+export async function readResource(
+	lifecycle: ServerLifecycle,
+	read: ResourceRead,
+	options: ProxyRunOptions,
+): Promise<{ answer: ProxyResult; contents?: ReadResourceResult["contents"] }> {
+	const { server, uri, details } = read;
 	try {
-		await lifecycle.ensureConnected(owner, options.signal);
-		const result = await lifecycle.readResource(owner, uri, { signal: options.signal });
-		return converted(lifecycle, owner, uri, { content: resourceResultToContent(result) }, options, details);
+		await lifecycle.ensureConnected(server, options.signal);
+		const raw = await lifecycle.readResource(server, uri, { signal: options.signal });
+		const result = scrubStrings(raw, (text) => lifecycle.redactor.scrubSecrets(text));
+		const answer = converted(
+			lifecycle,
+			server,
+			read.label,
+			{ content: resourceResultToContent(result) },
+			options,
+			details,
+		);
+		return { answer, contents: result.contents };
 	} catch (error) {
-		if (options.signal?.aborted) return failure("tool", `Reading ${uri} was cancelled.`, details);
-		return failure("tool", `Reading ${uri} from "${owner}" failed: ${describeError(error)}`, details);
+		if (options.signal?.aborted) return { answer: failure("tool", `Reading ${uri} was cancelled.`, details) };
+		if (isAuthError(error)) return { answer: failure("tool", describeError(lifecycle.failed(server, error)), details) };
+		return { answer: failure("tool", `Reading ${uri} from "${server}" failed: ${describeError(error)}`, details) };
 	}
 }
 
@@ -188,7 +242,7 @@ function readsUri(tool: CatalogTool, uri: string): boolean {
 	);
 }
 
-/** Calls a tool, or reads a resource (template) tool's resource, on a connected server. */
+/** Calls a tool on a connected server. */
 async function invoke(
 	lifecycle: ServerLifecycle,
 	tool: CatalogTool,
@@ -196,19 +250,6 @@ async function invoke(
 	options: ProxyRunOptions,
 ): Promise<ProxyResult> {
 	const details = { server: tool.server, tool: tool.name };
-	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, args) : undefined);
-	if (typeof uri === "object") return failure("tool", uri.error, details);
-	if (uri !== undefined) {
-		const result = await lifecycle.readResource(tool.server, uri, { signal: options.signal });
-		return converted(
-			lifecycle,
-			tool.server,
-			tool.qualifiedName,
-			{ content: resourceResultToContent(result) },
-			options,
-			{ ...details, uri },
-		);
-	}
 	options.notes?.(tool.server); // dropped: the result tells only what happened during this call
 	const result = await lifecycle.callTool(tool.server, tool.name, args, {
 		signal: options.signal,

@@ -8,11 +8,12 @@ import { countLabel, stateText } from "../pi/server-status.ts";
 import { loadSearch } from "../search/background-index.ts";
 import { describeError, quote } from "../transport/errors.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
-import { callMode, resolveTool } from "./calls.ts";
-import type { ProxyInput } from "./surface.ts";
+import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
+import { callsTool, type ProxyInput } from "./surface.ts";
 import { describeTool, toolLine } from "./tool-format.ts";
 
 export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
+export type { CallPlan } from "./calls.ts";
 export { progressText } from "./calls.ts";
 
 /** Hits shown by default, and how many of the best carry their parameters. */
@@ -40,23 +41,44 @@ function capped(text: string, max: number): string {
 	return text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
 }
 
+const DEFAULT_WAITS: Waits = { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS };
+
 export async function runProxy(
 	lifecycle: ServerLifecycle,
 	input: ProxyInput,
 	options: ProxyRunOptions = {},
 ): Promise<ProxyResult> {
-	const result = await dispatch(
-		lifecycle,
-		input,
-		options,
-		options.waitMs ?? { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS },
-	);
+	const result = await dispatch(lifecycle, input, options, options.waitMs ?? DEFAULT_WAITS);
 	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
 	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
 	if (result.details.mode === "tool" && !result.isError) return result;
+	return scrubbed(lifecycle, result);
+}
+
+function scrubbed(lifecycle: ServerLifecycle, result: ProxyResult): ProxyResult {
 	const scrub = (text: string) => lifecycle.redactor.scrub(text);
 	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
 }
+
+/**
+ * `mcp({tool})` resolved but not run (Pi 1.5 runs it as the Pi tool it is, pi/calls-through-pi.ts);
+ * a failure is scrubbed as runProxy's answers are.
+ */
+export async function planToolCall(
+	lifecycle: ServerLifecycle,
+	input: ProxyInput & { readonly tool: string },
+	options: ProxyRunOptions = {},
+): Promise<CallPlan> {
+	try {
+		const plan = await planCall(lifecycle, input.tool, input, options, options.waitMs ?? DEFAULT_WAITS);
+		return plan.kind === "failed" ? { kind: "failed", result: scrubbed(lifecycle, plan.result) } : plan;
+	} catch (error) {
+		return { kind: "failed", result: scrubbed(lifecycle, failure("tool", describeError(error))) };
+	}
+}
+
+/** A refusal of a `mcp({tool})` call, as the proxy words its failures. */
+export const refusal = (body: string): ProxyResult => failure("tool", body);
 
 async function dispatch(
 	lifecycle: ServerLifecycle,
@@ -90,7 +112,7 @@ async function dispatch(
 type Mode = "tool" | "connect" | "describe" | "search" | "server" | "status";
 
 function pickMode(input: ProxyInput): Mode {
-	if (present(input.tool)) return "tool";
+	if (callsTool(input)) return "tool";
 	if (present(input.connect)) return "connect";
 	if (present(input.describe)) return "describe";
 	if (present(input.search)) return "search";

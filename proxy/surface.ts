@@ -19,6 +19,11 @@ export const ProxyParams = Type.Object({
 });
 export type ProxyInput = Static<typeof ProxyParams>;
 
+/** Whether the input calls a tool (the mode every other mode gives way to). */
+export function callsTool(input: ProxyInput): input is ProxyInput & { readonly tool: string } {
+	return typeof input.tool === "string" && input.tool.trim().length > 0;
+}
+
 /**
  * Tolerates what models actually send before Pi validates: a non-object becomes status, and
  * `arguments` (the MCP spelling) stands in for `args`.

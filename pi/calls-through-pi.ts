@@ -1,0 +1,78 @@
+// Pi 1.5: a call through `mcp({tool})`, from the model, a codemode script (`tools.mcp(...)`) or a
+// direct tool, runs as the Pi tool it is, through `ctx.executeTool`: `tool_call` and `tool_result`
+// hooks, permission extensions and `--tools`/`--exclude-tools` see the real name and may block
+// it (`mcp__server__tool`; `read_mcp_resource` for a resource read by URI or through its `get_`
+// tool), and a blocked call never reaches the server. The name is resolved first, connecting its
+// server when the cache does not know it (through the approval gate), and its Pi tool registered
+// if it is not yet, so a first session, a changed config, an expired cache and a tool a server
+// added later all take this one route. pi 0.73 has no nested tool calls: there the proxy answers.
+
+import { once } from "../bounds/waits.ts";
+import type { McpRuntime } from "../mcp-runtime.ts";
+import type { ProxyResult } from "../proxy/answer.ts";
+import { callsTool, type ProxyInput } from "../proxy/surface.ts";
+import type { PiContent } from "../proxy/tool-results.ts";
+import type { Progress } from "../server-manager.ts";
+import type { McpPiTools } from "./pi-tools.ts";
+import type { ResourcePiTools } from "./resource-pi-tools.ts";
+
+/** Progress, as the `mcp` tool reports it (and its Pi tool, whose updates it passes on). */
+type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
+
+/** What Pi 1.5 adds to a running tool's context (ExtensionToolContext): the tools it may call, and the call. */
+interface ToolContext {
+	readonly tools?: readonly { readonly name: string }[];
+	executeTool?(
+		name: string,
+		args: unknown,
+		options?: { signal?: AbortSignal; onUpdate?: OnUpdate },
+	): Promise<{ isError: boolean; result?: { content?: unknown[] } }>;
+}
+
+/** The Pi tools a call may become. */
+export interface PiRoutes {
+	readonly tools: McpPiTools;
+	readonly resources: ResourcePiTools;
+}
+
+/** The proxy's call path, loaded at the first call, never with the extension (start-up cost). */
+const callPath = once(() => import("../proxy/proxy-tool.ts"));
+
+/**
+ * Runs `mcp({tool})` as its Pi tool. Undefined when the input calls no tool (status, search,
+ * describe, a server's list, connect: the proxy answers those, and none reaches a tool) or when
+ * this Pi cannot call tools from a tool (no `ctx.executeTool`).
+ */
+export async function callThroughPi(
+	routes: PiRoutes,
+	runtime: McpRuntime,
+	input: ProxyInput,
+	ctx: unknown,
+	signal: AbortSignal | undefined,
+	onUpdate?: OnUpdate,
+): Promise<ProxyResult | undefined> {
+	const context = ctx as ToolContext;
+	if (!callsTool(input) || typeof context.executeTool !== "function") return undefined;
+	const { planToolCall, progressText, refusal } = await callPath();
+	const onProgress = (progress: Progress) =>
+		onUpdate?.({ content: [{ type: "text", text: progressText(progress) }], details: { mode: "tool", progress } });
+	const plan = await planToolCall(runtime.lifecycle, input, { signal, onProgress });
+	if (plan.kind === "failed") return plan.result;
+	const target =
+		plan.kind === "read"
+			? { name: routes.resources.reader(runtime), args: { server: plan.read.server, uri: plan.read.uri } }
+			: { name: routes.tools.registeredName(runtime, plan.tool), args: plan.args };
+	// Never run past Pi: a tool it does not know or may not call is refused, not called directly.
+	if (!target.name) {
+		const tool = plan.kind === "call" ? plan.tool.qualifiedName : input.tool;
+		return refusal(`${tool} cannot run now: its server's tools are not registered with Pi (see /mcp).`);
+	}
+	if (!context.tools?.some((tool) => tool.name === target.name)) {
+		return refusal(
+			`${target.name} cannot be called in this session: --tools, --exclude-tools or its exposure leave it out.`,
+		);
+	}
+	const outcome = await context.executeTool(target.name, target.args, { signal, onUpdate });
+	const content = (outcome.result?.content ?? []) as PiContent[];
+	return { content, isError: outcome.isError, details: { mode: "tool", via: target.name } };
+}
