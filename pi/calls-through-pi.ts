@@ -26,7 +26,7 @@ interface ToolContext {
 		name: string,
 		args: unknown,
 		options?: { signal?: AbortSignal; onUpdate?: OnUpdate },
-	): Promise<{ isError: boolean; result?: { content?: unknown[] } }>;
+	): Promise<{ isError: boolean; result?: { content?: unknown[]; details?: unknown } }>;
 }
 
 /** The Pi tools a call may become. */
@@ -74,5 +74,7 @@ export async function callThroughPi(
 	}
 	const outcome = await context.executeTool(target.name, target.args, { signal, onUpdate });
 	const content = (outcome.result?.content ?? []) as PiContent[];
-	return { content, isError: outcome.isError, details: { mode: "tool", via: target.name } };
+	// The Pi tool's details are the proxy's own answer's (server, tool, what was for the user only).
+	const details = typeof outcome.result?.details === "object" ? outcome.result.details : {};
+	return { content, isError: outcome.isError, details: { ...details, mode: "tool", via: target.name } };
 }
