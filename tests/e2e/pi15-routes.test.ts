@@ -123,7 +123,7 @@ describe("Pi 1.5: a permission rule on the real name holds on every route throug
 			...["a_danger", "mcp__a__danger"],
 			...["a_get_note", "read_mcp_resource"],
 		]);
-	}, 120_000);
+	}, 180_000);
 
 	it("a codemode script's tools.mcp({tool}) calls, uncached then cached: the hook sees and blocks the real name", async () => {
 		configure({});
@@ -168,7 +168,7 @@ describe("Pi 1.5: a permission rule on the real name holds on every route throug
 			"read_mcp_resource",
 			"read_mcp_resource",
 		]);
-	}, 120_000);
+	}, 180_000);
 
 	it("--tools naming only mcp__a__safe leaves mcp__a__danger out of mcp({tool}) too, uncached", async () => {
 		configure({ surface: "mcp" }, {}, ["a"]);
@@ -197,7 +197,7 @@ describe("Pi 1.5: a permission rule on the real name holds on every route throug
 		expect(seen[0]).toContain("mcp__a__danger cannot be called in this session");
 		expect(seen[1]).toContain("safe ok");
 		expect(reached()).toEqual(["a call safe"]);
-	}, 90_000);
+	}, 120_000);
 });
 
 function lines(file: string): Record<string, unknown>[] {
