@@ -358,22 +358,33 @@ export class ServerLifecycle {
 	}
 
 	// Requests to a server: the proxy, the prompt commands and the CLI make them here, never on the
-	// manager itself, so every request passes the one owner of the servers' states.
+	// manager itself, so every request passes the one owner of the servers' states. Every answer
+	// and progress message leaves here with the known secrets masked, in every string: what the
+	// model, content for the user only, Pi's `details` and session file, codemode scripts, the
+	// output guard's files and the CLI get is cut from it. URLs in answers are data, left whole.
 
-	callTool(...args: Parameters<McpServerManager["callTool"]>): ReturnType<McpServerManager["callTool"]> {
-		return this.manager.callTool(...args);
+	async callTool(...[server, tool, args, options = {}]: Parameters<McpServerManager["callTool"]>) {
+		const heard = options.onProgress;
+		const onProgress: typeof heard = heard && ((p) => heard(p.message ? { ...p, message: this.mask(p.message) } : p));
+		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
 	}
 
-	readResource(...args: Parameters<McpServerManager["readResource"]>): ReturnType<McpServerManager["readResource"]> {
-		return this.manager.readResource(...args);
+	async readResource(...args: Parameters<McpServerManager["readResource"]>) {
+		return this.masked(await this.manager.readResource(...args));
 	}
 
-	getPrompt(...args: Parameters<McpServerManager["getPrompt"]>): ReturnType<McpServerManager["getPrompt"]> {
-		return this.manager.getPrompt(...args);
+	async getPrompt(...args: Parameters<McpServerManager["getPrompt"]>) {
+		return this.masked(await this.manager.getPrompt(...args));
 	}
 
-	complete(...args: Parameters<McpServerManager["complete"]>): ReturnType<McpServerManager["complete"]> {
-		return this.manager.complete(...args);
+	async complete(...args: Parameters<McpServerManager["complete"]>) {
+		return this.masked(await this.manager.complete(...args));
+	}
+
+	private readonly mask = (text: string) => this.redactor.scrubSecrets(text);
+
+	private masked<T>(answer: T): T {
+		return scrubStrings(answer, this.mask);
 	}
 
 	/** The scrubber every text a server sent passes before anyone sees it. */
@@ -400,7 +411,7 @@ export class ServerLifecycle {
 		};
 		// A server may echo a secret anywhere (a schema's default, a resource URI, an argument's
 		// text): every string is cleared of the secrets known, before the cache keeps it.
-		const metadata = scrubStrings(described, (text) => this.redactor.scrubSecrets(text));
+		const metadata = this.masked(described);
 		this.catalogSet(connection.entry, metadata);
 		this.options.onChange?.();
 		try {

@@ -86,7 +86,7 @@ export class McpRuntime {
 			agentDir: this.agentDir,
 			cwd: options.cwd,
 			extraRoots: settings.roots,
-			scrub: (t) => this.redactor.scrub(t),
+			redactor: this.redactor,
 		});
 		this.output = new OutputGuard(
 			settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard },
@@ -258,7 +258,7 @@ export class McpRuntime {
 		const entry = this.oauthEntry(name);
 		const { signIn } = await import("./oauth/sign-in.ts");
 		const refusedScope = this.lifecycle.manager.challenge(name)?.scope;
-		await signIn({ agentDir: this.agentDir, entry, refusedScope, ...io });
+		await signIn({ agentDir: this.agentDir, entry, refusedScope, redactor: this.redactor, ...io });
 		// The sign-in is stored; a connect that fails now is the server's state (shown by /mcp), not the sign-in's.
 		await this.lifecycle.reconnect(name).catch(() => undefined);
 	}

@@ -9,6 +9,7 @@ import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/client";
+import { Redactor } from "../trust/redaction.ts";
 import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
 import {
 	ADAPTER_VERSION,
@@ -76,13 +77,14 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		rmSync(join(dir, STARTING_MARKER), { force: true });
 		await release();
 	}
-	// What would end the broker unexpectedly is written down (sessions carry on without it).
+	// What would end the broker unexpectedly is written down (sessions carry on without it), without
+	// the secrets of its environment, its servers' environments and its own.
 	const fatal = (error: unknown) => {
-		appendFileSync(
-			join(dir, "broker.log"),
-			`${new Date().toISOString()} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-			{ mode: 0o600 },
-		);
+		const redactor = new Redactor(env);
+		for (const server of servers.values()) redactor.addVariables(server.params.launch.env);
+		redactor.add(token);
+		const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+		appendFileSync(join(dir, "broker.log"), `${new Date().toISOString()} ${redactor.scrub(text)}\n`, { mode: 0o600 });
 		for (const server of servers.values()) server.killSync(); // no server outlives its broker
 		process.exit(1);
 	};

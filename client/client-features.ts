@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import type { Root } from "@modelcontextprotocol/client";
 import { expandHome } from "../config/interpolate.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
+import { type Redactor, scrubStrings } from "../trust/redaction.ts";
 import type { Sampler, SamplingConsent } from "./sampling.ts";
 import { ServerLog } from "./server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
@@ -27,8 +28,8 @@ export interface ClientFeaturesOptions {
 	readonly cwd: string;
 	/** settings.roots: more folders offered as roots (absolute, `~/`, or relative to cwd). */
 	readonly extraRoots?: readonly string[];
-	/** Applied to every log line. */
-	readonly scrub?: (text: string) => string;
+	/** Masks known secrets in every log line and in every question a server asks (shown, logged, sent to the model). */
+	readonly redactor?: Redactor;
 }
 
 const NO_UI = "Pi runs without a UI here (print or json mode): no one can answer";
@@ -47,16 +48,24 @@ export class ClientFeatures {
 
 	constructor(options: ClientFeaturesOptions) {
 		this.options = options;
-		this.log = new ServerLog(options.agentDir, options.scrub);
+		const redactor = options.redactor;
+		this.log = new ServerLog(options.agentDir, redactor ? (t) => redactor.scrub(t) : undefined);
 		this.currentRoots = rootsFor(options.cwd, options.extraRoots ?? []);
 	}
 
 	/** The handlers a connection declares and uses. */
 	requests(): ClientRequests {
+		// A question's texts reach a dialog (rpc events, the screen), a tool result's notes and, for
+		// sampling, the model: known secrets are masked first (URLs stay whole: a page to open).
+		const masked = <T>(params: T): T => {
+			const redactor = this.options.redactor;
+			return redactor ? scrubStrings(params, (t) => redactor.scrubSecrets(t)) : params;
+		};
 		return {
 			roots: () => this.currentRoots.map((r) => ({ ...r })),
 			log: (server, message) => this.log.write(server, message),
-			elicit: async (server, params, signal) => {
+			elicit: async (server, asked, signal) => {
+				const params = masked(asked);
 				const dialogs = this.host.dialogs;
 				if (!dialogs) {
 					this.note(
@@ -73,7 +82,8 @@ export class ClientFeatures {
 						: askForm(dialogs, server, params, signal),
 				);
 			},
-			sample: async (server, params, signal) => {
+			sample: async (server, asked, signal) => {
+				const params = masked(asked);
 				const dialogs = this.host.dialogs;
 				const noUi = this.host.noUiReason ?? NO_UI;
 				const { SamplingConsent } = await import("./sampling.ts");

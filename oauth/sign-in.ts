@@ -4,7 +4,9 @@
 // registration, or a pre-registered client), builds the PKCE S256 request with the resource
 // indicator, and exchanges the code. This module adds what a user needs around it: a loopback
 // callback on 127.0.0.1 that checks `state` (and `iss`, RFC 9207), the URL shown (and a browser
-// opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline.
+// opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline. A token
+// endpoint may echo what it was sent (the client secret, the code, the PKCE verifier): every
+// secret the sign-in handles goes to the redactor, and its errors are masked with it.
 
 import { randomBytes } from "node:crypto";
 import type {
@@ -16,6 +18,7 @@ import type {
 	OAuthTokens,
 } from "@modelcontextprotocol/client";
 import { describeError } from "../transport/errors.ts";
+import { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
 import { boundedFetch, pinAuthorizationServer, probe } from "./discovery.ts";
@@ -98,6 +101,8 @@ export interface SignInOptions {
 	 * challenge (a server may let `initialize` through and refuse only what comes after).
 	 */
 	readonly refusedScope?: string;
+	/** Hears every secret the sign-in handles and masks its errors (the session's, so later text is masked too). */
+	readonly redactor?: Redactor;
 }
 
 /**
@@ -107,6 +112,8 @@ export interface SignInOptions {
 export async function signIn(options: SignInOptions): Promise<void> {
 	const { entry } = options;
 	const settings = oauthSettings(entry);
+	const redactor = options.redactor ?? new Redactor();
+	redactor.add(settings.clientSecret);
 	const store = new SignInStore(options.agentDir, entry.name, entry.url);
 	const raw = options.fetchFn ?? fetch;
 	const fetchFn = boundedFetch(raw);
@@ -131,7 +138,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 		options.timeoutMs ?? SIGN_IN_TIMEOUT_MS,
 	);
 	try {
-		const provider = new SignInProvider(store, settings, callback.url, documentFits(target), (url) => {
+		const provider = new SignInProvider(store, settings, callback.url, documentFits(target), redactor, (url) => {
 			options.show(url, callback.shortLink(url));
 			(options.openBrowser ?? openSystemBrowser)(url);
 		});
@@ -156,9 +163,10 @@ export async function signIn(options: SignInOptions): Promise<void> {
 			fetchFn,
 		});
 	} catch (error) {
-		if (stop.signal.aborted)
-			throw new Error(`Sign-in to "${entry.name}" stopped: ${describeError(stop.signal.reason)}`, { cause: error });
-		throw new Error(`Sign-in to "${entry.name}" failed: ${describeError(error)}`, { cause: error });
+		const why = redactor.scrub(describeError(stop.signal.aborted ? stop.signal.reason : error));
+		throw new Error(`Sign-in to "${entry.name}" ${stop.signal.aborted ? "stopped" : "failed"}: ${why}`, {
+			cause: error,
+		});
 	} finally {
 		clearTimeout(timer);
 		options.signal?.removeEventListener("abort", onAbort);
@@ -186,9 +194,17 @@ class SignInProvider implements OAuthClientProvider {
 		private readonly settings: OAuthSettings,
 		private readonly callbackUrl: string,
 		private readonly documentFits: boolean,
+		private readonly secrets: Redactor,
 		private readonly present: (url: string) => void,
 	) {
 		this.current = store.read();
+		this.heard(this.current);
+	}
+
+	/** The secrets of a stored sign-in (a registered client's secret, tokens) go to the redactor. */
+	private heard(signIn: SignIn): SignIn {
+		this.secrets.add(signIn.client?.client_secret, signIn.tokens?.access_token, signIn.tokens?.refresh_token);
+		return signIn;
 	}
 
 	get redirectUrl(): string {
@@ -237,7 +253,7 @@ class SignInProvider implements OAuthClientProvider {
 				'the authorization server does not accept Client ID Metadata Documents from public clients (oauth.clientRegistration is "cimd"): use "dcr" or "auto"',
 			);
 		}
-		this.current = await this.store.update((s) => ({ ...s, client }));
+		this.current = this.heard(await this.store.update((s) => ({ ...s, client })));
 	}
 
 	tokens(): OAuthTokens | undefined {
@@ -245,7 +261,7 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	async saveTokens(tokens: OAuthTokens): Promise<void> {
-		this.current = await this.store.saveTokens(tokens);
+		this.current = this.heard(await this.store.saveTokens(tokens));
 	}
 
 	redirectToAuthorization(authorizationUrl: URL): void {
@@ -266,6 +282,7 @@ class SignInProvider implements OAuthClientProvider {
 	}
 
 	saveCodeVerifier(verifier: string): void {
+		this.secrets.add(verifier);
 		this.verifier = verifier;
 	}
 
@@ -324,6 +341,7 @@ class SignInProvider implements OAuthClientProvider {
 			throw new Error("the redirect has no iss although the authorization server sends one (refused)");
 		const code = params.get("code");
 		if (!code) throw new Error("the redirect carries no authorization code");
+		this.secrets.add(code);
 		return { code, iss: iss ?? undefined };
 	}
 }

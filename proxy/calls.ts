@@ -15,7 +15,6 @@ import {
 } from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
 import { describeError, isAuthError, quote } from "../transport/errors.ts";
-import { scrubStrings } from "../trust/redaction.ts";
 import { serverPrefix } from "../types.ts";
 import { failedNote, failure, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
 import type { ProxyInput } from "./surface.ts";
@@ -207,7 +206,7 @@ function planUriRead(lifecycle: ServerLifecycle, uri: string, server: string | u
 
 /**
  * Reads a resource (connecting its server first, through the gate) and answers as a tool result;
- * `contents` (known secrets scrubbed) is what scripts get. Serves `mcp` and `read_mcp_resource`.
+ * `contents` (known secrets masked by the lifecycle) is what scripts get. Serves `mcp` and `read_mcp_resource`.
  */
 export async function readResource(
 	lifecycle: ServerLifecycle,
@@ -217,8 +216,7 @@ export async function readResource(
 	const { server, uri, details } = read;
 	try {
 		await lifecycle.ensureConnected(server, options.signal);
-		const raw = await lifecycle.readResource(server, uri, { signal: options.signal });
-		const result = scrubStrings(raw, (text) => lifecycle.redactor.scrubSecrets(text));
+		const result = await lifecycle.readResource(server, uri, { signal: options.signal });
 		const answer = converted(
 			lifecycle,
 			server,
@@ -256,10 +254,7 @@ async function invoke(
 		onProgress: options.onProgress,
 		task: tool.taskSupport === "required",
 	});
-	if (options.onResult) {
-		const scrub = (text: string) => lifecycle.redactor.scrubSecrets(text);
-		options.onResult(scrubStrings(result, scrub));
-	}
+	options.onResult?.(result);
 	const answer = converted(lifecycle, tool.server, tool.qualifiedName, result, options, details);
 	if (result.isError) answer.content.push({ type: "text", text: `\n${callHelp(tool)}` });
 	return answer;
@@ -288,12 +283,9 @@ function converted(
 		saveBlob: output ? (data, _mime, uri) => output.saveBlob(data, uri) : undefined,
 		readHint: (uri) => readCall(readers, server, uri),
 	});
-	// Known secrets (your secret-looking variables, the config's tokens) leave no tool's output,
-	// successful or not, nor the output guard's file; URLs in data are left as they are.
-	const secretFree = content.map((c) =>
-		c.type === "text" ? { ...c, text: lifecycle.redactor.scrubSecrets(c.text) } : c,
-	);
-	const guarded = output?.apply(secretFree, label) ?? secretFree;
+	// The answer holds no known secret (the lifecycle masked every string of it), so neither does
+	// the output guard's file nor the content kept for the user.
+	const guarded = output?.apply(content, label) ?? content;
 	for (const note of options.notes?.(server) ?? []) guarded.push({ type: "text", text: `\n(${note})` });
 	return {
 		content: guarded,

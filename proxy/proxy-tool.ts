@@ -7,6 +7,7 @@ import type { ServerLifecycle } from "../lifecycle.ts";
 import { countLabel, stateText } from "../pi/server-status.ts";
 import { loadSearch } from "../search/background-index.ts";
 import { describeError, quote } from "../transport/errors.ts";
+import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
 import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
 import { callsTool, type ProxyInput } from "./surface.ts";
@@ -49,15 +50,20 @@ export async function runProxy(
 	options: ProxyRunOptions = {},
 ): Promise<ProxyResult> {
 	const result = await dispatch(lifecycle, input, options, options.waitMs ?? DEFAULT_WAITS);
-	// Everything but a tool's own successful output passes the scrubber: errors, status, search,
-	// descriptions may carry what a server echoed (env, headers, tokens) or a URL's query.
+	// A tool's own successful output comes with its secrets masked (lifecycle.ts) and its URLs whole.
+	// Everything else passes the scrubber, URLs' queries too: errors, status, search, descriptions
+	// may carry what a server echoed (env, headers, tokens) or a URL's query.
 	if (result.details.mode === "tool" && !result.isError) return result;
 	return scrubbed(lifecycle, result);
 }
 
 function scrubbed(lifecycle: ServerLifecycle, result: ProxyResult): ProxyResult {
 	const scrub = (text: string) => lifecycle.redactor.scrub(text);
-	return { ...result, content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)) };
+	return {
+		...result,
+		content: result.content.map((c) => (c.type === "text" ? { ...c, text: scrub(c.text) } : c)),
+		details: scrubStrings(result.details, scrub),
+	};
 }
 
 /**

@@ -52,7 +52,7 @@ export function launchIdentity(raw: RawLaunch): LaunchIdentity {
 	if (bearerTokenEnv) lines.push(`sends your $${bearerTokenEnv} as a bearer token`);
 	else if (bearerToken !== undefined) lines.push(`bearer token: ${valueLine(bearerToken)}`);
 	if (auth) lines.push(`auth: ${auth}`);
-	if (oauth !== undefined) lines.push(`oauth: ${JSON.stringify(oauth)}`);
+	if (oauth !== undefined) lines.push(`oauth: ${JSON.stringify(oauth)}${sendsVariables(textsOf(oauth))}`);
 	return { hash, summary: lines.map(visible).join("\n") };
 }
 
@@ -66,6 +66,13 @@ function valueLine(value: string): string {
 function sendsVariables(texts: readonly string[]): string {
 	const names = [...new Set(texts.flatMap(variablesIn))];
 	return names.length > 0 ? ` (sends your ${names.map((n) => `$${n}`).join(", ")})` : "";
+}
+
+/** The texts of an `oauth` object, where `${VAR}` expands too. */
+function textsOf(value: unknown): string[] {
+	return typeof value === "object" && value !== null
+		? Object.values(value).filter((v): v is string => typeof v === "string")
+		: [];
 }
 
 function quoteArg(arg: string): string {

@@ -1,7 +1,11 @@
 // One scrubber for every way text leaves the adapter (the model's results, /mcp, the status line,
 // logs, errors): it knows every secret the adapter holds or passed on, and masks URL query values
 // and passwords. Secrets: values of inherited environment variables whose names look secret,
-// each server's env, header and token values, and every value a `${VAR}` expanded to.
+// each server's env, header, token and OAuth client values, every value a `${VAR}` expanded to,
+// and what a sign-in handles (codes, verifiers, tokens). Each is masked in every form it takes in
+// text (raw, JSON-escaped, URL-encoded, base64: trust/secret-forms.ts), all in one regex pass.
+
+import { secretPatterns } from "./secret-forms.ts";
 
 /** Names of environment variables whose values are treated as secrets. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|BEARER|APIKEY|PAT$/i;
@@ -49,6 +53,11 @@ export class Redactor {
 
 	/** Starts with the secret-looking variables of the environment Pi runs in (servers inherit them). */
 	constructor(env: Readonly<Record<string, string | undefined>> = {}) {
+		this.addVariables(env);
+	}
+
+	/** Adds the values of an environment's variables whose names look secret (8 characters or more). */
+	addVariables(env: Readonly<Record<string, string | undefined>>): void {
 		for (const [name, value] of Object.entries(env))
 			if (isSecretName(name) && value && value.length >= MIN_PLAIN) this.add(value);
 	}
@@ -80,7 +89,10 @@ export class Redactor {
 	private regex(): RegExp | undefined {
 		if (this.dirty || (!this.pattern && this.secrets.size > 0)) {
 			// Longest first, so a secret that contains another is masked whole.
-			const sorted = [...this.secrets].sort((a, b) => b.length - a.length).map(escapeRegExp);
+			const sorted = [...this.secrets]
+				.flatMap(secretPatterns)
+				.sort((a, b) => b.length - a.length)
+				.map((p) => p.source);
 			this.pattern = sorted.length > 0 ? new RegExp(sorted.join("|"), "g") : undefined;
 			this.dirty = false;
 		}
@@ -120,10 +132,6 @@ export function maskUrls(text: string): string {
 		const trail = /[.,;:!?]+$/.exec(url)?.[0] ?? "";
 		return maskUrl(url.slice(0, url.length - trail.length)) + trail;
 	});
-}
-
-function escapeRegExp(text: string): string {
-	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A copy of a JSON-like value with `scrub` applied to every string in it (schemas, URIs, argument names). */
