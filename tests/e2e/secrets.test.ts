@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort, ROOT } from "../support/helpers.ts";
-import { lastToolMessage } from "../support/mock-openai.ts";
-import { createPiHome, startPiRpc } from "../support/pi-cli-harness.ts";
+import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
@@ -125,4 +125,115 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 			await home.dispose();
 		}
 	}, 120_000);
+});
+
+/** Every text in the messages the model was sent, as plain text. */
+function said(requests: readonly ChatRequest[]): string {
+	return requests
+		.flatMap((r) => r.messages)
+		.map((m) =>
+			typeof m.content === "string"
+				? m.content
+				: Array.isArray(m.content)
+					? m.content.map((part: { text?: unknown }) => String(part.text ?? "")).join("\n")
+					: "",
+		)
+		.join("\n");
+}
+
+/** A secret in the forms servers print it: as is, JSON-escaped (once, and again inside JSON), URL- and form-encoded. */
+function textForms(secret: string): string[] {
+	const json = JSON.stringify(secret).slice(1, -1);
+	return [
+		secret,
+		json,
+		JSON.stringify(json).slice(1, -1),
+		encodeURIComponent(secret),
+		new URLSearchParams({ s: secret }).toString().slice(2),
+	];
+}
+
+/** The middle of the secret's base64, alone and after "user:" (a Basic header): what is left if it is not masked. */
+function base64Forms(secret: string): string[] {
+	return [secret, `user:${secret}`].map((text) => Buffer.from(text).toString("base64").slice(8, -4));
+}
+
+describe.each(PI_HOSTS)("a secret in any form on any channel ($name)", (host) => {
+	it("results, content for the user, structuredContent, progress, questions, resources, prompts, crashes: zero hits in json and rpc output, session files, cache, logs", async () => {
+		const token = "svc-2c8e4f1a9b"; // plain, in the server's env through ${VAR}
+		const quoted = 'q"uo\\te/7+c1d 9e2a~x'; // a password with characters JSON and URLs escape
+		const crash = `require("fs").writeSync(2, JSON.stringify({ key: process.env.QUOTED_SECRET })); process.exit(1)`;
+		const home = await createPiHome({
+			mcpConfig: {
+				mcpServers: {
+					leaky: {
+						command: process.execPath,
+						args: [TSX, join(ROOT, "tests/fixtures/leaky-server.ts")],
+						env: { SERVICE_TOKEN: "${LEAKY_TOKEN}", QUOTED_SECRET: "${LEAKY_QUOTED}" },
+					},
+					crashjson: { command: process.execPath, args: ["-e", crash], env: { QUOTED_SECRET: "${LEAKY_QUOTED}" } },
+				},
+			},
+		});
+		const env = { LEAKY_TOKEN: token, LEAKY_QUOTED: quoted };
+		const call = (args: Record<string, unknown>) => () => ({ toolCall: { name: "mcp", arguments: args } });
+		try {
+			const json = await runPi(home, "use leaky", {
+				host,
+				env,
+				mode: "json",
+				session: true,
+				steps: [
+					call({ tool: "leaky_forms" }),
+					call({ tool: "leaky_leak" }),
+					call({ tool: "leaky_get_data" }),
+					call({ tool: "crashjson_anything" }),
+					() => ({ text: "done" }),
+				],
+			});
+			const toModel = JSON.stringify(home.model.requests);
+			const modelSaw = said(home.model.requests);
+			// The prompt's messages go to the model as the user's: over rpc this time.
+			const pi = await startPiRpc({ home, host, env, session: true, steps: [() => ({ text: "ok" })] });
+			try {
+				pi.send({ id: "p", type: "prompt", message: "/leaky:p" });
+				await pi.waitFor((e) => e.type === "agent_end", 0, 40_000);
+			} finally {
+				await pi.close();
+			}
+			const promptToModel = JSON.stringify(home.model.requests);
+			const sessions = filesUnder(join(home.agentDir, "sessions"));
+			const channels = [
+				{ path: "what the model was sent", text: toModel + promptToModel },
+				{ path: "json output", text: json.stdout + json.stderr },
+				{ path: "rpc events", text: JSON.stringify(pi.events) + pi.stderr() },
+				...filesUnder(home.agentDir).filter((f) => !f.path.endsWith("/mcp.json")),
+				...outputGuardFiles(),
+			];
+			// Each leak happened, masked: otherwise this test proves nothing.
+			expect(json.code).toBe(0);
+			for (const shown of [
+				'json {"secret":"***"}',
+				"url https://api.example.test/cb?secret=***",
+				"basic Authorization: Basic dXNlcj",
+				'structuredContent: {"user":"structured-user","secret":"***"}',
+				'asked the user: "confirm the key ***', // the question no one could answer, told in the result
+				'upstream rejected token *** (401); config {"secret":"***"}',
+				'resource {"secret":"***"}',
+				'"key":"***"', // the crash's stderr
+			])
+				expect(modelSaw, shown).toContain(shown);
+			expect(json.stdout).toContain("for the user: ***"); // in the result's details
+			expect(json.stdout).toContain("signing in as ***"); // the progress message
+			expect(said(home.model.requests)).toContain('prompt {"secret":"***"} and ***');
+			expect(sessions.length).toBeGreaterThan(0);
+			const forms = [...textForms(token), ...textForms(quoted), ...base64Forms(quoted)];
+			for (const form of forms) {
+				const hits = channels.filter((c) => c.text.includes(form)).map((c) => c.path);
+				expect(hits, `${JSON.stringify(form)} leaked`).toEqual([]);
+			}
+		} finally {
+			await home.dispose();
+		}
+	}, 180_000);
 });

@@ -43,6 +43,8 @@ export interface RunOptions {
 	readonly builtins?: readonly string[];
 	/** Told Pi's pid once it runs (a benchmark samples its process tree). */
 	readonly onSpawn?: (pid: number) => void;
+	/** Keep Pi's session file (under agentDir/sessions), as a user's Pi does. */
+	readonly session?: boolean;
 }
 
 export interface PiCliOptions extends HomeOptions, RunOptions {
@@ -103,7 +105,7 @@ export function piCommand(
 	const args = [
 		host.cli,
 		...modeArgs,
-		"--no-session",
+		...(options.session ? [] : ["--no-session"]),
 		"--no-extensions",
 		...(options.noExtension ? [] : ["-e", options.loadAsPackage ? ROOT : join(ROOT, "index.ts")]),
 		...(options.builtins ?? []).flatMap((name) => ["-e", `builtin:${name}`]),

@@ -286,6 +286,41 @@ describe("interpolation", () => {
 		});
 	});
 
+	it("expands ${VAR} in oauth as the README writes it; its secret and key are masked, written out or expanded", () => {
+		write(join(agentDir, "mcp.json"), {
+			mcpServers: {
+				remote: {
+					url: "https://api.example.com/mcp",
+					oauth: {
+						clientId: "${CLIENT_ID}",
+						clientSecret: "${EXAMPLE_SECRET}",
+						authServerMetadataUrl: "https://${TENANT}.example.com/.well-known/openid-configuration",
+						callbackPort: 8765,
+					},
+				},
+				written: { url: "https://b.example.com/mcp", oauth: { clientId: "c", privateKey: "pem-key-literal" } },
+				unset: { url: "https://c.example.com/mcp", oauth: { clientSecret: "${NOT_SET}" } },
+			},
+		});
+		const config = load({ CLIENT_ID: "my-client", EXAMPLE_SECRET: "cs-4d9a1e7b", TENANT: "acme" });
+		const remote = server(config, "remote");
+		expect(remote).toMatchObject({
+			oauth: {
+				clientId: "my-client",
+				clientSecret: "cs-4d9a1e7b",
+				authServerMetadataUrl: "https://acme.example.com/.well-known/openid-configuration",
+				callbackPort: 8765,
+			},
+		});
+		expect(remote.secrets).toContain("cs-4d9a1e7b");
+		// A project's yes covers what it sends: the approval question names the variables.
+		expect(remote.launch.summary).toContain("(sends your $CLIENT_ID, $EXAMPLE_SECRET, $TENANT)");
+		expect(server(config, "written").secrets).toContain("pem-key-literal");
+		expect(config.problems.map(formatProblem).join("\n")).toContain(
+			'server "unset": field "oauth.clientSecret": ${NOT_SET} is not set',
+		);
+	});
+
 	it("nested defaults expand fully: ${A:-${B}} with A unset is B's value, ${B:-${A}} is B's", () => {
 		write(join(agentDir, "mcp.json"), {
 			mcpServers: {

@@ -1,6 +1,7 @@
 // The one scrubber every outgoing text passes: what it masks and what it leaves readable.
 import { describe, expect, it } from "vitest";
-import { maskUrl, maskUrls, Redactor } from "../../trust/redaction.ts";
+import { maskUrl, maskUrls, Redactor, scrubStrings } from "../../trust/redaction.ts";
+import { base64Core } from "../../trust/secret-forms.ts";
 
 describe("Redactor", () => {
 	it("masks secret-looking inherited variables, not ordinary ones", () => {
@@ -21,6 +22,70 @@ describe("Redactor", () => {
 		expect(r.scrub("got Authorization: Bearer tok-1234567; then tok-1234567 and tok-1234567-extended")).toBe(
 			"got Authorization: ***; then *** and ***",
 		);
+	});
+
+	describe("every form a secret takes in text", () => {
+		const secret = 'pa"ss\\wo/rd+ é~x<&>';
+		const redactor = new Redactor();
+		redactor.add(secret);
+		const masked = (text: string) => redactor.scrub(`<${text}>`);
+		const json = JSON.stringify(secret).slice(1, -1);
+
+		it("raw", () => expect(masked(secret)).toBe("<***>"));
+		it("JSON-escaped, and JSON-escaped again inside JSON", () => {
+			expect(masked(json)).toBe("<***>");
+			expect(masked(JSON.stringify(json).slice(1, -1))).toBe("<***>");
+		});
+		it("JSON from ASCII-only and HTML-safe encoders: \\u escapes in either case, \\/", () => {
+			const ascii = json.replace(/[\u007f-\uffff<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+			expect(ascii).toContain("\\u00e9");
+			expect(masked(ascii)).toBe("<***>");
+			expect(masked(ascii.replace(/\\u(\w{4})/g, (_, hex: string) => `\\u${hex.toUpperCase()}`))).toBe("<***>");
+			expect(masked(json.replaceAll("/", "\\/"))).toBe("<***>");
+		});
+		it("URL-encoded (upper or lower hex) and form-encoded", () => {
+			const encoded = encodeURIComponent(secret);
+			expect(masked(encoded)).toBe("<***>");
+			expect(masked(encoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()))).toBe("<***>");
+			expect(masked(new URLSearchParams({ k: secret }).toString().slice(2))).toBe("<***>");
+		});
+		it("base64 at each of the three byte offsets, standard and URL-safe, only what the secret's bytes decide", () => {
+			for (const prefix of ["", "u:", "us:", "use:"]) {
+				const encoded = Buffer.from(`${prefix}${secret}`).toString("base64");
+				const core = base64Core(Buffer.from(secret), prefix.length % 3);
+				expect(encoded).toContain(core);
+				expect(masked(encoded)).not.toContain(core);
+				expect(masked(encoded)).toContain("***");
+				const url = Buffer.from(`${prefix}${secret}`).toString("base64url");
+				expect(masked(url)).toContain("***");
+				expect(masked(url)).not.toContain(core.replaceAll("+", "-").replaceAll("/", "_"));
+			}
+			// A Basic header a server echoes: user:password in base64.
+			expect(masked(`Authorization: Basic ${Buffer.from(`admin:${secret}`).toString("base64")}`)).toContain("***");
+		});
+		it("a PEM key's line breaks, JSON-escaped", () => {
+			const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----";
+			const keys = new Redactor();
+			keys.add(pem);
+			expect(keys.scrub(JSON.stringify({ privateKey: pem }))).toBe('{"privateKey":"***"}');
+		});
+		it("leaves ordinary text, and other base64, alone", () => {
+			const plain = 'a "quoted" path/with+plus, 100% sure, and base64 aGVsbG8gd29ybGQ=';
+			expect(redactor.scrub(plain)).toBe(plain);
+		});
+	});
+
+	it("masks the secrets of every string of a JSON value, keeping its shape", () => {
+		const r = new Redactor();
+		r.add("tok-9f8e7d6c5b");
+		const value = {
+			content: [{ type: "text", text: "tok-9f8e7d6c5b" }],
+			structured: { list: ["x tok-9f8e7d6c5b"], n: 3 },
+		};
+		expect(scrubStrings(value, (t) => r.scrubSecrets(t))).toEqual({
+			content: [{ type: "text", text: "***" }],
+			structured: { list: ["x ***"], n: 3 },
+		});
 	});
 
 	it("ignores values too short to be secrets", () => {
