@@ -2,53 +2,20 @@
 // the SDK's server auth pieces: the call says "needs sign-in" (never waits for a browser); the
 // sign-in completes through the loopback callback; tokens are private files, refreshed after they
 // expire (once, even when two sessions refresh at once); a wrong state is refused; logout deletes.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import { freePort, ROOT, stopChild, tempDir, waitForPort } from "../support/helpers.ts";
+import { ROOT, tempDir } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
+import { browser, type OAuthServer, startOAuthServer } from "../support/oauth-fixture.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
 
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const BIN = join(ROOT, "bin/pi-mcp-adapter.mjs");
-
-interface OAuthServer {
-	readonly url: string;
-	stats(): Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>;
-	stop(): Promise<void>;
-}
-
-async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, string> = {}): Promise<OAuthServer> {
-	const port = await freePort();
-	const child: ChildProcess = spawn(
-		process.execPath,
-		[TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)],
-		{
-			env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
-			stdio: "ignore",
-		},
-	);
-	await waitForPort(port, child);
-	return {
-		url: `http://127.0.0.1:${port}/mcp`,
-		stats: async () =>
-			(await fetch(`http://127.0.0.1:${port}/stats`)).json() as Promise<{
-				signIns: number;
-				refreshes: number;
-				refusedRefreshes: number;
-				requests: number;
-			}>,
-		stop: () => stopChild(child),
-	};
-}
-
-/** A browser that approves: it follows the authorization page's redirect to the callback. */
-const browser = (url: string) => void fetch(url).catch(() => undefined);
 
 /** Every access and refresh token in the sign-in files under an agent dir. */
 function storedTokens(agentDir: string): string[] {
