@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 import { main as pi15Context } from "./pi15-context.ts";
+import { main as redaction } from "./redaction.ts";
 import { main as searchQuality } from "./search-quality.ts";
 import { main as session } from "./session.ts";
 import { main as sharedServers } from "./shared-servers.ts";
@@ -23,3 +24,5 @@ console.log();
 await stdioThroughput();
 console.log();
 await sharedServers();
+console.log();
+await redaction();
