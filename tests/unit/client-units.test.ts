@@ -5,12 +5,14 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ClientFeatures } from "../../client/client-features.ts";
 import { askUrl } from "../../client/elicitation.ts";
 import { type Sampler, SamplingConsent } from "../../client/sampling.ts";
 import { MAX_LOG_BYTES, ServerLog } from "../../client/server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "../../client/user-dialogs.ts";
 import { convertResult } from "../../proxy/tool-results.ts";
 import { TailBuffer } from "../../transport/tail-buffer.ts";
+import { Redactor } from "../../trust/redaction.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -253,6 +255,47 @@ describe("sampling consent", () => {
 		).rejects.toThrow(/too long to show the user/);
 		expect(r.titles).toEqual([]);
 		expect(r.sent()).toBe(0);
+	});
+});
+
+describe("questions from servers", () => {
+	it("a known secret in a sampling request or a question is masked before it is shown, noted or sent to the model", async () => {
+		const secret = 'pw"4e9c1b7a\\x';
+		const redactor = new Redactor();
+		redactor.add(secret);
+		const features = new ClientFeatures({ agentDir: tempDir(), cwd: tempDir(), redactor });
+		const shown: string[] = [];
+		const sent: unknown[] = [];
+		const dialogs: Dialogs = {
+			select: async (title, options) => {
+				shown.push(title);
+				return options[0];
+			},
+			confirm: async () => true,
+			input: async () => undefined,
+			notify: () => undefined,
+		};
+		const sampler: Sampler = {
+			modelName: "m",
+			complete: async (params) => {
+				sent.push(params);
+				return { text: "ok", model: "m", stopReason: "endTurn", inputTokens: 1, outputTokens: 1 };
+			},
+		};
+		features.host = { dialogs, sampler: () => sampler };
+		const text = `config {"key":${JSON.stringify(secret)}} and ${secret}`;
+		const signal = new AbortController().signal;
+		await features
+			.requests()
+			.sample?.("srv", { maxTokens: 5, messages: [{ role: "user", content: { type: "text", text } }] }, signal);
+		expect(shown[0]).toContain('config {"key":"***"} and ***');
+		expect(JSON.stringify(sent)).toContain('config {\\"key\\":\\"***\\"} and ***');
+		features.host = { noUiReason: "no UI here" };
+		await features
+			.requests()
+			.elicit?.("srv", { message: `confirm ${secret}`, requestedSchema: { type: "object", properties: {} } }, signal);
+		expect(features.takeNotes("srv").join("\n")).toContain('asked the user: "confirm ***"');
+		expect(JSON.stringify([shown, sent])).not.toContain("4e9c1b7a");
 	});
 });
 
