@@ -134,14 +134,15 @@ export function maskUrls(text: string): string {
 	});
 }
 
-/** A copy of a JSON-like value with `scrub` applied to every string in it (schemas, URIs, argument names). */
+/** A copy of a JSON-like value with `scrub` applied to every string in it, keys too (schemas, URIs, argument names). */
 export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
 	const walk = (item: unknown): unknown => {
 		if (typeof item === "string") return scrub(item);
 		if (Array.isArray(item)) return item.map(walk);
 		if (typeof item !== "object" || item === null) return item;
-		return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+		return Object.fromEntries(Object.entries(item).map(([key, inner]) => [scrub(key), walk(inner)]));
 	};
-	// Metadata schemas are bounded to 24 levels (safe-schema.ts): this recursion stays shallow.
+	// Metadata schemas are bounded to 24 levels (safe-schema.ts); a server's answer nested deeper
+	// than the stack allows fails the request (a RangeError), never passes unmasked.
 	return walk(value) as T;
 }

@@ -75,16 +75,16 @@ describe("Redactor", () => {
 		});
 	});
 
-	it("masks the secrets of every string of a JSON value, keeping its shape", () => {
+	it("masks the secrets of every string of a JSON value, keys too, keeping its shape", () => {
 		const r = new Redactor();
 		r.add("tok-9f8e7d6c5b");
 		const value = {
 			content: [{ type: "text", text: "tok-9f8e7d6c5b" }],
-			structured: { list: ["x tok-9f8e7d6c5b"], n: 3 },
+			structured: { list: ["x tok-9f8e7d6c5b"], n: 3, "tok-9f8e7d6c5b": true },
 		};
 		expect(scrubStrings(value, (t) => r.scrubSecrets(t))).toEqual({
 			content: [{ type: "text", text: "***" }],
-			structured: { list: ["x ***"], n: 3 },
+			structured: { list: ["x ***"], n: 3, "***": true },
 		});
 	});
 
