@@ -140,7 +140,12 @@ export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
 		if (typeof item === "string") return scrub(item);
 		if (Array.isArray(item)) return item.map(walk);
 		if (typeof item !== "object" || item === null) return item;
-		return Object.fromEntries(Object.entries(item).map(([key, inner]) => [scrub(key), walk(inner)]));
+		// An image's or a sound's data is binary, not text: scanning it costs a pass (a screenshot is
+		// a megabyte) and could only break it. A resource's blob may be a text file: it is scanned.
+		const media = (item as { type?: unknown }).type === "image" || (item as { type?: unknown }).type === "audio";
+		return Object.fromEntries(
+			Object.entries(item).map(([key, inner]) => [scrub(key), media && key === "data" ? inner : walk(inner)]),
+		);
 	};
 	// Metadata schemas are bounded to 24 levels (safe-schema.ts); a server's answer nested deeper
 	// than the stack allows fails the request (a RangeError), never passes unmasked.

@@ -79,11 +79,19 @@ describe("Redactor", () => {
 		const r = new Redactor();
 		r.add("tok-9f8e7d6c5b");
 		const value = {
-			content: [{ type: "text", text: "tok-9f8e7d6c5b" }],
+			content: [
+				{ type: "text", text: "tok-9f8e7d6c5b" },
+				{ type: "image", data: "tok-9f8e7d6c5b", mimeType: "image/png" },
+				{ type: "resource", resource: { uri: "x:/a", blob: "tok-9f8e7d6c5b" } },
+			],
 			structured: { list: ["x tok-9f8e7d6c5b"], n: 3, "tok-9f8e7d6c5b": true },
 		};
 		expect(scrubStrings(value, (t) => r.scrubSecrets(t))).toEqual({
-			content: [{ type: "text", text: "***" }],
+			content: [
+				{ type: "text", text: "***" },
+				{ type: "image", data: "tok-9f8e7d6c5b", mimeType: "image/png" }, // pixels, not text
+				{ type: "resource", resource: { uri: "x:/a", blob: "***" } },
+			],
 			structured: { list: ["x ***"], n: 3, "***": true },
 		});
 	});
