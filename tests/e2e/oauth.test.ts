@@ -11,7 +11,7 @@ import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { ROOT, tempDir } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
-import { browser, type OAuthServer, startOAuthServer } from "../support/oauth-fixture.ts";
+import { browser, type OAuthServer, oauthRuntimes, startOAuthServer } from "../support/oauth-fixture.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
 
@@ -262,95 +262,51 @@ describe("a hostile authorization server", () => {
 });
 
 describe("Pi 1.5's oauth settings", () => {
-	let server: OAuthServer | undefined;
-	let dir: ReturnType<typeof tempDir>;
-	let agentDir: string;
-	let runtime: McpRuntime | undefined;
-	const configure = async (oauth: Record<string, unknown>, env?: Record<string, string>) => {
-		server = await startOAuthServer(3600, env);
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url, oauth } } }));
-		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
-		return runtime;
-	};
-	const call = async () =>
-		contentText((await runProxy((runtime as McpRuntime).lifecycle, { tool: "prot_whoami" })).content);
-	beforeEach(() => {
-		dir = tempDir();
-		agentDir = join(dir.path, "agent");
-		mkdirSync(agentDir);
-	});
-	afterEach(async () => {
-		await runtime?.shutdown();
-		await server?.stop();
-		dir.remove();
-	});
+	const prot = oauthRuntimes();
 
 	it("callbackUrl without a port: the redirect URI is sent as written with a free port added, on localhost, with a registered client", async () => {
-		const rt = await configure({ callbackUrl: "http://localhost/oauth/done" });
+		const rt = await prot.configure({ callbackUrl: "http://localhost/oauth/done" });
 		let shown = "";
 		await rt.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
 		const redirect = new URL(shown).searchParams.get("redirect_uri") ?? "";
 		expect(redirect).toMatch(/^http:\/\/localhost:\d+\/oauth\/done$/);
 		// Pi's document lists only /callback: a client was registered for this URI instead.
 		expect(new URL(shown).searchParams.get("client_id")).not.toContain("pi.dev");
-		expect(await call()).toBe("hello, client signed in");
+		expect(await prot.call(rt)).toBe("hello, client signed in");
 	});
 
 	it("a callbackUrl off this machine, or cimd with a clientId, is refused before anything is sent", async () => {
-		const rt = await configure({ callbackUrl: "https://example.com/callback" });
+		const rt = await prot.configure({ callbackUrl: "https://example.com/callback" });
 		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
 			/callbackUrl must use http on localhost, 127\.0\.0\.1 or \[::1\]/,
 		);
-		writeFileSync(
-			join(agentDir, "mcp.json"),
-			JSON.stringify({
-				mcpServers: {
-					prot: { url: (server as OAuthServer).url, oauth: { clientRegistration: "cimd", clientId: "mine" } },
-				},
-			}),
+		prot.writeConfig({ clientRegistration: "cimd", clientId: "mine" });
+		await expect(prot.open().signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
+			/"cimd" cannot be combined with clientId or clientName/,
 		);
-		const again = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
-		try {
-			await expect(again.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
-				/"cimd" cannot be combined with clientId or clientName/,
-			);
-		} finally {
-			await again.shutdown();
-		}
-		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 0, requests: 0 });
+		expect(await prot.fixture().stats()).toMatchObject({ signIns: 0, requests: 0 });
 	});
 
 	it("cimd against a server that does not accept documents fails and says how to fix it", async () => {
-		const rt = await configure({ clientRegistration: "cimd" });
+		const rt = await prot.configure({ clientRegistration: "cimd" });
 		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
 			/does not accept Client ID Metadata Documents .*use "dcr" or "auto"/,
 		);
 	});
 
 	it("a server advertising a wrong authorization server: sign-in fails, and works with authServerMetadataUrl", async () => {
-		const rt = await configure({}, { WRONG_AS: "1" });
+		const rt = await prot.configure({}, { WRONG_AS: "1" });
 		await expect(rt.signIn("prot", { show: () => undefined, openBrowser: browser })).rejects.toThrow(
 			/Sign-in to "prot" failed/,
 		);
-		await rt.shutdown();
-		const origin = new URL((server as OAuthServer).url).origin;
-		writeFileSync(
-			join(agentDir, "mcp.json"),
-			JSON.stringify({
-				mcpServers: {
-					prot: {
-						url: (server as OAuthServer).url,
-						oauth: { authServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server` },
-					},
-				},
-			}),
-		);
-		runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
+		const origin = new URL(prot.fixture().url).origin;
+		prot.writeConfig({ authServerMetadataUrl: `${origin}/.well-known/oauth-authorization-server` });
+		const again = prot.open();
 		let shown = "";
-		await runtime.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
+		await again.signIn("prot", { show: (url) => (shown = url), openBrowser: browser });
 		expect(shown.startsWith(`${origin}/authorize?`)).toBe(true);
-		expect(await call()).toBe("hello, client signed in");
-		expect(await (server as OAuthServer).stats()).toMatchObject({ signIns: 1 });
+		expect(await prot.call(again)).toBe("hello, client signed in");
+		expect(await prot.fixture().stats()).toMatchObject({ signIns: 1 });
 	});
 });
 

@@ -1,8 +1,14 @@
 // The OAuth-protected fixture server (tests/fixtures/oauth-server.ts) as a child process on a free
-// 127.0.0.1 port, and a "browser" that approves a sign-in by following its redirect.
+// 127.0.0.1 port, a "browser" that approves a sign-in by following its redirect, and the runtimes
+// of a describe block signing in to it.
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, ROOT, stopChild, waitForPort } from "./helpers.ts";
+import { afterEach, beforeEach } from "vitest";
+import { McpRuntime } from "../../mcp-runtime.ts";
+import { runProxy } from "../../proxy/proxy-tool.ts";
+import { contentText } from "../../proxy/tool-results.ts";
+import { freePort, ROOT, stopChild, tempDir, waitForPort } from "./helpers.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
@@ -36,3 +42,50 @@ export async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<strin
 
 /** A browser that approves: it follows the authorization page's redirect to the callback. */
 export const browser = (url: string) => void fetch(url).catch(() => undefined);
+
+/**
+ * For a describe block: a fresh agent dir per test; `configure` starts the fixture server (with
+ * `fixtureEnv`) and a runtime whose config names it "prot" with these `oauth` settings, `open`
+ * another runtime on the agent dir. Servers, runtimes and folders end after each test.
+ */
+export function oauthRuntimes() {
+	let dir: ReturnType<typeof tempDir> | undefined;
+	let server: OAuthServer | undefined;
+	const runtimes: McpRuntime[] = [];
+	const agentDir = () => join((dir as ReturnType<typeof tempDir>).path, "agent");
+	beforeEach(() => {
+		dir = tempDir();
+		mkdirSync(agentDir());
+	});
+	afterEach(async () => {
+		for (const runtime of runtimes.splice(0)) await runtime.shutdown();
+		await server?.stop();
+		server = undefined;
+		dir?.remove();
+	});
+	const fixture = () => server as OAuthServer;
+	const writeConfig = (oauth: Record<string, unknown>) =>
+		writeFileSync(
+			join(agentDir(), "mcp.json"),
+			JSON.stringify({ mcpServers: { prot: { url: fixture().url, oauth } } }),
+		);
+	const open = (env: Record<string, string> = {}) => {
+		const cwd = (dir as ReturnType<typeof tempDir>).path;
+		const runtime = new McpRuntime({ cwd, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir(), ...env } });
+		runtimes.push(runtime);
+		return runtime;
+	};
+	return {
+		fixture,
+		writeConfig,
+		open,
+		async configure(oauth: Record<string, unknown>, fixtureEnv: Record<string, string> = {}, env = {}) {
+			server = await startOAuthServer(3600, fixtureEnv);
+			writeConfig(oauth);
+			return open(env);
+		},
+		/** The fixture's one tool, called through the proxy of a runtime. */
+		call: async (runtime: McpRuntime) =>
+			contentText((await runProxy(runtime.lifecycle, { tool: "prot_whoami" })).content),
+	};
+}

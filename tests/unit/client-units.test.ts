@@ -207,33 +207,35 @@ describe("tool results", () => {
 	});
 });
 
+/** Dialogs that pick the first choice and a model that answers "ok", recording what each was shown and sent. */
+function recorder() {
+	const titles: string[] = [];
+	const requests: unknown[] = [];
+	const dialogs: Dialogs = {
+		select: async (title, options) => {
+			titles.push(title);
+			return options[0];
+		},
+		confirm: async () => true,
+		input: async () => undefined,
+		notify: () => undefined,
+	};
+	const sampler: Sampler = {
+		modelName: "m",
+		complete: async (params) => {
+			requests.push(params);
+			return { text: "ok", model: "m", stopReason: "endTurn", inputTokens: 1, outputTokens: 1 };
+		},
+	};
+	return { titles, dialogs, sampler, requests, sent: () => requests.length };
+}
+
 describe("sampling consent", () => {
 	const messages = (texts: string[]) =>
 		texts.map((text, i) => ({
 			role: i % 2 ? ("assistant" as const) : ("user" as const),
 			content: { type: "text" as const, text },
 		}));
-	const recorder = () => {
-		const titles: string[] = [];
-		let sent = 0;
-		const dialogs: Dialogs = {
-			select: async (title, options) => {
-				titles.push(title);
-				return options[0];
-			},
-			confirm: async () => true,
-			input: async () => undefined,
-			notify: () => undefined,
-		};
-		const sampler: Sampler = {
-			modelName: "m",
-			complete: async () => {
-				sent++;
-				return { text: "ok", model: "m", stopReason: "endTurn", inputTokens: 1, outputTokens: 1 };
-			},
-		};
-		return { titles, dialogs, sampler, sent: () => sent };
-	};
 
 	it("shows every message that will be sent, the first of five included", async () => {
 		const r = recorder();
@@ -264,38 +266,19 @@ describe("questions from servers", () => {
 		const redactor = new Redactor();
 		redactor.add(secret);
 		const features = new ClientFeatures({ agentDir: tempDir(), cwd: tempDir(), redactor });
-		const shown: string[] = [];
-		const sent: unknown[] = [];
-		const dialogs: Dialogs = {
-			select: async (title, options) => {
-				shown.push(title);
-				return options[0];
-			},
-			confirm: async () => true,
-			input: async () => undefined,
-			notify: () => undefined,
-		};
-		const sampler: Sampler = {
-			modelName: "m",
-			complete: async (params) => {
-				sent.push(params);
-				return { text: "ok", model: "m", stopReason: "endTurn", inputTokens: 1, outputTokens: 1 };
-			},
-		};
-		features.host = { dialogs, sampler: () => sampler };
+		const r = recorder();
+		features.host = { dialogs: r.dialogs, sampler: () => r.sampler };
 		const text = `config {"key":${JSON.stringify(secret)}} and ${secret}`;
 		const signal = new AbortController().signal;
-		await features
-			.requests()
-			.sample?.("srv", { maxTokens: 5, messages: [{ role: "user", content: { type: "text", text } }] }, signal);
-		expect(shown[0]).toContain('config {"key":"***"} and ***');
-		expect(JSON.stringify(sent)).toContain('config {\\"key\\":\\"***\\"} and ***');
+		const messages = [{ role: "user" as const, content: { type: "text" as const, text } }];
+		await features.requests().sample?.("srv", { maxTokens: 5, messages }, signal);
+		expect(r.titles[0]).toContain('config {"key":"***"} and ***');
+		expect(JSON.stringify(r.requests)).toContain('config {\\"key\\":\\"***\\"} and ***');
 		features.host = { noUiReason: "no UI here" };
-		await features
-			.requests()
-			.elicit?.("srv", { message: `confirm ${secret}`, requestedSchema: { type: "object", properties: {} } }, signal);
+		const question = { message: `confirm ${secret}`, requestedSchema: { type: "object" as const, properties: {} } };
+		await features.requests().elicit?.("srv", question, signal);
 		expect(features.takeNotes("srv").join("\n")).toContain('asked the user: "confirm ***"');
-		expect(JSON.stringify([shown, sent])).not.toContain("4e9c1b7a");
+		expect(JSON.stringify([r.titles, r.requests])).not.toContain("4e9c1b7a");
 	});
 });
 
