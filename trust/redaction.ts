@@ -142,7 +142,8 @@ export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
 		if (typeof item !== "object" || item === null) return item;
 		// An image's or a sound's data is binary, not text: scanning it costs a pass (a screenshot is
 		// a megabyte) and could only break it. A resource's blob may be a text file: it is scanned.
-		const media = (item as { type?: unknown }).type === "image" || (item as { type?: unknown }).type === "audio";
+		const type = (item as { type?: unknown }).type;
+		const media = type === "image" || type === "audio";
 		return Object.fromEntries(
 			Object.entries(item).map(([key, inner]) => [scrub(key), media && key === "data" ? inner : walk(inner)]),
 		);

@@ -19,7 +19,7 @@ export interface SecretPattern {
 	readonly length: number;
 }
 
-/** A base64 core shorter than this would be matched by chance in ordinary text and images. */
+/** A base64 core shorter than this could be matched by chance in ordinary text or data. */
 const MIN_BASE64_CORE = 8;
 
 /** The patterns matching a secret in every form: its text forms as one, then one per base64 offset. */
@@ -55,7 +55,7 @@ function textForms(secret: string): string {
 /** The forms of one character that is not plain. */
 function charForms(char: string): string[] {
 	const forms = new Set([escapeRegExp(char)]);
-	// JSON: `\"`, `\\`, `\n`, `\/`... with one more backslash pair per level of nesting.
+	// JSON: `\"`, `\\`, `\n`, `\/`... behind any number of backslashes (each level of nesting adds some).
 	const escaped = JSON.stringify(char).slice(1, -1);
 	if (escaped !== char) forms.add(`\\\\+${escapeRegExp(escaped.slice(1))}`);
 	if (char === "/") forms.add("\\\\+/");
