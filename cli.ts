@@ -12,7 +12,9 @@ import { runProxy } from "./proxy/proxy-tool.ts";
 import type { ProxyInput } from "./proxy/surface.ts";
 import { contentText } from "./proxy/tool-results.ts";
 import { describeError } from "./transport/errors.ts";
+import { approveCommand } from "./trust/approve-flow.ts";
 import { terminalSafe } from "./trust/safe-text.ts";
+import { isShownCode } from "./trust/shown-launches.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   status [--check]       servers and their state (--check: connect each and say how it went)
@@ -22,7 +24,8 @@ const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   call <tool> ['<json>'] call a tool with JSON arguments
   login <server>         sign in to a server with OAuth (prints the URL, waits for the browser)
   logout <server>        sign out: delete its tokens
-  approve [server]       let this project's servers run (one, or all awaiting)
+  approve [server] [code] show this project's servers awaiting approval, with a code;
+                         approve <code>: let exactly what was shown with it run
   deny [server]          keep this project's servers from running
   demo                   status, search, describe and call, one after another
 Config: <agentDir>/mcp.json, .mcp.json and .pi/mcp.json, or only --config <file>.`;
@@ -205,19 +208,27 @@ async function readLine(signal: AbortSignal): Promise<string | undefined> {
 	}
 }
 
-async function decide(runtime: McpRuntime, command: "approve" | "deny", server: string | undefined): Promise<number> {
-	if (server && !runtime.lifecycle.knows(server)) {
-		printError(`Unknown server "${server}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+async function decide(runtime: McpRuntime, command: "approve" | "deny", words: readonly string[]): Promise<number> {
+	const unknown = words.find((w) => !(command === "approve" && isShownCode(w)) && !runtime.lifecycle.knows(w));
+	if (unknown) {
+		printError(`Unknown server "${unknown}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
 		return 2;
 	}
-	const decided = await runtime.decide(server ? [server] : [], command === "approve" ? "approved" : "denied");
+	if (command === "approve") {
+		// A shell cannot show a dialog: the launches are printed with a code, and only that code approves them.
+		const answer = await approveCommand(runtime, words);
+		(answer.level === "error" ? printError : print)(`${answer.text}\n`);
+		return answer.approved || answer.level === "info" ? 0 : 1;
+	}
+	const server = words[0];
+	const decided = await runtime.decide(server ? [server] : [], "denied");
 	if (decided.length === 0) {
 		print(
 			server ? `"${server}" is from your own config: it needs no approval.\n` : "No project server needs a decision.\n",
 		);
 		return 0;
 	}
-	print(`${command === "approve" ? "Approved" : "Denied"} for ${runtime.approvals.project}:\n`);
+	print(`Denied for ${runtime.approvals.project}:\n`);
 	for (const entry of decided) print(`  ${runtime.describeLaunch(entry)}\n`);
 	return 0;
 }
@@ -253,7 +264,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 	try {
 		if (parsed.command === "demo") return (await demo(runtime)) ? 0 : 1;
 		if (parsed.command === "approve" || parsed.command === "deny")
-			return await decide(runtime, parsed.command, parsed.rest[0]);
+			return await decide(runtime, parsed.command, parsed.rest);
 		if (parsed.command === "login" || parsed.command === "logout")
 			return await sign(runtime, parsed.command, parsed.rest[0]);
 		const input = toInput(parsed);

@@ -491,7 +491,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		}
 		startedFromSnapshot = false;
 		const active = await build(ctx, registeredServers());
-		const notes = startNotes(active);
+		const notes = await startNotes(active);
 		showNotes(notes, ctx);
 		const pending = active.pendingApproval();
 		if (pending.length === 0) {
@@ -500,16 +500,18 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		}
 		if (!ctx.hasUI) return;
 		// Asked in the background: Pi starts at once, and the servers wait for the answer.
-		const [{ askApproval }, { storedSignInNote }, { safeDialogs }] = await Promise.all([
+		const [{ askApproval }, { decidedAnswer }, { storedSignInNote }, { safeDialogs }] = await Promise.all([
 			import("./trust/project-approval.ts"),
+			import("./trust/approve-flow.ts"),
 			import("./oauth-handler.ts"),
 			import("./client/user-dialogs.ts"),
 		]);
 		askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
-			.then(async ({ approved, denied }) => {
+			.then(async (decided) => {
 				if (active !== runtime) return;
-				if (approved.length > 0) await active.decide(approved, "approved");
-				if (denied.length > 0) await active.decide(denied, "denied");
+				// The answer covers the launches shown: one changed meanwhile is not decided, and the user is told.
+				const answer = await decidedAnswer(active, decided);
+				if (answer.level !== "info") ctx.ui.notify(terminalSafe(answer.text), answer.level);
 				direct.sync(active);
 				prompts.sync(active);
 			})
@@ -525,7 +527,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	});
 
 	/** What a start prints: config problems, the direct tools' cost, project servers awaiting approval (without a UI). */
-	const startNotes = (active: McpRuntime): Notes => {
+	const startNotes = async (active: McpRuntime): Promise<Notes> => {
 		const lines = active.problemLines();
 		const summary = direct.summary;
 		if (summary && summary.tokens > DIRECT_TOOLS_TOKEN_WARNING) {
@@ -535,12 +537,9 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		}
 		const pending = active.pendingApproval();
 		if (pending.length > 0 && !sessionCtx?.hasUI) {
-			// Everything each would run and send, so that a later `/mcp approve` is a yes to what was shown.
-			lines.push(`${pending.length} server(s) from this project's config await approval and will not run:`);
-			lines.push(
-				...pending.map((e) => `  ${active.describeLaunch(e)}`),
-				"Run /mcp approve to allow them (/mcp approve <name> for one).",
-			);
+			// Everything each would run and send, with the code that approves exactly that later.
+			const { pendingNotice } = await import("./trust/approve-flow.ts");
+			lines.push(await pendingNotice(active, pending));
 		}
 		if (lines.length === 0) return undefined;
 		const level = active.config.problems.some((p) => p.severity === "error") ? "error" : "warning";

@@ -222,6 +222,24 @@ export class McpRuntime {
 		);
 	}
 
+	/**
+	 * Records the user's decision for the launches they were shown (entries as they were when shown),
+	 * and applies it now. A server whose launch has changed since is left as it is (the decision is
+	 * kept for the launch shown, which no longer runs) and returned in `changed`, to be told.
+	 */
+	async decideShown(
+		shown: readonly ServerEntry[],
+		decision: Decision,
+	): Promise<{ decided: ServerEntry[]; changed: ServerEntry[] }> {
+		const entries = shown.filter((e) => this.approvals.needsApproval(e));
+		if (entries.length === 0) return { decided: [], changed: [] };
+		await this.approvals.decide(entries, decision);
+		const changed = entries.filter((e) => this.config.servers.get(e.name)?.launch.hash !== e.launch.hash);
+		const decided = entries.filter((e) => !changed.includes(e));
+		this.lifecycle.gateChanged(decided.map((e) => e.name)).catch(() => undefined);
+		return { decided, changed };
+	}
+
 	/** Approves or denies project servers (all that need a decision when `names` is empty) and applies it now. */
 	async decide(names: readonly string[], decision: Decision): Promise<ServerEntry[]> {
 		const entries = (

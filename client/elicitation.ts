@@ -1,9 +1,11 @@
 // Answering a server's `elicitation/create` with Pi's own dialogs. Form mode asks one field at a
 // time, as its schema says (text, number, yes/no, one of a list, several of a list; required,
-// defaults, limits, formats), then shows what will be sent: yes sends it, no declines, Esc at any
-// point cancels. Fields left empty are omitted so the SDK applies the schema's defaults (the
+// defaults, limits, formats), then shows what will be sent: "Send" sends it, "Don't send" (what
+// Enter picks) declines, Esc at any point cancels. Every question comes in pages that fit the
+// screen (client/paged-question.ts). Fields left empty are omitted so the SDK applies the schema's defaults (the
 // client declares `applyDefaults`). URL mode shows the page and offers to open it.
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from "@modelcontextprotocol/client";
+import { askPaged } from "./paged-question.ts";
 import { type Dialogs, plain } from "./user-dialogs.ts";
 
 type Value = string | number | boolean | string[];
@@ -32,6 +34,8 @@ interface Field {
 const MAX_FIELDS = 30;
 const SKIP = "(leave empty)";
 const DONE = "Done";
+const SEND = "Send";
+const DONT_SEND = "Don't send";
 
 /** Thrown inside the walk through the fields when the user presses Esc. */
 class Cancelled extends Error {}
@@ -67,8 +71,10 @@ export async function askForm(
 	const summary = properties
 		.map(([name, raw]) => `${name}: ${shown(content[name], { ...(raw as object), name } as Field)}`)
 		.join("\n");
-	const send = await dialogs.confirm(`Send these answers to "${server}"?`, summary || "(no fields)", { signal });
-	return send ? { action: "accept", content } : { action: "decline" };
+	const text = `Send these answers to "${server}"?\n${summary || "(no fields)"}`;
+	const send = await askPaged(dialogs, { text, safe: DONT_SEND, choices: [SEND] }, { signal });
+	if (send === undefined) return { action: "cancel" };
+	return send === SEND ? { action: "accept", content } : { action: "decline" };
 }
 
 export async function askUrl(
@@ -94,7 +100,7 @@ export async function askUrl(
 	const open = `Open ${url.host} in the browser`;
 	const manual = "I will open it myself";
 	const title = `MCP server "${server}" asks you to open a page:\n${plain(params.message, 500)}\n\n${plain(params.url, 2000)}`;
-	const choice = await dialogs.select(title, [open, manual, "Decline"], { signal });
+	const choice = await askPaged(dialogs, { text: title, safe: "Decline", choices: [open, manual] }, { signal });
 	if (choice === undefined) return { action: "cancel" };
 	if (choice === "Decline") return { action: "decline" };
 	if (choice === open) openBrowser(url.href);
@@ -156,7 +162,7 @@ async function askOne(
 ): Promise<Value | undefined> {
 	const shownAs = choices.map((c) => (c.value === field.default ? `${c.title} (default)` : c.title));
 	const options = !required && field.default === undefined ? [...shownAs, SKIP] : shownAs;
-	const picked = await dialogs.select(title, options, { signal });
+	const picked = await askPaged(dialogs, { text: title, choices: options }, { signal });
 	if (picked === undefined) throw new Cancelled();
 	const index = shownAs.indexOf(picked);
 	return index < 0 ? undefined : choices[index].value;
@@ -174,9 +180,8 @@ async function askMany(dialogs: Dialogs, field: Field, title: string, signal: Ab
 			...items.map((item) => `${chosen.has(item.value) ? "[x]" : "[ ]"} ${item.title}`),
 			`${DONE} (${chosen.size} chosen)`,
 		];
-		const picked = await dialogs.select(`${title}\nPick to check or uncheck, then ${DONE}.${problem}`, options, {
-			signal,
-		});
+		const text = `${title}\nPick to check or uncheck, then ${DONE}.${problem}`;
+		const picked = await askPaged(dialogs, { text, choices: options }, { signal });
 		if (picked === undefined) throw new Cancelled();
 		const index = options.indexOf(picked);
 		if (index < items.length) {

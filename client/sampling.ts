@@ -1,9 +1,10 @@
 // Answering a server's `sampling/createMessage` with the session's current model, only with the
-// user's consent: the request is shown (as coming from its server) with Allow once / Always allow
-// this server for the session / Deny. Without a UI no one can consent, so it is refused at once.
+// user's consent: the request is shown (as coming from its server, in pages that fit the screen)
+// with Deny (what Enter picks) / Allow once / Always allow this server for the session. Without a UI no one can consent, so it is refused at once.
 // The model's reply goes back as text; its token use is shown to the user.
 import type { Api, AssistantMessage, Context, Model, UserMessage } from "@mariozechner/pi-ai";
 import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/client";
+import { askPaged } from "./paged-question.ts";
 import type { Dialogs } from "./user-dialogs.ts";
 import { plain } from "./user-dialogs.ts";
 
@@ -54,7 +55,8 @@ export class SamplingConsent {
 			}
 			const once = "Allow once";
 			const always = `Always allow "${server}" in this session`;
-			const choice = await dialogs.select(title, [once, always, "Deny"], { signal });
+			// In pages that fit the screen, "Deny" first: Enter, Esc or a closed dialog never allow.
+			const choice = await askPaged(dialogs, { text: title, safe: "Deny", choices: [once, always] }, { signal });
 			if (choice === always) this.always.add(server);
 			else if (choice !== once) throw new SamplingRefused("The user declined the sampling request.");
 		}

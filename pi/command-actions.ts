@@ -5,11 +5,12 @@ import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "../config.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { authHelp, grantType, usesOAuth } from "../oauth-handler.ts";
+import { authHelp, grantType, storedSignInNote, usesOAuth } from "../oauth-handler.ts";
 import type { DirectSummary } from "../tool-registrar.ts";
 import { describeError } from "../transport/errors.ts";
-import type { Decision } from "../trust/project-approval.ts";
-import type { ConfigSource } from "../types.ts";
+import type { ApproveAnswer } from "../trust/approve-flow.ts";
+import { isShownCode } from "../trust/shown-launches.ts";
+import type { ConfigSource, ServerEntry } from "../types.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
 import { brokerReport, countLabel, stateText, turnedOffLine } from "./server-status.ts";
@@ -22,8 +23,16 @@ export async function mcpCommand(
 	deps: CommandDeps,
 ): Promise<void> {
 	const serverNames = () => runtime.lifecycle.serverNames();
-	const [sub = "status", server] = args.trim().split(/\s+/).filter(Boolean);
+	const [sub = "status", server, ...more] = args.trim().split(/\s+/).filter(Boolean);
 	if (sub === "enable" || sub === "disable") return turnOnOff(ctx, runtime, sub, server, deps);
+	if (sub === "approve") {
+		const words = [server, ...more].filter((w) => w !== undefined);
+		const unknown = words.find((w) => !isShownCode(w) && !runtime.lifecycle.knows(w));
+		if (unknown) return say(ctx, runtime, runtime.lifecycle.unknownServer(unknown), "error");
+		const answer = await approve(ctx, runtime, words);
+		say(ctx, runtime, answer.text, answer.level);
+		return deps.decided?.(runtime);
+	}
 	if (server && !runtime.lifecycle.knows(server))
 		return say(ctx, runtime, runtime.lifecycle.unknownServer(server), "error");
 	if (sub === "status")
@@ -42,8 +51,8 @@ export async function mcpCommand(
 		);
 	if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
 	if (sub === "reconnect") return say(ctx, runtime, await reconnect(runtime.lifecycle, server));
-	if (sub === "approve" || sub === "deny") {
-		say(ctx, runtime, await decide(runtime, server, sub === "approve" ? "approved" : "denied"));
+	if (sub === "deny") {
+		say(ctx, runtime, await deny(runtime, server));
 		return deps.decided?.(runtime);
 	}
 	// Pi 1.5's own /mcp signs in and out this way; its users keep the habit.
@@ -127,15 +136,31 @@ function sourceLabel(source: ConfigSource): string {
 	return path;
 }
 
-async function decide(runtime: McpRuntime, server: string | undefined, decision: Decision): Promise<string> {
-	const decided = await runtime.decide(server ? [server] : [], decision);
+/**
+ * /mcp approve [server] [code]: with a dialog the launches are shown in it and the answer binds
+ * them; without one (pi -p, json) only the code printed with what the user read approves.
+ */
+async function approve(ctx: ExtensionCommandContext, runtime: McpRuntime, words: string[]): Promise<ApproveAnswer> {
+	const [{ approveCommand }, { askApproval }, { safeDialogs }] = await Promise.all([
+		import("../trust/approve-flow.ts"),
+		import("../trust/project-approval.ts"),
+		import("../client/user-dialogs.ts"),
+	]);
+	const ask = ctx.hasUI
+		? (entries: readonly ServerEntry[]) =>
+				askApproval(safeDialogs(ctx.ui), entries, storedSignInNote(runtime.agentDir), { signal: ctx.signal })
+		: undefined;
+	return approveCommand(runtime, words, ask);
+}
+
+async function deny(runtime: McpRuntime, server: string | undefined): Promise<string> {
+	const decided = await runtime.decide(server ? [server] : [], "denied");
 	if (decided.length === 0) {
 		return server
 			? `"${server}" comes from your own config, not the project's: it needs no approval.`
 			: "No project server needs a decision.";
 	}
-	const verb = decision === "approved" ? "Approved (starting as configured)" : "Denied";
-	return `${verb} for ${runtime.approvals.project}:\n${decided.map((e) => `  ${runtime.describeLaunch(e)}`).join("\n")}`;
+	return `Denied for ${runtime.approvals.project}:\n${decided.map((e) => `  ${runtime.describeLaunch(e)}`).join("\n")}`;
 }
 
 function toolsReport(lifecycle: ServerLifecycle, server?: string): string {

@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
+import { askPaged, type PagedOptions } from "../client/paged-question.ts";
+import type { Dialogs } from "../client/user-dialogs.ts";
 import { isCommandValue } from "../config/command-values.ts";
 import { stableStringify } from "../config/identity.ts";
 import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
@@ -183,41 +185,51 @@ export function describeLaunch(entry: ServerEntry, credentials?: CredentialNote)
 export function approvalQuestion(entries: readonly ServerEntry[], credentials?: CredentialNote): string {
 	const lines = entries.map((e) => `  ${describeLaunch(e, credentials)}`);
 	return [
-		"This project's MCP config wants to run these servers, as you (local commands get your environment):",
+		`This project's MCP config wants to run ${entries.length === 1 ? "this server" : `these ${entries.length} servers`}, as you (local commands get your environment):`,
 		...lines,
 		"Run them?",
 	].join("\n");
 }
 
-/** The dialogs the approval question needs (Pi's ctx.ui has them in the TUI and rpc). */
-export interface ApprovalUi {
-	select(title: string, options: string[]): Promise<string | undefined>;
-	confirm(title: string, message: string): Promise<boolean>;
+/** What the user decided about the servers they were shown: the entries as shown, so the yes binds their launch. */
+export interface Decided {
+	readonly approved: ServerEntry[];
+	readonly denied: ServerEntry[];
 }
 
 const APPROVE_ALL = "Approve all";
 const CHOOSE = "Choose one by one";
 const DENY_ALL = "Deny all";
 const LATER = "Not now (ask again next time)";
+const RUN_IT = "Run it";
+const DENY_IT = "Deny it";
+const SKIP_IT = "Not now";
 
-/** Asks the user once about the pending servers; returns what they decided (nothing for "not now"). */
+/**
+ * Asks the user about the pending servers, in pages that fit the screen (`client/paged-question.ts`):
+ * every line of every launch is shown before any yes, and Enter, Esc or a closed dialog decide
+ * nothing. Returns the entries as shown, for `McpRuntime.decideShown`.
+ */
 export async function askApproval(
-	ui: ApprovalUi,
+	dialogs: Pick<Dialogs, "select">,
 	pending: readonly ServerEntry[],
 	credentials?: CredentialNote,
-): Promise<{ approved: string[]; denied: string[] }> {
-	const names = pending.map((e) => e.name);
-	const choice = await ui.select(approvalQuestion(pending, credentials), [APPROVE_ALL, CHOOSE, DENY_ALL, LATER]);
-	if (choice === APPROVE_ALL) return { approved: names, denied: [] };
-	if (choice === DENY_ALL) return { approved: [], denied: names };
-	if (choice !== CHOOSE) return { approved: [], denied: [] };
-	const approved: string[] = [];
-	const denied: string[] = [];
-	for (const entry of pending) {
-		((await ui.confirm(`Run this MCP server from the project?`, describeLaunch(entry, credentials)))
-			? approved
-			: denied
-		).push(entry.name);
+	options: PagedOptions = {},
+): Promise<Decided> {
+	const choice = await askPaged(
+		dialogs,
+		{ text: approvalQuestion(pending, credentials), safe: LATER, choices: [APPROVE_ALL, CHOOSE, DENY_ALL] },
+		options,
+	);
+	if (choice === APPROVE_ALL) return { approved: [...pending], denied: [] };
+	if (choice === DENY_ALL) return { approved: [], denied: [...pending] };
+	const decided: Decided = { approved: [], denied: [] };
+	if (choice !== CHOOSE) return decided;
+	for (const [i, entry] of pending.entries()) {
+		const text = `Run this MCP server from the project? (${i + 1} of ${pending.length})\n${describeLaunch(entry, credentials)}`;
+		const one = await askPaged(dialogs, { text, safe: SKIP_IT, choices: [RUN_IT, DENY_IT] }, options);
+		if (one === RUN_IT) decided.approved.push(entry);
+		else if (one === DENY_IT) decided.denied.push(entry);
 	}
-	return { approved, denied };
+	return decided;
 }

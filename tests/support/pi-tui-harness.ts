@@ -1,22 +1,37 @@
 // The real Pi TUI in a pseudo-terminal (node-pty), for what only the interactive mode shows:
-// dialogs at startup, keys pressed by a user.
+// dialogs at startup, keys pressed by a user. What the terminal shows now is kept by a headless
+// xterm.js fed the same bytes, so a test can tell what is on the screen, not only what was drawn.
 import { stripVTControlCharacters } from "node:util";
 import { spawn } from "@lydell/node-pty";
+import xterm from "@xterm/headless";
 import { type PiHome, piCommand, type RunOptions } from "./pi-cli-harness.ts";
 
 export interface PiTui {
 	/** Everything drawn so far, without terminal escape codes. */
 	text(): string;
+	/** The rows the terminal shows now (its viewport), each without trailing spaces. */
+	screen(): Promise<string[]>;
 	waitForText(match: string | RegExp, timeoutMs?: number): Promise<void>;
+	/** Waits until the screen (the rows shown now, joined by newlines) matches. */
+	waitForScreen(match: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
 	/** Types keys (e.g. "\r" for enter, "\x1b[B" for the down arrow). */
 	press(keys: string): void;
 	close(): Promise<void>;
 }
 
-export function startPiTui(home: PiHome, options: RunOptions = {}): PiTui {
+export interface TuiOptions extends RunOptions {
+	/** The terminal's size (default 120 columns, 40 rows). */
+	readonly cols?: number;
+	readonly rows?: number;
+}
+
+export function startPiTui(home: PiHome, options: TuiOptions = {}): PiTui {
 	if (options.steps) home.model.script(options.steps);
 	const { node, args, env } = piCommand(home, [], options);
-	const pty = spawn(node, args, { cwd: home.cwd, cols: 120, rows: 40, env });
+	const cols = options.cols ?? 120;
+	const rows = options.rows ?? 40;
+	const pty = spawn(node, args, { cwd: home.cwd, cols, rows, env });
+	const terminal = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });
 	let output = "";
 	let exited = false;
 	const done = new Promise<void>((resolve) =>
@@ -27,18 +42,50 @@ export function startPiTui(home: PiHome, options: RunOptions = {}): PiTui {
 	);
 	pty.onData((data) => {
 		output += data;
+		terminal.write(data);
 	});
 	const text = () => stripVTControlCharacters(output);
+	// xterm.js parses what it was given asynchronously: an empty write's callback runs once all before it is parsed.
+	const screen = () =>
+		new Promise<string[]>((resolve) =>
+			terminal.write("", () => {
+				const buffer = terminal.buffer.active;
+				const lines: string[] = [];
+				for (let y = buffer.viewportY; y < buffer.viewportY + rows; y++)
+					lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
+				resolve(lines);
+			}),
+		);
+	const waitUntil = async (found: () => Promise<boolean>, what: string, timeoutMs: number) => {
+		const deadline = Date.now() + timeoutMs;
+		while (!(await found())) {
+			if (Date.now() > deadline || exited)
+				throw new Error(`the TUI never showed ${what}; it shows:\n${(await screen()).join("\n")}`);
+			await new Promise((r) => setTimeout(r, 50));
+		}
+	};
 	return {
 		text,
+		screen,
 		async waitForText(match, timeoutMs = 20_000) {
-			const deadline = Date.now() + timeoutMs;
 			const found = () => (typeof match === "string" ? text().includes(match) : match.test(text()));
-			while (!found()) {
-				if (Date.now() > deadline || exited)
-					throw new Error(`the TUI never showed ${String(match)}; it shows:\n${text().slice(-3000)}`);
-				await new Promise((r) => setTimeout(r, 50));
-			}
+			await waitUntil(async () => found(), String(match), timeoutMs);
+		},
+		async waitForScreen(match, timeoutMs = 20_000) {
+			let shown = "";
+			const test =
+				typeof match === "function"
+					? match
+					: (s: string) => (typeof match === "string" ? s.includes(match) : match.test(s));
+			await waitUntil(
+				async () => {
+					shown = (await screen()).join("\n");
+					return test(shown);
+				},
+				String(match),
+				timeoutMs,
+			);
+			return shown;
 		},
 		press: (keys) => pty.write(keys),
 		async close() {
@@ -48,6 +95,7 @@ export function startPiTui(home: PiHome, options: RunOptions = {}): PiTui {
 				await done;
 				clearTimeout(timer);
 			}
+			terminal.dispose();
 		},
 	};
 }

@@ -207,14 +207,14 @@ describe("tool results", () => {
 	});
 });
 
-/** Dialogs that pick the first choice and a model that answers "ok", recording what each was shown and sent. */
+/** Dialogs that allow once (or pick the first choice) and a model that answers "ok", recording what each was shown and sent. */
 function recorder() {
 	const titles: string[] = [];
 	const requests: unknown[] = [];
 	const dialogs: Dialogs = {
 		select: async (title, options) => {
 			titles.push(title);
-			return options[0];
+			return options.includes("Allow once") ? "Allow once" : options[0];
 		},
 		confirm: async () => true,
 		input: async () => undefined,
