@@ -11,15 +11,21 @@ import type { DialogOptions, Dialogs } from "./user-dialogs.ts";
 export interface Screen {
 	readonly rows: number;
 	readonly columns: number;
+	/**
+	 * Whether Pi draws the dialog on this very terminal (the TUI): lines are then cut to its width
+	 * so Pi never wraps them. Otherwise (rpc: the client draws) lines are kept whole and the pages
+	 * are reckoned for this size.
+	 */
+	readonly drawnHere?: boolean;
 }
 
 /** Without a terminal of our own (rpc: the client draws), pages for the smallest usual one. */
-const USUAL_SCREEN: Screen = { rows: 24, columns: 80 };
+const USUAL_SCREEN: Screen = { rows: 24, columns: 80, drawnHere: false };
 
 /** The terminal Pi draws on (the extension runs in Pi's process), or the usual size when it is not one. */
 export function terminalScreen(): Screen {
 	const { isTTY, rows, columns } = process.stdout;
-	return isTTY && rows > 0 && columns > 0 ? { rows, columns } : USUAL_SCREEN;
+	return isTTY && rows > 0 && columns > 0 ? { rows, columns, drawnHere: true } : USUAL_SCREEN;
 }
 
 /**
@@ -35,8 +41,11 @@ const SIDE_COLUMNS = 4;
 const MAX_CHOICES = 9;
 
 export interface PagedQuestion {
-	/** The whole question: every line is shown, on one page or several. */
-	readonly text: string;
+	/**
+	 * The whole question: every line is shown, on one page or several. Given as blocks (a server
+	 * and its launch, say), a block is kept on one page when it fits on one.
+	 */
+	readonly text: string | readonly string[];
 	/** The answer Enter gives on the last page: never a yes. Shown first on every page. */
 	readonly safe?: string;
 	/** The other answers. */
@@ -81,7 +90,15 @@ export async function askPaged(
 export function paginate(question: PagedQuestion, screen: Screen): Page[] {
 	const safe = question.safe === undefined ? [] : [question.safe];
 	const room = Math.max(6, screen.rows - FRAME_ROWS - BELOW_ROWS);
-	const lines = wrapLines(question.text, Math.max(20, screen.columns - SIDE_COLUMNS));
+	const width = Math.max(20, screen.columns - SIDE_COLUMNS);
+	const blocks = (typeof question.text === "string" ? [question.text] : question.text).map((block) =>
+		block.split("\n").map((line) => {
+			const rows = wrapLines(line, width);
+			return screen.drawnHere === false ? { text: line, rows } : { text: rows.join("\n"), rows };
+		}),
+	);
+	const lines = blocks.flat();
+	const height = lines.reduce((sum, line) => sum + line.rows.length, 0);
 	// The choices, a screenful at a time: each group with the safe answer first and "More choices" last.
 	const fitting = Math.min(MAX_CHOICES, room - 2);
 	const groups =
@@ -89,11 +106,11 @@ export function paginate(question: PagedQuestion, screen: Screen): Page[] {
 			? [[...question.choices]]
 			: chunk(question.choices, Math.max(1, fitting - safe.length - 1));
 	const choiceRows = safe.length + groups[0].length + (groups.length > 1 ? 1 : 0);
-	if (groups.length === 1 && lines.length + choiceRows <= room) {
-		return [{ title: lines.join("\n"), ...choicesPage(safe, groups, 0, 0) }];
+	if (groups.length === 1 && height + choiceRows <= room) {
+		return [{ title: lines.map((l) => l.text).join("\n"), ...choicesPage(safe, groups, 0, 0) }];
 	}
 	// Text pages, each headed by where the reader is; the last one carries the first group of choices.
-	const textPages = chunk(lines, Math.max(2, room - 1 - Math.max(1 + safe.length, choiceRows)));
+	const textPages = pack(blocks, Math.max(2, room - 1 - Math.max(1 + safe.length, choiceRows)));
 	const total = textPages.length + groups.length - 1;
 	const heading = (i: number) => `(page ${i + 1} of ${total})`;
 	const pages: Page[] = textPages.slice(0, -1).map((text, i) => ({
@@ -127,25 +144,59 @@ function choicesPage(safe: readonly string[], groups: readonly string[][], g: nu
 	};
 }
 
-/** The text's lines, each cut to `width` columns (wide characters counted twice), so Pi never wraps them. */
+/**
+ * The text's lines, each cut to `width` columns (wide characters counted twice) so Pi never wraps
+ * them: after a space when there is one in the line's second half, else at the width.
+ */
 export function wrapLines(text: string, width: number): string[] {
 	const out: string[] = [];
 	for (const line of text.split("\n")) {
-		let current = "";
-		let used = 0;
-		for (const char of line) {
-			const w = columnsOf(char);
-			if (used + w > width) {
-				out.push(current);
-				current = "";
-				used = 0;
-			}
-			current += char;
-			used += w;
+		let rest = [...line];
+		for (;;) {
+			let used = 0;
+			let end = 0;
+			while (end < rest.length && used + columnsOf(rest[end]) <= width) used += columnsOf(rest[end++]);
+			if (end === rest.length) break;
+			const space = rest.lastIndexOf(" ", end - 1);
+			const cut = space >= end / 2 ? space + 1 : end;
+			out.push(rest.slice(0, cut).join(""));
+			rest = rest.slice(cut);
 		}
-		out.push(current);
+		out.push(rest.join(""));
 	}
 	return out;
+}
+
+/** A line of the question: its text as given to Pi, and the rows it takes on the screen. */
+interface Line {
+	readonly text: string;
+	readonly rows: readonly string[];
+}
+
+/**
+ * Blocks of lines into pages of at most `size` rows: a block on one page when it fits on one, a
+ * line on one page when it fits on one (else cut at the rows it wraps into).
+ */
+function pack(blocks: readonly Line[][], size: number): [string[], ...string[][]] {
+	const pages: [string[], ...string[][]] = [[]];
+	let used = 0;
+	const newPage = () => {
+		pages.push([]);
+		used = 0;
+	};
+	const rowsOf = (lines: readonly Line[]) => lines.reduce((sum, line) => sum + line.rows.length, 0);
+	for (const block of blocks) {
+		if (used > 0 && used + rowsOf(block) > size && rowsOf(block) <= size) newPage();
+		for (const line of block) {
+			const pieces = line.rows.length <= size ? [line] : line.rows.map((row) => ({ text: row, rows: [row] }));
+			for (const piece of pieces) {
+				if (used > 0 && used + piece.rows.length > size) newPage();
+				pages[pages.length - 1].push(piece.text);
+				used += piece.rows.length;
+			}
+		}
+	}
+	return pages;
 }
 
 /** Columns a character takes, rounded up: ASCII one, anything else two (never fewer than it takes). */

@@ -181,14 +181,13 @@ export function describeLaunch(entry: ServerEntry, credentials?: CredentialNote)
 	return [`${visible(entry.name)} (from ${visible(entry.source.path)}):`, ...lines.map((l) => `    ${l}`)].join("\n");
 }
 
-/** The question shown once per project when servers from its files wait for a decision. */
-export function approvalQuestion(entries: readonly ServerEntry[], credentials?: CredentialNote): string {
-	const lines = entries.map((e) => `  ${describeLaunch(e, credentials)}`);
+/** The question shown once per project when servers from its files wait for a decision: a block per server. */
+export function approvalQuestion(entries: readonly ServerEntry[], credentials?: CredentialNote): string[] {
 	return [
 		`This project's MCP config wants to run ${entries.length === 1 ? "this server" : `these ${entries.length} servers`}, as you (local commands get your environment):`,
-		...lines,
+		...entries.map((e) => `  ${describeLaunch(e, credentials)}`),
 		"Run them?",
-	].join("\n");
+	];
 }
 
 /** What the user decided about the servers they were shown: the entries as shown, so the yes binds their launch. */

@@ -7,12 +7,33 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { markerServer } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
-import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
+import { createPiHome, type PiHome, type PiRpc, type RpcEvent, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
 import { startPiTui } from "../support/pi-tui-harness.ts";
 import { type Recorder, startRecorder } from "../support/recorder.ts";
 
 const AWAITING = 'Server "proj" is awaiting approval: ask the user to run /mcp approve proj';
+/** The code printed with the launches shown where Pi cannot ask (the first one in `text`). */
+const shownCode = (text: string) => {
+	const code = /\/mcp approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(text)?.[1];
+	if (!code) throw new Error(`no approval code in:\n${text}`);
+	return code;
+};
+/**
+ * Reads a question over rpc from `from` on: its pages are turned ("Next page") until the one with
+ * the choices, left unanswered; returns the text of every page and that last dialog.
+ */
+async function readQuestion(pi: PiRpc, from: number): Promise<{ text: string; last: RpcEvent }> {
+	const titles: string[] = [];
+	for (let at = from; ; ) {
+		const dialog = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "select", at);
+		at = pi.events.indexOf(dialog) + 1;
+		titles.push(String(dialog.title).replace(/^\(page \d+ of \d+\)\n/, ""));
+		const next = (dialog.options as string[])[0];
+		if (!next.startsWith("Next page")) return { text: titles.join("\n"), last: dialog };
+		pi.send({ type: "extension_ui_response", id: dialog.id, value: next });
+	}
+}
 const callProj = () => ({ toolCall: { name: "mcp", arguments: { tool: "proj_echo", args: { message: "hi" } } } });
 const answer = (req: Parameters<typeof lastToolMessage>[0]) => ({ text: `tool said: ${lastToolMessage(req)}` });
 
@@ -52,7 +73,7 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(print.stderr).toContain("2 server(s) from this project's config await approval and will not run:");
 		expect(print.stderr).toContain(`    runs: sh -c "touch '${marker}'`);
 		expect(print.stderr).toContain('    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)');
-		expect(print.stderr).toContain("Run /mcp approve to allow them");
+		const code = shownCode(print.stderr);
 
 		const json = await runPi(home, "again", { host, env, mode: "json", steps: [callProj, answer] });
 		expect(json.code, json.stderr).toBe(0);
@@ -60,7 +81,8 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(existsSync(marker)).toBe(false);
 		expect(recorder.requests).toEqual([]);
 
-		const approve = await runPi(home, "/mcp approve proj", { host, env, steps: [] });
+		// The code approves what was printed with it; naming one server of the list approves only that one.
+		const approve = await runPi(home, `/mcp approve proj ${code}`, { host, env, steps: [] });
 		expect(approve.code, approve.stderr).toBe(0);
 		// Pi sends an extension's stdout to stderr in print mode.
 		expect(approve.stdout + approve.stderr).toContain("Approved (starting as configured)");
@@ -68,7 +90,34 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(after.stdout).toContain("tool said: Echo: hi");
 		expect(existsSync(marker)).toBe(true);
 		expect(recorder.requests).toEqual([]);
-	});
+	}, 120_000); // four runs of Pi: a loaded machine takes 10 s or more for each
+
+	it("-p: a pull between what was shown and /mcp approve <code> approves nothing; the new launch is shown, with its own code", async () => {
+		const shown = await runPi(home, "hi", { host, env, steps: [() => ({ text: "hello" })] });
+		const code = shownCode(shown.stderr);
+		// The repository changes (a pull) after the user read the list and before they approve it.
+		const pulled = join(home.root, "pulled");
+		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(pulled, ["--pulled"]) } }));
+		const refused = await runPi(home, `/mcp approve ${code}`, { host, env, steps: [] });
+		expect(refused.code, refused.stderr).toBe(0);
+		const said = refused.stdout + refused.stderr;
+		expect(said).toContain(
+			`Nothing approved: this project's MCP config changed since the servers were shown with ${code}.`,
+		);
+		expect(said).toMatch(
+			/proj changed; what it would run and send now that was not shown then:\n {4}\+ runs: sh -c .*--pulled/,
+		);
+		expect(said).toContain("remote is no longer in the config.");
+		const used = await runPi(home, "use it", { host, env, steps: [callProj, answer] });
+		expect(used.stdout).toContain("awaiting approval");
+		expect(existsSync(pulled)).toBe(false);
+
+		// What the refusal showed has its own code: that one approves the launch as it is now.
+		const now = shownCode(said.slice(said.indexOf("Read what it is now")));
+		const approved = await runPi(home, `/mcp approve ${now}`, { host, env, steps: [] });
+		expect(approved.stdout + approved.stderr).toContain("Approved (starting as configured)");
+		expect(approved.stdout + approved.stderr).toContain("--pulled");
+	}, 120_000); // four runs of Pi
 
 	it("a .mcp.json that links to /dev/zero: a clear error, and Pi answers and exits as usual", async () => {
 		rmSync(join(home.cwd, ".mcp.json"));
@@ -82,10 +131,10 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 	it("rpc: the question is asked and nothing runs meanwhile; /mcp approve lets it run; a changed command asks again", async () => {
 		const pi = await startPiRpc({ home, host, env, steps: [callProj, answer, callProj, answer] });
 		try {
-			const question = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "select");
-			expect(String(question.title)).toContain(`    runs: sh -c "touch '${marker}'`);
-			expect(String(question.title)).toContain("    connects to: http://127.0.0.1");
-			expect(String(question.title)).toContain(
+			const question = await readQuestion(pi, 0);
+			expect(question.text).toContain(`    runs: sh -c "touch '${marker}'`);
+			expect(question.text).toContain("    connects to: http://127.0.0.1");
+			expect(question.text).toContain(
 				'    header Authorization: "Bearer ${PLANTED_TOKEN}" (sends your $PLANTED_TOKEN)',
 			);
 			let from = pi.events.length;
@@ -96,6 +145,16 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 
 			from = pi.events.length;
 			pi.send({ id: "a1", type: "prompt", message: "/mcp approve proj" });
+			// With a dialog, /mcp approve shows what it approves and the yes is to that; the first choice is no yes.
+			const asked = await readQuestion(pi, from);
+			expect(asked.text).toContain(`    runs: sh -c "touch '${marker}'`);
+			expect(asked.last.options).toEqual([
+				"Not now (ask again next time)",
+				"Approve all",
+				"Choose one by one",
+				"Deny all",
+			]);
+			pi.send({ type: "extension_ui_response", id: asked.last.id, value: "Approve all" });
 			const approved = await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "notify", from);
 			expect(String(approved.message)).toContain("Approved (starting as configured)");
 			from = pi.events.length;
@@ -119,14 +178,50 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
 		const tui = startPiTui(home, { host, env });
 		try {
-			await tui.waitForText("wants to run these servers");
+			await tui.waitForText("wants to run this server");
 			await tui.waitForText("Approve all");
 			await new Promise((r) => setTimeout(r, 500));
 			expect(existsSync(marker)).toBe(false);
+			// "Not now" comes first (Enter is no yes): down to "Approve all".
+			tui.press("\x1b[B");
+			await tui.waitForScreen("→ Approve all");
 			tui.press("\r");
 			const deadline = Date.now() + 15_000;
 			while (!existsSync(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 			expect(existsSync(marker)).toBe(true);
+		} finally {
+			await tui.close();
+		}
+	});
+
+	it("TUI: a question taller than the terminal comes in pages that fit, and Enter on each approves nothing", async () => {
+		const servers: Record<string, unknown> = {};
+		for (let i = 0; i < 6; i++) servers[`s${i}`] = { command: "node", args: ["server.js", `--n=${i}`] };
+		servers.hidden = markerServer(marker);
+		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: servers }));
+		const tui = startPiTui(home, { host, env, cols: 80, rows: 24 });
+		try {
+			const screens: string[] = [];
+			for (let page = 1; ; page++) {
+				// The whole dialog is on the screen: the question's first line (or its page's heading) at the top, its key hints at the bottom.
+				const top = page === 1 ? "This project's MCP config wants to run" : `\\(page ${page} of \\d+\\)`;
+				const screen = await tui.waitForScreen(new RegExp(`${top}[^]*↑↓ navigate`));
+				screens.push(screen);
+				const total = Number(/\(page \d+ of (\d+)\)/.exec(screen)?.[1] ?? 1);
+				if (page === total) break;
+				expect(screen).toContain(`→ Next page (${page + 1} of ${total})`);
+				tui.press("\r");
+			}
+			const last = screens[screens.length - 1];
+			for (const choice of ["→ Not now (ask again next time)", "Approve all", "Choose one by one", "Deny all"])
+				expect(last).toContain(choice);
+			const shown = screens.join("\n");
+			for (const name of Object.keys(servers)) expect(shown).toContain(`${name} (from `);
+			expect(shown).toContain('runs: sh -c "touch');
+			tui.press("\r");
+			await tui.waitForScreen((screen) => !screen.includes("↑↓ navigate"));
+			await tui.waitForScreen("7 awaiting approval");
+			expect(existsSync(marker)).toBe(false);
 		} finally {
 			await tui.close();
 		}

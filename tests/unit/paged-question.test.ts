@@ -54,7 +54,7 @@ describe("a question taller than the screen", () => {
 		const shown = pages.map((p) => p.title).join("\n");
 		for (let i = 0; i < 40; i++) expect(shown).toContain(`line ${i}: `);
 		// Long lines are cut to the width, not lost: every x of every line is on some page.
-		expect(shown.split("x").length - 1).toBe(tall.text.split("x").length - 1);
+		expect(shown.split("x").length - 1).toBe((tall.text as string).split("x").length - 1);
 		expect(pages.at(-1)?.options).toEqual(["Not now", "Approve all", "Deny all"]);
 		expect(pages[0].title.split("\n")[0]).toBe(`(page 1 of ${pages.length})`);
 	});
@@ -157,5 +157,17 @@ describe("the consents use it", () => {
 		expect(sent).toBe(0);
 		expect(enter.asked.length).toBeGreaterThan(1);
 		expect(enter.asked.at(-1)?.options).toEqual(["Deny", "Allow once", 'Always allow "srv" in this session']);
+	});
+});
+
+describe("where the client draws the dialog (rpc)", () => {
+	it("lines are kept whole, and the pages are reckoned for the usual terminal", () => {
+		const long = `header Authorization: "Bearer \${TOKEN}" (sends your $TOKEN) ${"y".repeat(60)}`;
+		const text = [long, ...Array.from({ length: 30 }, (_, i) => `entry ${i}`)].join("\n");
+		const pages = paginate({ text, safe: "Not now", choices: ["Approve all"] }, { ...SCREEN, drawnHere: false });
+		expect(pages.length).toBeGreaterThan(1);
+		expect(pages[0].title.split("\n")).toContain(long);
+		const shown = pages.map((p) => p.title).join("\n");
+		for (let i = 0; i < 30; i++) expect(shown).toContain(`entry ${i}`);
 	});
 });
