@@ -95,10 +95,17 @@ describe("the shell CLI", () => {
 		expect(before.err).toContain('Server "proj" is awaiting approval: run: pi-mcp-adapter approve proj');
 		expect(existsSync(marker)).toBe(false);
 
-		const approve = cli("approve");
-		expect(approve.code).toBe(0);
-		expect(approve.out).toContain("Approved for");
-		expect(approve.out).toContain("proj (from ");
+		// A shell cannot show a dialog: `approve` prints the launches with a code and approves nothing.
+		const shown = cli("approve");
+		expect(shown.code).toBe(1);
+		expect(shown.out).toContain("Nothing approved yet");
+		expect(shown.out).toContain("proj (from ");
+		expect(shown.out).toContain("    runs: sh -c");
+		const code = /pi-mcp-adapter approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(shown.out)?.[1] ?? "";
+
+		const approve = cli("approve", code);
+		expect(approve.code, approve.err).toBe(0);
+		expect(approve.out).toContain("Approved (starting as configured) for");
 		expect(approve.out).toContain("    runs: sh -c");
 		expect(existsSync(marker)).toBe(false); // approving starts nothing by itself
 
@@ -108,7 +115,28 @@ describe("the shell CLI", () => {
 
 		expect(cli("deny", "proj").code).toBe(0);
 		expect(cli("call", "proj_echo", '{"message":"hi"}').err).toContain("was denied by the user");
-	});
+	}, 120_000); // six runs of the CLI: a loaded machine takes seconds for each
+
+	it("`approve <code>` after the config changed approves nothing, says what is new, and shows it with a new code", () => {
+		const marker = join(dir.path, "started");
+		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
+		const code = /pi-mcp-adapter approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(cli("approve").out)?.[1] ?? "";
+		// A pull changes the command after the user read it.
+		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker, ["--pulled"]) } }));
+		const refused = cli("approve", code);
+		expect(refused.code).toBe(1);
+		expect(refused.err).toContain(
+			`Nothing approved: this project's MCP config changed since the servers were shown with ${code}.`,
+		);
+		expect(refused.err).toMatch(/ {4}\+ runs: sh -c .*--pulled/);
+		const now = /Read what it is now[\s\S]*pi-mcp-adapter approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(refused.err)?.[1];
+		expect(now).toBeDefined();
+		expect(now).not.toBe(code);
+		expect(cli("call", "proj_echo", '{"message":"hi"}').err).toContain("awaiting approval");
+		expect(existsSync(marker)).toBe(false);
+		expect(cli("approve", now ?? "").code).toBe(0);
+		expect(cli("call", "proj_echo", '{"message":"hi"}').out).toContain("Echo: hi");
+	}, 120_000); // five runs of the CLI
 
 	it("with sharing on, two shell calls use one server in the broker, and `status` shows it", async () => {
 		const log = join(dir.path, "starts.log");
