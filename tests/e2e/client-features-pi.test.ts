@@ -51,7 +51,10 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 			'call {"tool":"everything_trigger-elicitation-request"}',
 			(dialog) => {
 				const title = String(dialog.title);
-				if (dialog.method === "confirm") return { confirmed: true };
+				const first = (dialog.options as string[] | undefined)?.[0] ?? "";
+				// The answers before sending may be taller than a screen: their pages are read through.
+				if (first.startsWith("Next page")) return { value: first };
+				if (first === "Don't send") return { value: "Send" };
 				if (title.includes("Your full, legal name")) return { value: "Ada Lovelace" };
 				if (title.includes("Integer")) return { value: "7" };
 				if (dialog.method === "input") return { value: "" };
@@ -64,11 +67,14 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 			'MCP server "everything" asks: Please provide inputs for the following fields',
 		);
 		// One dialog per field: several fields, none asked twice.
-		const fields = dialogs.filter((d) => d.method !== "confirm").map((d) => String(d.title));
+		const start = dialogs.findIndex((d) => String(d.title).includes("Send these answers"));
+		const fields = dialogs.slice(0, start).map((d) => String(d.title));
 		expect(fields.length).toBeGreaterThan(1);
 		expect(new Set(fields).size).toBe(fields.length);
-		const summary = dialogs.find((d) => d.method === "confirm");
-		expect(String(summary?.message)).toContain("name: Ada Lovelace");
+		const summary = dialogs.slice(start);
+		expect(summary.map((d) => String(d.title)).join("\n")).toContain("name: Ada Lovelace");
+		// Enter before sending does not send: the first choice is "Don't send".
+		expect(summary.at(-1)?.options).toEqual(["Don't send", "Send"]);
 		const result = toolResults(events);
 		expect(result).toContain("User provided the requested information");
 		expect(result).toContain("Name: Ada Lovelace");
@@ -97,7 +103,7 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		expect(dialogs).toHaveLength(1);
 		expect(String(dialogs[0].title)).toContain('MCP server "everything" asks you to open a page');
 		expect(String(dialogs[0].title)).toContain("https://example.com/verify?step=1");
-		expect(dialogs[0].options).toContain("Open example.com in the browser");
+		expect(dialogs[0].options).toEqual(["Decline", "Open example.com in the browser", "I will open it myself"]);
 		expect(toolResults(events)).toContain("User completed the URL elicitation flow");
 	});
 
@@ -106,13 +112,12 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		const { dialogs, events } = await converse(
 			pi,
 			'call {"tool":"everything_trigger-sampling-request","args":{"prompt":"say hi"}}',
-			(d) => ({
-				value: (d.options as string[])[0],
-			}),
+			() => ({ value: "Allow once" }),
 		);
 		expect(String(dialogs[0].title)).toContain('MCP server "everything" asks to use your model');
 		expect(String(dialogs[0].title)).toContain("say hi");
-		expect(dialogs[0].options).toEqual(["Allow once", 'Always allow "everything" in this session', "Deny"]);
+		// What Enter picks is "Deny": a consent's default is never to allow.
+		expect(dialogs[0].options).toEqual(["Deny", "Allow once", 'Always allow "everything" in this session']);
 		expect(toolResults(events)).toContain("a sampled reply from the session model");
 		const sampled = home.model.requests.slice(before).find((r) => JSON.stringify(r.messages).includes(SAMPLING_SYSTEM));
 		expect(JSON.stringify(sampled?.messages)).toContain("say hi");

@@ -32,6 +32,13 @@ function scriptedDialogs(
 		asked,
 		notes,
 		select: async (title, options) => {
+			// A question taller than a screen comes in pages: read on.
+			if (options[0]?.startsWith("Next page")) return options[0];
+			// The answers before sending are asked as a select whose first choice is "Don't send": scripted as a confirm.
+			if (options.includes("Send")) {
+				asked.push({ kind: "confirm", title });
+				return answer({ kind: "confirm", title }) === true ? "Send" : "Don't send";
+			}
 			asked.push({ kind: "select", title, options });
 			return answer({ kind: "select", title, options }) as string | undefined;
 		},
