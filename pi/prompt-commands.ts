@@ -6,6 +6,7 @@
 // as servers list them (Pi's autocomplete then shows them from the next start).
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { GetPromptResult } from "@modelcontextprotocol/client";
+import { plain } from "../client/user-dialogs.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { convertResult, type PiContent } from "../proxy/tool-results.ts";
 import { describeError } from "../transport/errors.ts";
@@ -135,7 +136,11 @@ export class PromptCommands {
 				);
 			}
 			const answer = await ctx.ui.input(
-				oneLine(`/${promptCommandName(server, name)}: ${arg.name}${arg.description ? ` (${arg.description})` : ""}`),
+				// A server's description, cut so the question and its input field always fit on the screen.
+				plain(
+					oneLine(`/${promptCommandName(server, name)}: ${arg.name}${arg.description ? ` (${arg.description})` : ""}`),
+					300,
+				),
 			);
 			if (answer === undefined) return;
 			values[arg.name] = answer;
