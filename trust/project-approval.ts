@@ -92,14 +92,19 @@ interface StoredDecision {
 	readonly decision: Decision;
 	readonly at: number;
 }
-type ApprovalsFile = { version: 1; projects: Record<string, Record<string, StoredDecision>> };
+/** A file of records per canonical project folder and name (the approvals, what was shown). */
+export type ProjectsFile<T> = { version: 1; projects: Record<string, Record<string, T>> };
 
-function parseApprovals(raw: unknown): ApprovalsFile {
-	const file = raw as Partial<ApprovalsFile> | null;
+/** Reads a `ProjectsFile` leniently: anything else is an empty one. */
+export function parseProjectsFile<T>(raw: unknown): ProjectsFile<T> {
+	const file = raw as Partial<ProjectsFile<T>> | null;
 	if (!file || typeof file !== "object" || file.version !== 1 || typeof file.projects !== "object" || !file.projects)
 		return { version: 1, projects: {} };
 	return { version: 1, projects: file.projects };
 }
+
+type ApprovalsFile = ProjectsFile<StoredDecision>;
+const parseApprovals = (raw: unknown): ApprovalsFile => parseProjectsFile<StoredDecision>(raw);
 
 export interface ProjectApprovalsOptions {
 	readonly agentDir: string;

@@ -9,6 +9,7 @@ import { createHash, randomInt } from "node:crypto";
 import { join } from "node:path";
 import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
 import type { ServerEntry } from "../types.ts";
+import { parseProjectsFile } from "./project-approval.ts";
 
 export const SHOWN_FILE = "mcp-shown-launches.json";
 
@@ -34,14 +35,7 @@ export interface ShownRecord {
 	readonly servers: Readonly<Record<string, ShownServer>>;
 }
 
-type ShownFile = { version: 1; projects: Record<string, Record<string, ShownRecord>> };
-
-function parseShown(raw: unknown): ShownFile {
-	const file = raw as Partial<ShownFile> | null;
-	if (!file || typeof file !== "object" || file.version !== 1 || typeof file.projects !== "object" || !file.projects)
-		return { version: 1, projects: {} };
-	return { version: 1, projects: file.projects };
-}
+const parseShown = (raw: unknown) => parseProjectsFile<ShownRecord>(raw);
 
 /** One project's displays of launches awaiting approval. */
 export class ShownLaunches {
