@@ -60,7 +60,7 @@ export async function approveCommand(
 	}
 	const shown = await pendingNotice(host, entries);
 	return {
-		text: `Nothing approved yet: here Pi cannot ask you, so a yes needs the code printed with what you read.\n${shown}`,
+		text: `Nothing approved yet: with no dialog to ask you in, a yes needs the code printed with what you read.\n${shown}`,
 		level: "warning",
 		approved: false,
 	};

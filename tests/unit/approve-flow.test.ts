@@ -89,7 +89,7 @@ describe("approving what was shown", () => {
 		for (const words of [[], ["proj"]]) {
 			const answer = await approveCommand(run(), words);
 			expect(answer.approved).toBe(false);
-			expect(answer.text).toContain("Nothing approved yet: here Pi cannot ask you");
+			expect(answer.text).toContain("Nothing approved yet: with no dialog to ask you in");
 			expect(answer.text).toContain("    runs: node server.js");
 			shownCode(answer.text);
 		}
