@@ -35,7 +35,9 @@ import {
 	snapshotKey,
 	writeSnapshot,
 } from "./pi/start-snapshot.ts";
+import type { ToolSearchApi } from "./pi/tool-ranking.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
+import { registerToolSearch } from "./pi/tool-search.ts";
 import { warmWhileModelThinks } from "./pi/warm-up.ts";
 import {
 	normalizeProxyInput,
@@ -205,6 +207,8 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 			})
 		: undefined;
 	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => requireRuntime()) : undefined;
+	// Pi 1.5's tool_search and codemode's searchTools() ranked by our engine (registered while loading: that replaces Pi's).
+	if (isPi15(pi)) registerToolSearch(pi as unknown as ToolSearchApi);
 
 	const run = async (
 		input: ProxyInput,

@@ -15,6 +15,8 @@ import { analyze, analyzeTokens, expandQuery, tokenize } from "./query.ts";
 export interface SearchOptions {
 	readonly regex?: boolean;
 	readonly server?: string;
+	/** Only the tools this accepts (Pi's tool_search: those not loaded yet; a codemode namespace). */
+	readonly filter?: (tool: CatalogTool) => boolean;
 	/** At most this many hits, the best. */
 	readonly limit?: number;
 	/**
@@ -212,7 +214,7 @@ export class ToolSearchIndex {
 			weights: { fuzzy: 0.3, prefix: 0.4 },
 			// The exact tool name typed as the query always comes first. (Called per term and tool: kept trivial.)
 			boostDocument: exact.size > 0 ? (id) => (exact.has(id as number) ? 3 : 1) : undefined,
-			filter: options.server ? (result) => this.entry(result.id).tool.server === options.server : undefined,
+			filter: accepting(options, (id) => this.entry(id).tool),
 		});
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
@@ -273,6 +275,16 @@ class Leaders {
 		if (this.size === 0) return Number.POSITIVE_INFINITY;
 		return this.scores.length < this.size ? 0 : (this.scores[this.size - 1] as number);
 	}
+}
+
+/** MiniSearch's filter for a search's `server` and `filter` options (none when neither is set). */
+function accepting(options: SearchOptions, toolOf: (id: unknown) => CatalogTool) {
+	const { server, filter } = options;
+	if (!server && !filter) return undefined;
+	return (result: { id: unknown }) => {
+		const tool = toolOf(result.id);
+		return (!server || tool.server === server) && (!filter || filter(tool));
+	};
 }
 
 /** Whether two listings of a tool are found by the same text (strings compare by reference first: cheap when unchanged). */
@@ -440,6 +452,7 @@ function regexSearch(tools: readonly CatalogTool[], pattern: string, options: Se
 	const hits: SearchHit[] = [];
 	for (const tool of tools) {
 		if (options.server && tool.server !== options.server) continue;
+		if (options.filter && !options.filter(tool)) continue;
 		const score = (test(tool.qualifiedName) || test(tool.name) ? 10 : 0) + (test(tool.description) ? 2 : 0);
 		if (score > 0) hits.push({ tool, score, coverage: 1 });
 	}

@@ -1,0 +1,96 @@
+// Pi 1.5's tools ranked by this package's search engine (search/engine.ts), for the tool_search
+// that replaces Pi's (pi/tool-search.ts) and for codemode scripts' searchTools() (pi/codemode-search.ts).
+// Any Pi tool is ranked, not only MCP ones: what Pi's own search could find stays findable. A tool
+// of an MCP server is searched as the engine searches it through `mcp`: its own name, its server
+// (the namespace's alias), its description and parameters.
+
+import type { CatalogTool } from "../catalog/tool-catalog.ts";
+import { loadSearch } from "../search/background-index.ts";
+import type { ToolSearchIndex } from "../search/engine.ts";
+import type { JsonSchema } from "../types.ts";
+import type { Pi15ToolApi } from "./pi-tools.ts";
+
+/** What Pi 1.5 reports of a tool (`pi.getAllTools()`, or a tool context's `ctx.tools`). */
+export interface PiToolInfo {
+	readonly name: string;
+	readonly description?: string;
+	readonly parameters?: unknown;
+	readonly exposure?: string;
+	readonly namespace?: PiNamespace;
+}
+
+/** A namespace (an MCP server's `mcp__<server>`, with the server's name among its aliases). */
+export interface PiNamespace {
+	readonly name: string;
+	readonly aliases?: readonly string[];
+	readonly description?: string;
+	readonly instructions?: string;
+}
+
+/** What tool_search and searchTools() need of Pi 1.5's extension API. */
+export interface ToolSearchApi extends Pi15ToolApi {
+	getAllTools(): readonly (PiToolInfo & { reachesTools?: (input: Record<string, unknown>) => unknown })[];
+	on(event: "tool_call", handler: (event: { toolName: string; input: Record<string, unknown> }) => unknown): void;
+}
+
+const isObject = (value: unknown): value is JsonSchema =>
+	typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A Pi tool as the engine indexes it: `mcp__github__create_issue` is github's `create_issue`. */
+export function searchable(tool: PiToolInfo): CatalogTool {
+	const namespace = tool.namespace;
+	const prefix = namespace ? `${namespace.name}__` : undefined;
+	return {
+		server: namespace ? (namespace.aliases?.[0] ?? namespace.name) : "",
+		name: prefix && tool.name.startsWith(prefix) ? tool.name.slice(prefix.length) : tool.name,
+		qualifiedName: tool.name,
+		description: tool.description ?? "",
+		inputSchema: isObject(tool.parameters) ? tool.parameters : {},
+	};
+}
+
+/** Lowercase, with what a script identifier cannot hold as `_` (as Pi 1.5 compares tool names). */
+function normalizeName(name: string): string {
+	return name
+		.trim()
+		.toLowerCase()
+		.replace(/[^a-z0-9_$]/g, "_");
+}
+
+/** Whether the query is the tool's whole name, or its name after a `__` (as Pi 1.5's search puts those first). */
+function isExactName(query: string, name: string): boolean {
+	const wanted = normalizeName(query);
+	const normalized = normalizeName(name);
+	return normalized === wanted || normalized.endsWith(`__${wanted}`);
+}
+
+/**
+ * One index over a changing list of Pi tools, brought to the list given at each search (in place:
+ * tools that did not change keep their entries), so a search after a server connects costs that
+ * server's tools only.
+ */
+export class PiToolRanker {
+	private index?: ToolSearchIndex;
+
+	/** The names of the `limit` best tools for the query, among `tools` (and of those, the ones `filter` keeps). */
+	async rank(
+		query: string,
+		tools: readonly PiToolInfo[],
+		limit: number,
+		filter?: (tool: PiToolInfo) => boolean,
+	): Promise<string[]> {
+		const engine = await loadSearch();
+		this.index ??= new engine.ToolSearchIndex();
+		this.index.update(tools.map(searchable));
+		const kept = filter ? new Set(tools.filter(filter).map((tool) => tool.name)) : undefined;
+		const hits = this.index.search(query, {
+			limit,
+			filter: kept ? (tool) => kept.has(tool.qualifiedName) : undefined,
+		});
+		const names = hits.map((hit) => hit.tool.qualifiedName);
+		// The exact name typed as the query comes first, found or not by the words.
+		const exact = tools.find((tool) => (!kept || kept.has(tool.name)) && isExactName(query, tool.name));
+		if (!exact) return names;
+		return [exact.name, ...names.filter((name) => name !== exact.name)].slice(0, limit);
+	}
+}
