@@ -6,10 +6,10 @@
 // (get, list, add: actions every server has) weigh less than the thing the query is about.
 // `regex` matches a pattern against names and descriptions instead.
 // One index per catalog, updated in place when its tools change (in the background: prepareSearch).
-import MiniSearch from "minisearch";
 import { RE2JS } from "re2js";
 import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
 import { quote } from "../transport/errors.ts";
+import { Bm25Index, type QueryTerm } from "./bm25.ts";
 import { analyze, analyzeTokens, expandQuery, tokenize } from "./query.ts";
 
 export interface SearchOptions {
@@ -36,35 +36,36 @@ export interface SearchHit {
 const MAX_QUERY_CHARS = 2000;
 const MAX_QUERY_WORDS = 40;
 
-/** Field weights: a word in the tool's name counts most, one in a parameter name least. */
-const BOOST = { name: 6, server: 2.5, description: 1.2, params: 0.6 } as const;
+/** Field weights: a word in the tool's name counts most, one in a parameter name least (the fields of IndexedTool, in order). */
+const FIELD_BOOSTS = [6, 2.5, 1.2, 0.6] as const;
+/** A match through a word the query word starts, or one a typo away, counts this much (before its length factor). */
+const PREFIX_WEIGHT = 0.4;
+const FUZZY_WEIGHT = 0.3;
 /** Query words that start many tool names are actions; with an object beside them they count this much. */
 const ACTION_WEIGHT = 0.5;
 /** The weight from which a synonym makes its word an action. */
 const CLOSE_SYNONYM = 0.25;
 
-/** A tool as MiniSearch holds it: each field already analyzed into its terms (no text to split again). */
+/** A tool's fields as indexed, each analyzed into its terms. */
 interface IndexedTool {
-	readonly id: number;
 	readonly name: readonly string[];
 	readonly server: readonly string[];
 	readonly description: readonly string[];
 	readonly params: readonly string[];
 }
 
-/** What the index keeps of one tool besides its MiniSearch document. */
+/** What the index keeps of one tool. */
 interface Entry {
 	tool: CatalogTool;
-	/** Every term of the tool, to see which query words it answers. */
-	readonly terms: ReadonlySet<string>;
+	readonly fields: IndexedTool;
+	/** Every term of the tool, to see which query words it answers (made when first needed: few tools ever are). */
+	terms?: ReadonlySet<string>;
 	/** Its terms in its name and parameters: where a tool says what it does (not "make sure" in a description). */
-	readonly actionTerms: ReadonlySet<string>;
+	actionTerms?: ReadonlySet<string>;
 	/** Its name as `word_word` (the key of byNameKey). */
 	readonly nameKey: string;
 	/** Its name's stemmed words, to find the catalog's actions. */
 	readonly nameWords: readonly string[];
-	/** The document MiniSearch holds: removing a tool needs it, so that word statistics stay exact. */
-	readonly document: IndexedTool;
 }
 
 /** Tools indexed per step of an update: a background build yields to Pi between steps. */
@@ -75,19 +76,8 @@ const STEP = 400;
  * parameters did not change keeps its entry, so a server reconnecting re-indexes only that server.
  */
 export class ToolSearchIndex {
-	private readonly index = new MiniSearch<IndexedTool>({
-		// Each field is analyzed once, in `indexing`: MiniSearch gets its terms as they are.
-		fields: ["name", "server", "description", "params"],
-		storeFields: [],
-		// The fields are term arrays: handed through as they are (MiniSearch's types say string).
-		extractField: (document, field) => (document as unknown as Record<string, string>)[field],
-		stringifyField: (terms) => terms,
-		tokenize: (terms) => terms as unknown as string[],
-		processTerm: (term) => term || null,
-	});
+	private readonly index = new Bm25Index(FIELD_BOOSTS.length);
 	private readonly entries = new Map<number, Entry>();
-	/** How many tools have each term: a rare query word counts more toward coordination than a common one. */
-	private readonly toolsWith = new Map<string, number>();
 	/** Entry id by the tool's qualified name (unique in a catalog). */
 	private readonly ids = new Map<string, number>();
 	private nextId = 0;
@@ -123,8 +113,7 @@ export class ToolSearchIndex {
 				wanted.delete(key);
 				continue;
 			}
-			this.index.remove(entry.document);
-			for (const term of entry.terms) this.toolsWith.set(term, (this.toolsWith.get(term) ?? 1) - 1);
+			this.index.remove(id);
 			const same = (this.byNameKey.get(entry.nameKey) ?? []).filter((other) => other !== id);
 			if (same.length > 0) this.byNameKey.set(entry.nameKey, same);
 			else this.byNameKey.delete(entry.nameKey);
@@ -134,35 +123,30 @@ export class ToolSearchIndex {
 		}
 		const added = [...wanted.values()];
 		for (let at = 0; at < added.length; at += STEP) {
-			this.index.addAll(added.slice(at, at + STEP).map((tool) => this.indexing(tool)));
+			for (const tool of added.slice(at, at + STEP)) this.indexing(tool);
 			if (at + STEP < added.length) yield;
 		}
 		for (const tool of added) touched.add(tool.server);
 		if (touched.size > 0) this.actions = this.nameHeads(touched);
 	}
 
-	/** Analyzes one tool: its entry is kept, its document returned for MiniSearch. */
-	private indexing(tool: CatalogTool): IndexedTool {
+	/** Analyzes one tool and adds it: its entry is kept, its fields indexed. */
+	private indexing(tool: CatalogTool): void {
 		const id = this.nextId++;
 		const nameTokens = tokenize(tool.name);
 		const document: IndexedTool = {
-			id,
 			name: analyzeTokens(tool.title ? [...nameTokens, ...tokenize(tool.title)] : nameTokens),
 			server: analyzeServer(tool.server),
 			description: analyze(summary(tool.description)),
 			params: analyze(paramText(tool.inputSchema)),
 		};
 		const nameKey = nameTokens.join("_");
-		const actionTerms = new Set(document.name);
-		for (const term of document.params) actionTerms.add(term);
-		const terms = new Set(actionTerms);
-		for (const term of document.server) terms.add(term);
-		for (const term of document.description) terms.add(term);
-		for (const term of terms) this.toolsWith.set(term, (this.toolsWith.get(term) ?? 0) + 1);
-		this.entries.set(id, { tool, document, terms, actionTerms, nameKey, nameWords: analyzeTokens(nameTokens) });
+		this.entries.set(id, { tool, fields: document, nameKey, nameWords: analyzeTokens(nameTokens) });
 		this.ids.set(tool.qualifiedName, id);
-		this.byNameKey.set(nameKey, [...(this.byNameKey.get(nameKey) ?? []), id]);
-		return document;
+		const same = this.byNameKey.get(nameKey);
+		if (same) same.push(id);
+		else this.byNameKey.set(nameKey, [id]);
+		this.index.add(id, [document.name, document.server, document.description, document.params]);
 	}
 
 	/**
@@ -201,20 +185,20 @@ export class ToolSearchIndex {
 				for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
 		}
 		const exact = new Set(this.byNameKey.get(words.join("_")) ?? []);
-		const results = this.index.search([...weights.keys()].join(" "), {
-			// The terms are already tokenized and stemmed.
-			tokenize: (text) => text.split(" "),
-			processTerm: (term) => term,
-			combineWith: "OR",
-			boost: BOOST,
-			boostTerm: (term) => weights.get(term) ?? 1,
-			// Only for the query's own words: a typo or a partial word of an equivalent is noise.
-			fuzzy: (term) => (term.length >= 5 && weights.get(term) === 1 ? 1 : false),
-			prefix: (term) => term.length >= 4 && weights.get(term) === 1,
-			weights: { fuzzy: 0.3, prefix: 0.4 },
-			// The exact tool name typed as the query always comes first. (Called per term and tool: kept trivial.)
-			boostDocument: exact.size > 0 ? (id) => (exact.has(id as number) ? 3 : 1) : undefined,
-			filter: accepting(options, (id) => this.entry(id).tool),
+		// Only the query's own words match by prefix or typo: a typo or a partial word of an equivalent is noise.
+		const terms: QueryTerm[] = [...weights].map(([term, boost]) => ({
+			term,
+			boost,
+			fuzzy: term.length >= 5 && boost === 1,
+			prefix: term.length >= 4 && boost === 1,
+		}));
+		const results = this.index.search(terms, {
+			fieldBoosts: FIELD_BOOSTS,
+			prefixWeight: PREFIX_WEIGHT,
+			fuzzyWeight: FUZZY_WEIGHT,
+			// The exact tool name typed as the query always comes first.
+			boostDocument: exact.size > 0 ? (id) => (exact.has(id) ? 3 : 1) : undefined,
+			accept: accepting(options, (id) => this.entry(id).tool),
 		});
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
@@ -223,7 +207,7 @@ export class ToolSearchIndex {
 		const conceptTerms = concepts.map((c) => ({
 			terms: [...c],
 			action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM),
-			weight: Math.log(1 + this.entries.size / (1 + (this.toolsWith.get(ownWord(c)) ?? 0))),
+			weight: Math.log(1 + this.entries.size / (1 + this.index.docsWith(ownWord(c)))),
 		}));
 		// Coverage only lowers a score and MiniSearch ranks by score: once a result scores below every
 		// hit that can still matter, no later one can matter either.
@@ -234,14 +218,15 @@ export class ToolSearchIndex {
 		for (const r of results) {
 			if (keep && r.score < best * keep.share && r.score < leaders.last()) break;
 			const entry = this.entry(r.id);
+			const { terms: all, actionTerms } = termsOf(entry);
+			const loose = r.loose ? [...r.loose].map((i) => terms[i].term) : [];
 			let covered = 0;
 			let total = 0;
 			for (const { terms, action, weight } of conceptTerms) {
 				// An action counts where the tool names what it does; anything else anywhere (a typo's match included).
-				const has = action ? entry.actionTerms : entry.terms;
+				const has = action ? actionTerms : all;
 				total += weight;
-				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => r.queryTerms.includes(t))))
-					covered += weight;
+				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => loose.includes(t)))) covered += weight;
 			}
 			const coverage = total > 0 ? covered / total : 1;
 			const score = r.score * coverage;
@@ -253,9 +238,19 @@ export class ToolSearchIndex {
 		return options.limit ? hits.slice(0, options.limit) : hits;
 	}
 
-	private entry(id: unknown): Entry {
-		return this.entries.get(id as number) as Entry;
+	private entry(id: number): Entry {
+		return this.entries.get(id) as Entry;
 	}
+}
+
+/** A tool's terms, and those of its name and parameters (kept once made). */
+function termsOf(entry: Entry): { terms: ReadonlySet<string>; actionTerms: ReadonlySet<string> } {
+	if (!entry.terms || !entry.actionTerms) {
+		const { name, server, description, params } = entry.fields;
+		entry.actionTerms = new Set([...name, ...params]);
+		entry.terms = new Set([...entry.actionTerms, ...server, ...description]);
+	}
+	return { terms: entry.terms, actionTerms: entry.actionTerms };
 }
 
 /** The `size` best scores seen so far; `last()` is the lowest of them (0 until there are `size`: none may be left out yet). */
@@ -277,12 +272,12 @@ class Leaders {
 	}
 }
 
-/** MiniSearch's filter for a search's `server` and `filter` options (none when neither is set). */
-function accepting(options: SearchOptions, toolOf: (id: unknown) => CatalogTool) {
+/** Which tools a search's `server` and `filter` options keep (none when neither is set). */
+function accepting(options: SearchOptions, toolOf: (id: number) => CatalogTool) {
 	const { server, filter } = options;
 	if (!server && !filter) return undefined;
-	return (result: { id: unknown }) => {
-		const tool = toolOf(result.id);
+	return (id: number) => {
+		const tool = toolOf(id);
 		return (!server || tool.server === server) && (!filter || filter(tool));
 	};
 }
