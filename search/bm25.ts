@@ -210,9 +210,9 @@ export class Bm25Index {
 						lastTerm[id] = index;
 						matched[id]++;
 						if (!isLoose) continue;
-						let set = loose.get(id);
-						if (!set) loose.set(id, (set = new Set()));
+						const set = loose.get(id) ?? new Set<number>();
 						set.add(index);
+						loose.set(id, set);
 					}
 				}
 			}
