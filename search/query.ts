@@ -5,12 +5,12 @@
 // ranks tools with it.
 import { stemmer } from "stemmer";
 import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./lexicon.ts";
-import { baseForm, synonymsOf } from "./thesaurus.ts";
+import { baseForm, derivedForms, synonymsOf } from "./thesaurus.ts";
 
 /** A word found through a software idiom's equivalent counts this much of the word itself. */
 const EQUIVALENT_WEIGHT = 0.55;
 /** A WordNet synonym counts its sense's weight times this. */
-const SYNONYM_WEIGHT = 0.6;
+const SYNONYM_WEIGHT = 0.45;
 
 /** Lowercase word pieces: `createIssue`, `create_issue`, `create-issue`, `create.issue` → create, issue. */
 export function tokenize(text: string): string[] {
@@ -100,6 +100,15 @@ export function expandQuery(query: string): ExpandedQuery {
 			}
 		}
 	}
+	// WordNet beyond synonyms: the forms derived from a word (payment: pay, addition: add), which stemming misses.
+	contentRaw.forEach((word, i) => {
+		for (const related of derivedForms(word)) {
+			const term = stem(related.word);
+			if (STOPWORDS.has(related.word) || content.includes(term)) continue;
+			add(term, related.weight * SYNONYM_WEIGHT);
+			concepts.get(content[i])?.add(term);
+		}
+	});
 	for (const sequence of [stems, content]) {
 		for (let n = 3; n >= 1; n--) {
 			for (let i = 0; i + n <= sequence.length; i++) {

@@ -12,6 +12,8 @@ interface ThesaurusFile {
 	readonly words: string[];
 	readonly synsets: number[][];
 	readonly lemmas: Record<string, number[]>;
+	/** Per word: the forms derived from it or it from (WordNet's derivationally related forms). */
+	readonly derived: Record<string, string[]>;
 }
 
 export interface Synonym {
@@ -37,6 +39,15 @@ function thesaurus(): ThesaurusFile {
 		readFileSync(join(import.meta.dirname, "..", "data", "thesaurus.json"), "utf8"),
 	) as ThesaurusFile;
 	return loaded;
+}
+
+/** A form derived from the word (payment → pay) counts this much of a first sense's synonym (learned on the tuning set). */
+const DERIVED = 0.5;
+
+/** Forms WordNet derives from a word or the word from (payment → pay, deletion → delete), with their weight. */
+export function derivedForms(word: string): Synonym[] {
+	const base = baseForm(word);
+	return ((base && thesaurus().derived[base]) || []).map((form) => ({ word: form, weight: DERIVED }));
 }
 
 /** Suffix → ending, tried in order (WordNet's detachment rules for nouns, verbs and adjectives). */

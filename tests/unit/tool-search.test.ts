@@ -7,9 +7,9 @@ import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import { indexInfo, prepareSearch, searchCatalog } from "../../search/engine.ts";
+import { indexInfo, prepareSearch, searchCatalog, ToolSearchIndex } from "../../search/engine.ts";
 import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
-import { baseForm, synonymsOf } from "../../search/thesaurus.ts";
+import { baseForm, derivedForms, synonymsOf } from "../../search/thesaurus.ts";
 
 describe("tokenizing and stemming", () => {
 	it("splits names on _ - . and camelCase, and lowercases", () => {
@@ -43,6 +43,34 @@ describe("tokenizing and stemming", () => {
 		expect(weights.get(stem("sum"))).toBeGreaterThan(0);
 		expect(weights.get(stem("sum"))).toBeLessThan(0.5);
 		expect(synonymsOf("qwertyuiop", new Set())).toEqual([]);
+	});
+});
+
+describe("WordNet beyond synonyms, and a tool's name", () => {
+	it("adds the forms WordNet derives from a query word (payment: pay), below the word itself", () => {
+		expect(derivedForms("payment").map((d) => d.word)).toContain("pay");
+		const { weights } = expandQuery("make a payment");
+		expect(weights.get(stem("pay"))).toBeGreaterThan(0);
+		expect(weights.get(stem("pay"))).toBeLessThan(weights.get(stem("payment")) as number);
+	});
+
+	it("of two tools answering a query alike, puts first the one whose name asks for nothing more", () => {
+		const tool = (name: string, description: string) => ({
+			server: "code",
+			name,
+			qualifiedName: `code_${name}`,
+			description,
+			inputSchema: { type: "object", properties: {} },
+		});
+		// The review tool's description says "pull request" three times: by words alone it would win.
+		const index = new ToolSearchIndex([
+			tool(
+				"create_pull_request_review",
+				"Create a review on a pull request: approve the pull request or request changes to the pull request.",
+			),
+			tool("create_pull_request", "Create a new pull request."),
+		]);
+		expect(index.search("create a pull request")[0].tool.name).toBe("create_pull_request");
 	});
 });
 
