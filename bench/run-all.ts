@@ -1,4 +1,6 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
+
+import { main as piToolSearch } from "./pi-tool-search.ts";
 import { main as pi15Context } from "./pi15-context.ts";
 import { main as redaction } from "./redaction.ts";
 import { main as searchQuality } from "./search-quality.ts";
@@ -14,6 +16,8 @@ console.log();
 await pi15Context();
 console.log();
 await searchQuality();
+console.log();
+await piToolSearch();
 console.log();
 await startup();
 console.log();

@@ -146,18 +146,30 @@ export function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
 /** What the `mcp` tool's search asks of the engine (the engine of issue 14's start knows only `limit`). */
 const AS_THE_PROXY_ASKS = { limit: 5, keep: { top: 20, share: 0.15 } } as const;
 
+/** This process's CPU time in ms: on a shared machine it moves far less than wall time. */
+const cpuMs = () => {
+	const { user, system } = process.cpuUsage();
+	return (user + system) / 1000;
+};
+
+/** Wall and CPU time of one call. */
+function timed(run: () => void): { wall: number; cpu: number } {
+	const [wall, cpu] = [performance.now(), cpuMs()];
+	run();
+	return { wall: performance.now() - wall, cpu: cpuMs() - cpu };
+}
+
 /** Build, update after one server's change, and latency of one engine over `copies` copies of the catalogs. */
 function scale(catalogs: readonly Catalog[], copies: number, search: SearchFn): string {
 	const big = catalogOf(catalogs, copies);
-	let t = performance.now();
-	search(big, "warm up");
-	const build = performance.now() - t;
+	const build = timed(() => search(big, "warm up"));
 	const times: number[] = [];
+	const cpuTimes: number[] = [];
 	for (let round = 0; round < 3; round++) {
 		for (const [query] of QUERIES) {
-			t = performance.now();
-			search(big, query, AS_THE_PROXY_ASKS);
-			times.push(performance.now() - t);
+			const one = timed(() => search(big, query, AS_THE_PROXY_ASKS));
+			times.push(one.wall);
+			cpuTimes.push(one.cpu);
 		}
 	}
 	// A server reconnects with one tool's description changed: the next search pays for the update.
@@ -174,10 +186,9 @@ function scale(catalogs: readonly Catalog[], copies: number, search: SearchFn): 
 		},
 		false,
 	);
-	t = performance.now();
-	search(big, "create an issue", AS_THE_PROXY_ASKS);
-	const update = performance.now() - t;
-	return `build ${build.toFixed(0)} ms, one server changed ${update.toFixed(0)} ms, search p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms`;
+	const update = timed(() => search(big, "create an issue", AS_THE_PROXY_ASKS));
+	const ms = (wall: number, cpu: number, digits = 0) => `${wall.toFixed(digits)} ms (CPU ${cpu.toFixed(digits)})`;
+	return `build ${ms(build.wall, build.cpu)}, one server changed ${ms(update.wall, update.cpu)}, search p50 ${ms(percentile(times, 0.5), percentile(cpuTimes, 0.5), 2)}, p99 ${ms(percentile(times, 0.99), percentile(cpuTimes, 0.99), 2)}`;
 }
 
 /** The longest single step of a background build: how long Pi's event loop is held at once. */
@@ -213,7 +224,10 @@ export async function main(): Promise<void> {
 	const cost = (r: { tokens: number[] }) =>
 		`median ${percentile(r.tokens, 0.5)} tokens, p95 ${percentile(r.tokens, 0.95)}`;
 	console.log(`answers, tuning set: ${line(tuningAnswers)}   (${cost(tuningAnswers)})`);
-	console.log(`answers, test set:   ${line(testAnswers)}   (${cost(testAnswers)}; goal: hit@5 >= the engine's)`);
+	console.log(`answers, test set:   ${line(testAnswers)}   (${cost(testAnswers)}; goals: hit@5 >= 85%, hit@1 >= 60%)`);
+	console.log(
+		`answers, gap tuning - test: hit@1 ${((tuningAnswers.hit1 - testAnswers.hit1) * 100).toFixed(1)} points, hit@5 ${((tuningAnswers.hit5 - testAnswers.hit5) * 100).toFixed(1)}`,
+	);
 
 	const surface = toolDefinitionTokens({
 		name: PROXY_TOOL_NAME,
@@ -239,7 +253,7 @@ export async function main(): Promise<void> {
 	else console.log("  (no git history: the engine of issue 14's start is not measured)");
 	console.log(`  current engine           (${scale(catalogs, copies, searchCatalog)})`);
 	console.log(
-		`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms (goals: build < 300 ms, p50 < 5 ms, p99 < 20 ms)`,
+		`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms (goals: build < 300 ms, one server changed < 100 ms, p50 < 5 ms, p99 < 20 ms)`,
 	);
 	if (process.argv.includes("--misses"))
 		for (const m of quality.misses) console.log(`  miss: ${m.query} -> ${m.got.join(", ")}`);

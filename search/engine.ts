@@ -311,7 +311,8 @@ function sameText(a: CatalogTool, b: CatalogTool): boolean {
 		a.name === b.name &&
 		a.title === b.title &&
 		a.description === b.description &&
-		paramText(a.inputSchema) === paramText(b.inputSchema)
+		// The same schema object (a catalog rebuilt around an unchanged server) needs no second look.
+		(a.inputSchema === b.inputSchema || paramText(a.inputSchema) === paramText(b.inputSchema))
 	);
 }
 
