@@ -1,4 +1,4 @@
-// When the search engine loads, and when a big catalog's index is built: the engine (MiniSearch,
+// When the search engine loads, and when a big catalog's index is built: the engine (its BM25 index,
 // stemmer, WordNet) loads on the first search or index update, never with Pi; a catalog of 1,000
 // tools or more is indexed in the background once its changes settle (a session start fills it
 // server by server), so the first search does not pay for it. A smaller one is indexed on the

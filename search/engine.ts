@@ -1,5 +1,5 @@
 // Ranked tool search. Tool text and the query are analyzed and the query expanded by
-// search-query.ts (stems, WordNet synonyms, software idioms); MiniSearch scores with BM25 over weighted fields
+// search-query.ts (stems, WordNet synonyms, software idioms); search/bm25.ts scores with BM25 over weighted fields
 // (tool name > server > description > parameter names and values) and tolerates typos. What the
 // catalog itself shows decides the rest: a tool must answer the whole query (coordination: "add
 // numbers" is about a sum, so the verb alone does not win), and words that start many tool names
@@ -82,7 +82,7 @@ interface Entry {
 const STEP = 400;
 
 /**
- * A MiniSearch index over one list of tools. It is updated in place: a tool whose name, text and
+ * A BM25 index over one list of tools. It is updated in place: a tool whose name, text and
  * parameters did not change keeps its entry, so a server reconnecting re-indexes only that server.
  */
 export class ToolSearchIndex {
@@ -219,7 +219,7 @@ export class ToolSearchIndex {
 			action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM),
 			weight: Math.log(1 + this.entries.size / (1 + this.index.docsWith(ownWord(c)))),
 		}));
-		// Coverage only lowers a score and MiniSearch ranks by score: once a result scores below every
+		// Coverage only lowers a score and the index hands results out best first: once a result scores below every
 		// hit that can still matter, no later one can matter either.
 		const keep = options.keep ?? (options.limit ? { top: options.limit, share: 1 } : undefined);
 		const leaders = new Leaders(keep?.top ?? 0);
