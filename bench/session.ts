@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
 import { createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
-import { ensurePi15, PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
+import { PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { treeRssMb } from "./process-memory.ts";
 
@@ -144,7 +144,6 @@ async function measure(stack: Stack): Promise<Row> {
 }
 
 export async function main(): Promise<void> {
-	ensurePi15();
 	const peer = ensurePeerAdapter();
 	const stacks: Stack[] = [
 		{ name: "Pi 1.5, no MCP", options: { host: PI_15, noExtension: true }, floor: true },

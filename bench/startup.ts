@@ -12,7 +12,7 @@ import { SNAPSHOT_DIR } from "../pi/start-snapshot.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
-import { ensurePi15, PI_15, PI_073, type PiHost } from "../tests/support/pi-hosts.ts";
+import { PI_15, PI_073, type PiHost } from "../tests/support/pi-hosts.ts";
 import type { StdioServerEntry } from "../types.ts";
 import { treeRssMb } from "./process-memory.ts";
 
@@ -186,7 +186,6 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 }
 
 export async function main(): Promise<void> {
-	ensurePi15();
 	for (const host of [PI_073, PI_15]) {
 		await startupWith(20, host);
 		console.log();

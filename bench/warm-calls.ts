@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import type { Step } from "../tests/support/mock-openai.ts";
 import { createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
-import { ensurePi15, PI_15 } from "../tests/support/pi-hosts.ts";
+import { PI_15 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { mcpConfig, THINK_MS, toolCall } from "./session.ts";
 
@@ -50,7 +50,6 @@ async function warmCalls(home: PiHome, stack: Stack): Promise<number[]> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function main(): Promise<void> {
-	ensurePi15();
 	const peer = ensurePeerAdapter();
 	const stacks: Stack[] = [
 		{ name: "Pi 1.5 built-in MCP", options: { host: PI_15, noExtension: true, builtins: ["mcp"] }, direct: true },

@@ -1,6 +1,7 @@
-// The two Pi lines the extension supports, as the tests run them: pi 0.73.1 from devDependencies
-// on this Node, and Pi 1.5.2 from its npm tarball on Node >= 22.19 (both installed once per clone
-// by tests/support/global-setup.ts, since two of Pi 1.5's workspace packages are not published to npm).
+// The two Pi lines the extension supports, as the tests and benchmarks run them: pi 0.73.1 from
+// devDependencies on this Node, and Pi 1.5.2 from its npm tarball on Node >= 22.19 (two of Pi 1.5's
+// workspace packages are not published to npm). Both are installed once per clone, by the first
+// use of PI_15 (tests/support/global-setup.ts makes that use before the test workers start).
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +18,6 @@ export interface PiHost {
 
 export const PI15_VERSION = "1.5.2";
 const PI15_DIR = join(ROOT, "node_modules", ".cache", `pi-${PI15_VERSION}`);
-const PI15_CLI = join(PI15_DIR, "package", "dist", "bundle", "cli.js");
 /** Its dependencies' lock (made once with `npm install --package-lock-only` on the package.json below). */
 const PI15_LOCK = join(ROOT, "tests", "fixtures", `pi-${PI15_VERSION}.package-lock.json`);
 
@@ -27,27 +27,37 @@ export const PI_073: PiHost = {
 	cli: join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js"),
 };
 
-/** Pi 1.5 on Node >= 22.19 (this Node if new enough; else installed by global setup, already there in workers). */
-export const PI_15: PiHost = {
-	name: "pi-1.5",
-	get node() {
-		return ensureNode22();
-	},
-	cli: PI15_CLI,
-};
+/**
+ * Pi 1.5 installed in `dir`, on Node >= 22.19 (this Node if new enough): each is installed by the
+ * first read of `node` or `cli`, so whatever runs Pi 1.5 (a test, a benchmark) has it.
+ */
+export function pi15Host(dir: string): PiHost {
+	return {
+		name: "pi-1.5",
+		get node() {
+			return ensureNode22();
+		},
+		get cli() {
+			return ensurePi15(dir);
+		},
+	};
+}
+
+export const PI_15: PiHost = pi15Host(PI15_DIR);
 
 /** Both Pi lines: the real-Pi CLI and rpc tests run on each. */
 export const PI_HOSTS: readonly PiHost[] = [PI_073, PI_15];
 
 /**
- * Installs Pi 1.5.2 under node_modules/.cache (once; `npm ci` clears it): `npm pack`, then its
- * dependencies from the lock in tests/fixtures, without the two unpublished workspace packages
- * (its bundle contains them).
+ * Installs Pi 1.5.2 in `dir` (default under node_modules/.cache; once: `npm ci` clears it) and
+ * returns its CLI: `npm pack`, then its dependencies from the lock in tests/fixtures, without the
+ * two unpublished workspace packages (its bundle contains them).
  */
-export function ensurePi15(): void {
+export function ensurePi15(dir = PI15_DIR): string {
 	ensureNode22();
-	if (existsSync(PI15_CLI) && existsSync(join(PI15_DIR, "package", "node_modules", "jiti"))) return;
-	const staging = `${PI15_DIR}.${process.pid}.tmp`;
+	const cli = join(dir, "package", "dist", "bundle", "cli.js");
+	if (existsSync(cli) && existsSync(join(dir, "package", "node_modules", "jiti"))) return cli;
+	const staging = `${dir}.${process.pid}.tmp`;
 	rmSync(staging, { recursive: true, force: true });
 	mkdirSync(staging, { recursive: true });
 	const npm = (args: string[], cwd: string) =>
@@ -72,6 +82,7 @@ export function ensurePi15(): void {
 	// Every transitive version pinned, with its integrity: the same Pi 1.5 on every machine and every run.
 	copyFileSync(PI15_LOCK, join(staging, "package", "package-lock.json"));
 	npm(["ci", "--omit=dev", "--no-audit", "--no-fund"], join(staging, "package"));
-	rmSync(PI15_DIR, { recursive: true, force: true });
-	renameSync(staging, PI15_DIR);
+	rmSync(dir, { recursive: true, force: true });
+	renameSync(staging, dir);
+	return cli;
 }
