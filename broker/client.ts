@@ -48,8 +48,12 @@ const REPLY_WAIT_MS = 5000;
 const START_WAIT_MS = 5000;
 
 /**
- * Variables that differ between two terminals of one user without changing what a server does:
- * left out of the shared key so that sessions of one project still share.
+ * Variables that differ between two sessions of one user without changing what a server does:
+ * left out of the shared key so that sessions of one project still share. Those of a terminal, and
+ * those a Pi sets in its own process (so every server inherits them) to say that Pi runs and how:
+ * pi 0.73 and Pi 1.5 set `PI_CODING_AGENT`, `--offline` sets `PI_OFFLINE` and
+ * `PI_SKIP_VERSION_CHECK`, Pi 1.5 adds `AI_AGENT=pi` (pi 0.73 does not: its sessions never shared
+ * with Pi 1.5's).
  */
 const VOLATILE_ENV = new Set([
 	"_",
@@ -63,6 +67,10 @@ const VOLATILE_ENV = new Set([
 	"SSH_CLIENT",
 	"SSH_CONNECTION",
 	"STY",
+	"AI_AGENT",
+	"PI_CODING_AGENT",
+	"PI_OFFLINE",
+	"PI_SKIP_VERSION_CHECK",
 ]);
 
 /**

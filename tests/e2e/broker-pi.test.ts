@@ -1,7 +1,8 @@
 // Servers shared between sessions, in the real `pi` (both lines) against the real server-everything:
 // eight `pi -p` runs at once start one server process, a ninth starts none; an elicitation reaches
 // the session whose call caused it (rpc); a broker killed mid-call gives that call a clear error,
-// never a second run, and the next call works; and no process is left once the idle times pass.
+// never a second run, and the next call works; a pi 0.73 and a Pi 1.5 session share one server;
+// and no process is left once the idle times pass.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -13,7 +14,7 @@ import { countedServer, MEMORY, startedPids, waitUntil } from "../support/helper
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { converse, steps, toolResults } from "../support/pi-conversation.ts";
-import { PI_HOSTS } from "../support/pi-hosts.ts";
+import { PI_15, PI_073, PI_HOSTS } from "../support/pi-hosts.ts";
 
 /** A home whose everything server (and memory) is shared and lingers `idleTimeout` minutes (3 s) after its last session; the broker idles out after 1 s. */
 async function sharedHome(
@@ -170,6 +171,31 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 				20_000,
 			);
 		} finally {
+			await home.dispose();
+		}
+	}, 120_000);
+});
+
+describe("servers shared between the Pi lines", () => {
+	it("a pi 0.73 session and a Pi 1.5 session use one server process (Pi 1.5's AI_AGENT=pi does not split it)", async () => {
+		const { home, log } = await sharedHome({ steps });
+		const old = await startPiRpc({ home, host: PI_073, env });
+		const current = await startPiRpc({ home, host: PI_15, env });
+		try {
+			for (const pi of [old, current]) {
+				const { events } = await converse(pi, 'call {"tool":"everything_get-sum","args":{"a":1,"b":2}}', () => ({
+					cancelled: true,
+				}));
+				expect(toolResults(events)).toContain("The sum of 1 and 2 is 3");
+			}
+			expect(startedPids(log)).toHaveLength(1);
+			const status = await brokerStatus(home.agentDir);
+			expect(status?.servers.map((s) => [s.name, s.sessions])).toEqual([["everything", 2]]);
+		} finally {
+			await old.close();
+			await current.close();
+			const pids = [...startedPids(log), readBrokerFile(home.agentDir)?.pid ?? 0].filter((p) => p > 0);
+			await waitUntil(() => pids.every((p) => !alive(p)), "the shared server and the broker to exit", 20_000);
 			await home.dispose();
 		}
 	}, 120_000);
