@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { within } from "./bounds/waits.ts";
+import { mapLimit, within } from "./bounds/waits.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { brokerReport, turnedOffLine } from "./pi/server-status.ts";
@@ -17,7 +17,7 @@ import { terminalSafe } from "./trust/safe-text.ts";
 import { isShownCode } from "./trust/shown-launches.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
-  status [--check]       servers and their state (--check: connect each and say how it went)
+  status [--check]       servers and their state (--check: start each and say how it went)
   list <server>          one server's tools
   search <words...>      find tools (words OR'd; --regex for a pattern)
   describe <tool>        one tool's description and parameters
@@ -123,6 +123,20 @@ async function run(runtime: McpRuntime, input: ProxyInput, title?: string): Prom
 	const unwell = input.tool === undefined && Object.keys(input).length === 0 && statusUnwell(lifecycle);
 	return !result.isError && !unwell;
 }
+
+/**
+ * `status --check`: every server that may run is started now, its tools cached or not, so the
+ * status says how each start went (connected with its tools, or the failure and the server's own
+ * words) rather than what the cache remembers. Each start is bounded by its own connect deadline.
+ */
+async function startEach(lifecycle: ServerLifecycle): Promise<void> {
+	const runnable = lifecycle.serverNames().filter((name) => !lifecycle.blocked(name));
+	// A failed start is recorded for its server (state "failed", the reason): the status reports it.
+	await mapLimit(runnable, CHECK_PARALLELISM, (name) => lifecycle.ensureConnected(name).catch(() => undefined));
+}
+
+/** Servers `status --check` starts at once (as many as the startup cache fill does). */
+const CHECK_PARALLELISM = 10;
 
 function statusUnwell(lifecycle: ServerLifecycle): boolean {
 	if (lifecycle.config.problems.some((p) => p.severity === "error")) return true;
@@ -272,10 +286,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 			printError(`${input}\n\n${USAGE}\n`);
 			return 2;
 		}
-		// status --check: every server that may run is connected first, so its state is known, not "lazy".
-		if (parsed.command === "status" && parsed.check) {
-			await runtime.lifecycle.ensureMetadata(undefined, runtime.config.settings.connectTimeoutMs + 1000);
-		}
+		if (parsed.command === "status" && parsed.check) await startEach(runtime.lifecycle);
 		const succeeded = await run(runtime, input);
 		if (parsed.command === "status") {
 			for (const [name, file] of runtime.config.disabled ?? []) print(`${turnedOffLine(name, file)}\n`);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "../../bounds/process-tree.ts";
 import {
 	countedServer,
+	EVERYTHING,
 	faultStdio,
 	marked,
 	markerServer,
@@ -54,6 +55,27 @@ describe("the shell CLI", () => {
 		const checked = cli("status", "--check");
 		expect(checked.code).toBe(1);
 		expect(checked.out).toMatch(/broken: failed: .*\(the server said: boom: cannot start, missing API key\)/);
+	});
+
+	it("status --check starts a server whose tools are cached: one whose launcher now fails is reported, exit 1", () => {
+		const gone = join(dir.path, "package-gone");
+		const launcher = {
+			command: "sh",
+			args: [
+				"-c",
+				`if [ -e '${gone}' ]; then echo 'launcher: cannot find the package' >&2; exit 1; fi; exec '${process.execPath}' '${EVERYTHING}' stdio`,
+			],
+		};
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { everything: launcher } }));
+		const first = cli("status", "--check");
+		expect(first.code, first.err).toBe(0);
+		expect(first.out).toMatch(/everything: connected, \d+ tools/);
+		writeFileSync(gone, "");
+		// What the cache remembers: the plain status does not start anything.
+		expect(cli("status").out).toMatch(/everything: not running, \d+ tools, .* known \(lazy\)/);
+		const checked = cli("status", "--check");
+		expect(checked.code).toBe(1);
+		expect(checked.out).toMatch(/everything: failed: .*\(the server said: launcher: cannot find the package\)/);
 	});
 
 	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
