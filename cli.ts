@@ -18,7 +18,7 @@ import { isShownCode } from "./trust/shown-launches.ts";
 
 const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
   status [--check]       servers and their state (--check: start each and say how it went)
-  list <server>          one server's tools
+  list <server>          one server's tools (--instructions: its whole instructions)
   search <words...>      find tools (words OR'd; --regex for a pattern)
   describe <tool>        one tool's description and parameters
   call <tool> ['<json>'] call a tool with JSON arguments
@@ -34,6 +34,7 @@ interface Parsed {
 	readonly configPath?: string;
 	readonly regex: boolean;
 	readonly check: boolean;
+	readonly instructions: boolean;
 	readonly command?: string;
 	readonly rest: string[];
 }
@@ -48,6 +49,7 @@ function parseArgv(argv: readonly string[]): Parsed {
 			config: { type: "string" },
 			regex: { type: "boolean" },
 			check: { type: "boolean" },
+			instructions: { type: "boolean" },
 			help: { type: "boolean", short: "h" },
 		},
 	});
@@ -57,6 +59,7 @@ function parseArgv(argv: readonly string[]): Parsed {
 		configPath,
 		regex: values.regex === true,
 		check: values.check === true,
+		instructions: values.instructions === true,
 		command: positional[0],
 		rest: positional.slice(1),
 	};
@@ -68,7 +71,9 @@ function toInput(parsed: Parsed): ProxyInput | string {
 		case "status":
 			return {};
 		case "list":
-			return first ? { server: first } : "list needs a server name";
+			return first
+				? { server: first, ...(parsed.instructions ? { instructions: true } : {}) }
+				: "list needs a server name";
 		case "search":
 			return parsed.rest.length > 0 ? { search: parsed.rest.join(" "), regex: parsed.regex } : "search needs words";
 		case "describe":
@@ -98,6 +103,7 @@ function printError(text: string): void {
  */
 const SHELL_WORDING: readonly [RegExp, string][] = [
 	[/mcp\(\{search:"words"\}\)/g, "pi-mcp-adapter search <words>"],
+	[/mcp\(\{server:"([^"]+)",instructions:true\}\)/g, "pi-mcp-adapter list $1 --instructions"],
 	[/mcp\(\{server:"([^"]+)"\}\)/g, "pi-mcp-adapter list $1"],
 	[/mcp\(\{describe:"([^"]+)"\}\)/g, "pi-mcp-adapter describe $1"],
 	[/ask the user to run \/mcp approve/g, "run: pi-mcp-adapter approve"],

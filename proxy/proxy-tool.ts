@@ -10,6 +10,7 @@ import { describeError, quote } from "../transport/errors.ts";
 import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
 import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
+import { instructionsInListing, wholeInstructions } from "./instructions.ts";
 import { callsTool, type ProxyInput } from "./surface.ts";
 import { describeTool, toolLine } from "./tool-format.ts";
 
@@ -35,13 +36,6 @@ const RANKED_IN_DETAILS = 20;
 const BRIEF_WAIT_MS = 2000;
 /** Listing one server's tools needs that server: it may take a little longer (an npx download). */
 const LIST_WAIT_MS = 8000;
-/** How much of a server's instructions `mcp({server})` shows. */
-const INSTRUCTIONS_CHARS = 2000;
-
-function capped(text: string, max: number): string {
-	return text.length > max ? `${text.slice(0, max)}... (${text.length - max} more characters)` : text;
-}
-
 const DEFAULT_WAITS: Waits = { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS };
 
 export async function runProxy(
@@ -104,7 +98,7 @@ async function dispatch(
 			case "search":
 				return await searchMode(lifecycle, input, waits);
 			case "server":
-				return await serverMode(lifecycle, input.server as string, input.includeSchemas !== false, waits);
+				return await serverMode(lifecycle, input.server as string, input, waits);
 			default:
 				// The first run fills the cache in the background: a moment's wait lets the model see tool counts.
 				await lifecycle.settled(waits.brief);
@@ -152,7 +146,7 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 async function serverMode(
 	lifecycle: ServerLifecycle,
 	server: string,
-	withParams: boolean,
+	input: ProxyInput,
 	waits: Waits,
 ): Promise<ProxyResult> {
 	if (!lifecycle.knows(server)) return failure("server", lifecycle.unknownServer(server));
@@ -170,11 +164,15 @@ async function serverMode(
 	}
 	const tools = lifecycle.catalog.forServer(server);
 	const instructions = lifecycle.instructions(server);
-	// The server's own words on how to use it, once, where the model looks at its tools.
-	const about = instructions
-		? `\nInstructions from "${server}":\n${capped(instructions.trim(), INSTRUCTIONS_CHARS)}\n`
-		: "";
+	if (input.instructions === true) {
+		const whole = instructions ? wholeInstructions(server, instructions) : `"${server}" sent no instructions.`;
+		return ok("server", `${server}: ${countLabel(lifecycle, server)}\n${whole}`, { server, instructions: true });
+	}
+	// The server's own words on how to use it, where the model looks at its tools: their start (a
+	// listing is asked for often), the whole on request.
+	const about = instructions ? `\n${instructionsInListing(server, instructions)}\n` : "";
 	if (tools.length === 0) return ok("server", `Server "${server}" has no tools.${about}`, { server });
+	const withParams = input.includeSchemas !== false;
 	const body = `${server}: ${countLabel(lifecycle, server)}${about}\n${tools.map((t) => toolLine(t, withParams)).join("\n")}`;
 	return ok("server", body, { server, count: tools.length });
 }

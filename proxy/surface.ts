@@ -15,6 +15,7 @@ export const ProxyParams = Type.Object({
 	connect: Type.Optional(Type.String()),
 	regex: Type.Optional(Type.Boolean()),
 	includeSchemas: Type.Optional(Type.Boolean()),
+	instructions: Type.Optional(Type.Boolean()),
 	limit: Type.Optional(Type.Integer()),
 });
 export type ProxyInput = Static<typeof ProxyParams>;

@@ -51,6 +51,19 @@ describe.each(transports)("server-everything over $label", ({ mode, path }) => {
 		expect(list.text).toContain("everything_get_architecture_md");
 	});
 
+	it("a listing carries the start of the server's instructions; the whole comes on request", async () => {
+		const list = await run({ server: "everything" });
+		expect(list.text).toContain('Instructions from "everything", the start (all ');
+		expect(list.text).toContain('mcp({server:"everything",instructions:true})');
+		expect(list.text).toContain("Audience: These instructions are written for an LLM");
+		expect(list.text).not.toContain("Easter Egg");
+		const whole = await run({ server: "everything", instructions: true });
+		expect(whole.text).toMatch(/^everything: \d+ tools, \d+ resources/);
+		expect(whole.text).toContain("## Constraints & Limitations");
+		expect(whole.text).toContain("## Easter Egg");
+		expect(whole.text).not.toContain("- everything_get-sum");
+	});
+
 	it("search ranks a name match above description matches", async () => {
 		const result = await run({ search: "sum" });
 		const first = result.text.split("\n")[0];
