@@ -262,6 +262,7 @@ export function normalizeServer(
 		timeout: raw.timeout,
 		debug: raw.debug ?? false,
 		share: raw.share,
+		roots: raw.roots,
 		exposeResources: raw.exposeResources ?? true,
 		directTools: raw.directTools,
 		description: raw.description?.trim() || undefined,

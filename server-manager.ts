@@ -273,9 +273,10 @@ export class McpServerManager {
 		return result.completion.values;
 	}
 
-	/** Tells every connected server that the client's roots changed (roots/list_changed). */
+	/** Tells every connected server offered roots that they changed (roots/list_changed). */
 	async notifyRootsChanged(): Promise<void> {
-		await Promise.allSettled([...this.connections.values()].map((c) => c.client.sendRootsListChanged()));
+		const offered = [...this.connections.values()].filter((c) => c.entry.roots !== false);
+		await Promise.allSettled(offered.map((c) => c.client.sendRootsListChanged()));
 	}
 
 	async readResource(name: string, uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {

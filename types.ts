@@ -40,6 +40,8 @@ interface ServerEntryBase {
 	readonly debug: boolean;
 	/** Run a stdio server in the per-user broker, shared with other sessions; undefined = settings.shareServers. */
 	readonly share?: boolean;
+	/** `false`: the server is offered no roots (the client declares none to it) and keeps its own folders. */
+	readonly roots?: boolean;
 	readonly exposeResources: boolean;
 	readonly directTools?: boolean | readonly string[];
 	/** What the server offers, in a few words (config `description`): named in the `mcp` tool's description. */

@@ -1,14 +1,11 @@
-// What the client offers servers, for one session: roots (the working folder and any folders the
-// user's config adds), elicitation and sampling answered through the session's dialogs and model,
+// What the client offers servers, for one session: roots (the working folder, any folders the
+// user's config adds, and each server's own configured folders: client/roots.ts), elicitation and
+// sampling answered through the session's dialogs and model,
 // and servers' log messages written to mcp.log. The host (Pi's UI and model) is set by whoever
 // runs the session; without a UI, questions are declined at once and the tool result says why.
-import { homedir } from "node:os";
-import { basename, isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import type { Root } from "@modelcontextprotocol/client";
-import { expandHome } from "../config/interpolate.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
 import { type Redactor, scrubStrings } from "../trust/redaction.ts";
+import { serverRoots, sessionFolders } from "./roots.ts";
 import type { Sampler, SamplingConsent } from "./sampling.ts";
 import { ServerLog } from "./server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
@@ -39,7 +36,8 @@ const MAX_NOTES = 5;
 export class ClientFeatures {
 	host: ClientHost = {};
 	readonly log: ServerLog;
-	private currentRoots: Root[];
+	/** The folders offered to every server (the working folder, settings.roots). */
+	private folders: string[];
 	private readonly options: ClientFeaturesOptions;
 	private readonly queue = new DialogQueue();
 	/** Made at the first sampling request: sampling and elicitation load only when a server asks. */
@@ -50,7 +48,7 @@ export class ClientFeatures {
 		this.options = options;
 		const redactor = options.redactor;
 		this.log = new ServerLog(options.agentDir, redactor ? (t) => redactor.scrub(t) : undefined);
-		this.currentRoots = rootsFor(options.cwd, options.extraRoots ?? []);
+		this.folders = sessionFolders(options.cwd, options.extraRoots ?? []);
 	}
 
 	/** The handlers a connection declares and uses. */
@@ -62,7 +60,7 @@ export class ClientFeatures {
 			return redactor ? scrubStrings(params, (t) => redactor.scrubSecrets(t)) : params;
 		};
 		return {
-			roots: () => this.currentRoots.map((r) => ({ ...r })),
+			roots: (entry) => serverRoots(this.folders, entry),
 			log: (server, message) => this.log.write(server, message),
 			elicit: async (server, asked, signal) => {
 				const params = masked(asked);
@@ -98,9 +96,9 @@ export class ClientFeatures {
 
 	/** The roots for a new working folder; true when they changed (connected servers are then told). */
 	setWorkingFolder(cwd: string): boolean {
-		const next = rootsFor(cwd, this.options.extraRoots ?? []);
-		if (JSON.stringify(next) === JSON.stringify(this.currentRoots)) return false;
-		this.currentRoots = next;
+		const next = sessionFolders(cwd, this.options.extraRoots ?? []);
+		if (JSON.stringify(next) === JSON.stringify(this.folders)) return false;
+		this.folders = next;
 		return true;
 	}
 
@@ -116,13 +114,4 @@ export class ClientFeatures {
 		notes.push(text);
 		this.notes.set(server, notes.slice(-MAX_NOTES));
 	}
-}
-
-/** The working folder first, then the configured folders, each once. */
-function rootsFor(cwd: string, extra: readonly string[]): Root[] {
-	const folders = [
-		cwd,
-		...extra.map((p) => expandHome(p, homedir())).map((p) => (isAbsolute(p) ? p : resolve(cwd, p))),
-	];
-	return [...new Set(folders)].map((folder) => ({ uri: pathToFileURL(folder).href, name: basename(folder) || folder }));
 }

@@ -6,7 +6,10 @@ import type { ServerEntry } from "../types.ts";
 
 /** The fields that change what a server exposes; lifecycle, idleTimeout and debug do not. */
 export function configHash(entry: ServerEntry): string {
-	const relevant =
+	// A server offered no roots may list other tools (server-everything's get-roots-list); only
+	// `false` is hashed, so the entries of every other server keep their hash.
+	const roots = entry.roots === false ? { roots: false } : {};
+	const launch =
 		entry.transport === "stdio"
 			? {
 					command: entry.command,
@@ -23,7 +26,9 @@ export function configHash(entry: ServerEntry): string {
 					bearerTokenEnv: entry.bearerTokenEnv,
 					exposeResources: entry.exposeResources,
 				};
-	return createHash("sha256").update(stableStringify(relevant)).digest("hex");
+	return createHash("sha256")
+		.update(stableStringify({ ...launch, ...roots }))
+		.digest("hex");
 }
 
 /** JSON with object keys sorted at every level, so equal configs hash equally. */

@@ -36,6 +36,7 @@ export const RawServerSchema = Type.Object({
 	timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: MAX_TIMER_MS / 1000 })),
 	debug: Type.Optional(Type.Boolean()),
 	share: Type.Optional(Type.Boolean()),
+	roots: Type.Optional(Type.Boolean()),
 	exposeResources: Type.Optional(Type.Boolean()),
 	directTools: Type.Optional(Type.Union([Type.Boolean(), Type.Array(Type.String())])),
 	auth: Type.Optional(Type.Union([Type.Literal("oauth"), Type.Literal("bearer")])),

@@ -107,8 +107,11 @@ export interface ClientRequests {
 		request: CreateMessageRequest["params"],
 		signal: AbortSignal,
 	) => Promise<CreateMessageResult>;
-	/** `roots/list`: the folders the server may work in (read on each request: they may change). */
-	readonly roots?: () => Root[];
+	/**
+	 * `roots/list`: the folders this server may work in (read on each request: they may change), or
+	 * undefined for a server offered none (decided by its entry: the client then declares no roots to it).
+	 */
+	readonly roots?: (entry: ServerEntry) => Root[] | undefined;
 	/** `notifications/message`: the server's log messages. */
 	readonly log?: (server: string, message: LoggingMessageNotification["params"]) => void;
 }
@@ -184,8 +187,10 @@ export async function openConnection(
 }
 
 /** A client that declares (and answers) the server-to-client requests it was given handlers for. */
-function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}, negotiate = false) {
-	const { elicit, sample, roots, log } = requests;
+function newClient(sdk: McpSdk, entry: ServerEntry, requests: ClientRequests = {}, negotiate = false) {
+	const server = entry.name;
+	const { elicit, sample, log } = requests;
+	const roots = requests.roots?.(entry) === undefined ? undefined : requests.roots;
 	const client = new sdk.Client(CLIENT_INFO, {
 		// Streamable HTTP asks the server which revision it speaks (server/discover, one round trip;
 		// a 2025 server gets the initialize handshake). stdio stays on the 2025 handshake: some stdio
@@ -203,7 +208,7 @@ function newClient(sdk: McpSdk, server: string, requests: ClientRequests = {}, n
 		client.setRequestHandler("sampling/createMessage", (request, ctx) =>
 			sample(server, request.params, ctx.mcpReq.signal),
 		);
-	if (roots) client.setRequestHandler("roots/list", () => ({ roots: roots() }));
+	if (roots) client.setRequestHandler("roots/list", () => ({ roots: roots(entry) ?? [] }));
 	if (log) client.setNotificationHandler("notifications/message", (notification) => log(server, notification.params));
 	return client;
 }
@@ -259,7 +264,7 @@ async function openStdio(
 				(options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
 		},
 	});
-	const client = newClient(sdk, entry.name, options.requests);
+	const client = newClient(sdk, entry, options.requests);
 	const killSync = () => transport.killSync();
 	options.live?.add(killSync);
 	const close = async () => {
@@ -303,7 +308,7 @@ async function openShared(
 	};
 	const transport = await openBrokerTransport(options.broker, request, sdk.deserializeMessage, signal);
 	if (!transport) return undefined;
-	const client = newClient(sdk, entry.name, options.requests);
+	const client = newClient(sdk, entry, options.requests);
 	const close = async () => {
 		client.onclose = undefined;
 		await client.close().catch(() => undefined); // the transport below ends the process whatever the client says
@@ -355,7 +360,7 @@ async function openHttp(
 			kind === "sse"
 				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch, authProvider })
 				: new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: guard.fetch, authProvider });
-		const client = newClient(sdk, entry.name, options.requests, kind === "streamable-http");
+		const client = newClient(sdk, entry, options.requests, kind === "streamable-http");
 		const close = async () => {
 			client.onclose = undefined;
 			await client.close().catch(() => undefined); // the transport below ends the process whatever the client says

@@ -232,6 +232,31 @@ describe.each(transports)("client features over $label", ({ http }) => {
 	});
 });
 
+describe('a server configured with "roots": false', () => {
+	it("is offered no roots: the client declares none to it, and a new working folder tells it nothing", async () => {
+		const dir = tempDir();
+		const config = { mcpServers: { everything: { ...everythingStdio(), roots: false } } };
+		writeFileSync(join(dir.path, "mcp.json"), JSON.stringify(config));
+		const runtime = new McpRuntime({
+			cwd: dir.path,
+			env: { ...process.env, PI_CODING_AGENT_DIR: join(dir.path, "agent") },
+			configPath: join(dir.path, "mcp.json"),
+		});
+		try {
+			const listed = contentText((await runProxy(runtime.lifecycle, { server: "everything" })).content);
+			// server-everything lists get-roots-list only to a client that declares roots.
+			expect(listed).toContain("everything_get-sum");
+			expect(listed).not.toContain("get-roots-list");
+			await runtime.setWorkingFolder(join(dir.path, "elsewhere"));
+			const sum = await runProxy(runtime.lifecycle, { tool: "everything_get-sum", args: { a: 1, b: 2 } });
+			expect(contentText(sum.content)).toContain("The sum of 1 and 2 is 3");
+		} finally {
+			await runtime.shutdown();
+			dir.remove();
+		}
+	});
+});
+
 describe("prompt arguments on the command line", () => {
 	const args = [{ name: "city", required: true }, { name: "state" }];
 	it("by name, in order, quoted, and the last takes the rest of the line", () => {

@@ -1,18 +1,21 @@
 // The small pieces behind the client features, on inputs real servers rarely send: a log past its
 // size limit, server text with terminal escapes, a URL elicitation that is not a web page,
-// results with audiences, duplicated structured data, binary resources and links.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// results with audiences, duplicated structured data, binary resources and links; which folders
+// a server's config names (its roots).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClientFeatures } from "../../client/client-features.ts";
 import { askUrl } from "../../client/elicitation.ts";
+import { configuredFolders, serverRoots, sessionFolders } from "../../client/roots.ts";
 import { type Sampler, SamplingConsent } from "../../client/sampling.ts";
 import { MAX_LOG_BYTES, ServerLog } from "../../client/server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "../../client/user-dialogs.ts";
 import { convertResult } from "../../proxy/tool-results.ts";
 import { TailBuffer } from "../../transport/tail-buffer.ts";
 import { Redactor } from "../../trust/redaction.ts";
+import { configOf, entryOf } from "../support/helpers.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -290,5 +293,41 @@ describe("stderr tail", () => {
 		const short = new TailBuffer(64);
 		short.push(Buffer.from("fine\n"));
 		expect(short.text()).toBe("fine\n");
+	});
+});
+
+describe("roots a server is offered", () => {
+	it("its configured folders: existing absolute folders among its args (or --name=value) and its cwd", () => {
+		const dir = tempDir();
+		const [notes, data, work] = ["notes", "data", "work"].map((name) => join(dir, name));
+		for (const folder of [notes, data, work]) mkdirSync(folder);
+		writeFileSync(join(dir, "app.db"), "");
+		const config = configOf({
+			fs: {
+				command: "npx",
+				args: ["-y", "@modelcontextprotocol/server-filesystem", notes, `--data=${data}`, join(dir, "app.db")],
+				cwd: work,
+			},
+			relative: { command: "node", args: ["server.js", ".", "notes", join(dir, "missing")] },
+			remote: { url: "https://example.com/mcp" },
+		});
+		expect(configuredFolders(entryOf(config, "fs"))).toEqual([work, notes, data]);
+		expect(configuredFolders(entryOf(config, "relative"))).toEqual([]);
+		expect(configuredFolders(entryOf(config, "remote"))).toEqual([]);
+	});
+
+	it("the session's folders first, then the server's own, each once; none with `roots: false`", () => {
+		const dir = tempDir();
+		const notes = join(dir, "notes");
+		mkdirSync(notes);
+		const config = configOf({
+			fs: { command: "node", args: ["server.js", notes, dir] },
+			plain: { command: "node", args: ["server.js", notes], roots: false },
+		});
+		const session = sessionFolders(dir, ["~/shared"]);
+		const roots = serverRoots(session, entryOf(config, "fs"));
+		expect(roots?.map((r) => r.uri)).toEqual([dir, join(homedir(), "shared"), notes].map((p) => `file://${p}`));
+		expect(roots?.[2].name).toBe("notes");
+		expect(serverRoots(session, entryOf(config, "plain"))).toBeUndefined();
 	});
 });
