@@ -7,7 +7,7 @@ export const SUMMARY_CHARS = 240;
 const WHOLE_CHARS = 16_000;
 
 /** How the model asks for the whole instructions of `server` (said in the listing that summarises them). */
-export const wholeInstructionsCall = (server: string): string => `mcp({server:"${server}",instructions:true})`;
+const wholeInstructionsCall = (server: string): string => `mcp({server:"${server}",instructions:true})`;
 
 /**
  * The instructions as a listing shows them: whole when short, else their opening (the first
