@@ -3,7 +3,7 @@
 // the same Pi with no MCP at all (codemode and tool_search loaded but not activated). o200k tokens.
 import { EVERYTHING } from "../tests/support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../tests/support/mock-openai.ts";
-import { createPiHome, runPi } from "../tests/support/pi-cli-harness.ts";
+import { BENCH_RUN_MS, createPiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15 } from "../tests/support/pi-hosts.ts";
 import { countTokens } from "./token-count.ts";
 
@@ -24,12 +24,19 @@ async function firstRequest(servers: number, mode: "none" | "built-in" | "ours")
 	try {
 		const builtins = mode === "ours" ? ["codemode", "tool-search"] : ["mcp", "codemode", "tool-search"];
 		// A warm run first: ours names servers from the cache it fills; the built-in connects anyway.
-		await runPi(home, "hi", { host: PI_15, steps: [() => ({ text: "ok" })], noExtension: mode !== "ours", builtins });
+		await runPi(home, "hi", {
+			host: PI_15,
+			steps: [() => ({ text: "ok" })],
+			noExtension: mode !== "ours",
+			builtins,
+			timeoutMs: BENCH_RUN_MS,
+		});
 		await runPi(home, "hi", {
 			host: PI_15,
 			steps: [(req) => ({ text: `ok ${lastToolMessage(req)}` })],
 			noExtension: mode !== "ours",
 			builtins,
+			timeoutMs: BENCH_RUN_MS,
 		});
 		return contextTokens(home.model.requests[0]);
 	} finally {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
-import { createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
+import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { treeRssMb } from "./process-memory.ts";
@@ -76,7 +76,12 @@ async function session(home: PiHome, stack: Stack, log: string): Promise<Sample>
 		},
 	];
 	const started = performance.now();
-	const run = await runPi(home, "use the servers", { ...stack.options, steps, onSpawn: (p) => (pid = p) });
+	const run = await runPi(home, "use the servers", {
+		...stack.options,
+		steps,
+		timeoutMs: BENCH_RUN_MS,
+		onSpawn: (p) => (pid = p),
+	});
 	const exited = performance.now();
 	if (run.code !== 0) throw new Error(`${stack.name}: pi exited ${run.code}: ${run.stderr.slice(-2000)}`);
 	return {

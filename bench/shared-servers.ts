@@ -8,7 +8,7 @@ import { listDescendants } from "../bounds/process-tree.ts";
 import { readBrokerFile } from "../broker/wire.ts";
 import { TEST_NPM_CACHE } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
-import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
+import { BENCH_RUN_MS, createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { rssMb } from "./process-memory.ts";
 
 const SESSIONS = 8;
@@ -79,7 +79,7 @@ async function eightSessions(shared: boolean): Promise<Outcome> {
 	const env = { PI_MCP_BROKER_IDLE_MS: "1000" };
 	try {
 		// A first run fills the metadata cache (and npm's), as a user's first session would.
-		await runPi(home, "session 99", { env, timeoutMs: 120_000 });
+		await runPi(home, "session 99", { env, timeoutMs: BENCH_RUN_MS });
 		await new Promise((resolve) => setTimeout(resolve, 9000)); // the shared servers' linger (6 s) passes
 		const starts = () => readFileSync(log, "utf8").trim().split("\n").length;
 		const before = starts();
@@ -93,7 +93,7 @@ async function eightSessions(shared: boolean): Promise<Outcome> {
 		const runs = await Promise.all(
 			Array.from({ length: SESSIONS }, (_, i) => {
 				started.set(i, performance.now());
-				return runPi(home, `session ${i}: use the tools`, { env, timeoutMs: 120_000 });
+				return runPi(home, `session ${i}: use the tools`, { env, timeoutMs: BENCH_RUN_MS });
 			}),
 		);
 		const wallMs = performance.now() - t0;

@@ -11,7 +11,7 @@ import { NpxResolver } from "../npx-resolver.ts";
 import { SNAPSHOT_DIR } from "../pi/start-snapshot.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
-import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
+import { BENCH_RUN_MS, createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15, PI_073, type PiHost } from "../tests/support/pi-hosts.ts";
 import type { StdioServerEntry } from "../types.ts";
 import { treeRssMb } from "./process-memory.ts";
@@ -50,12 +50,14 @@ async function timeRun(home: PiHome, variant: Variant, host: PiHost): Promise<{ 
 		noExtension: variant !== "ours" && variant !== "ours-long",
 		extraArgs: floor ? ["-e", floor] : [],
 		env: { NODE_OPTIONS: `--import=${CPU_HOOK}`, BENCH_CPU_FILE: cpuFile },
+		timeoutMs: BENCH_RUN_MS,
 		onSpawn: (spawned) => {
 			pid = spawned;
 		},
 	});
 	const wall = performance.now() - started;
-	if (run.code !== 0) throw new Error(`pi failed: ${run.stderr}`);
+	if (run.code !== 0)
+		throw new Error(`pi exited ${run.code ?? "killed (no exit within its time limit)"}: ${run.stderr}`);
 	// Pi's own process: a process it started would report too, under another pid.
 	const own = readFileSync(cpuFile, "utf8")
 		.trim()

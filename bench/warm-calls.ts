@@ -7,7 +7,7 @@
 // `exposure`), and ours through `mcp` too, the same request as the peer's.
 import { join } from "node:path";
 import type { Step } from "../tests/support/mock-openai.ts";
-import { createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
+import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { mcpConfig, THINK_MS, toolCall } from "./session.ts";
@@ -41,7 +41,7 @@ async function warmCalls(home: PiHome, stack: Stack): Promise<number[]> {
 		at.push(performance.now());
 		return { text: "done" };
 	});
-	const run = await runPi(home, "add numbers", { ...stack.options, steps });
+	const run = await runPi(home, "add numbers", { ...stack.options, steps, timeoutMs: BENCH_RUN_MS });
 	if (run.code !== 0) throw new Error(`${stack.name}: pi exited ${run.code}: ${run.stderr.slice(-2000)}`);
 	// at[0] is the cold call's answer; each later interval is one warm call.
 	return at.slice(2).map((t, i) => t - at[i + 1]);

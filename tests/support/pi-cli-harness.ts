@@ -128,6 +128,12 @@ export function piCommand(
 	return { node: host.node, args, env };
 }
 
+/**
+ * A run's time limit in the benchmarks: they time what they run and may share a loaded machine,
+ * so only a hang is cut (the tests' default, 60 s, cut slow Pi 1.5 runs of a full `npm run bench`).
+ */
+export const BENCH_RUN_MS = 600_000;
+
 /** One `pi -p` (or `--mode json` with modeArgs) run in an existing home. */
 export async function runPi(
 	home: PiHome,
