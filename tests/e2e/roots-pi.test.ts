@@ -16,6 +16,8 @@ import { PI_HOSTS } from "../support/pi-hosts.ts";
 /** What server-filesystem writes on stderr once the client's roots are its allowed folders. */
 const ROOTS_APPLIED = "[mcp:notes] Updated allowed directories from MCP roots";
 const STARTED = "Secure MCP Filesystem Server running on stdio";
+/** The test's budget: the waits inside it are bounded by it alone (a loaded machine is slow, not wrong). */
+const TEST_MS = 180_000;
 
 const call = (tool: string, args: unknown): ReturnType<Step> => ({
 	toolCall: { name: "mcp", arguments: { tool, args } },
@@ -42,7 +44,7 @@ describe.each(PI_HOSTS)("a folder named in a server's arguments ($name)", (host)
 			// The first call starts the server (or joins the start that fills the cache).
 			() => call("notes_list_allowed_directories", {}),
 			async () => {
-				await waitUntil(() => stderr().includes(ROOTS_APPLIED), "server-filesystem to apply the roots", 30_000);
+				await waitUntil(() => stderr().includes(ROOTS_APPLIED), "server-filesystem to apply the roots", TEST_MS);
 				return call("notes_read_text_file", { path: join(notes, "todo.md") });
 			},
 			() => call("notes_read_text_file", { path: join(home.cwd, "readme.md") }),
@@ -54,7 +56,7 @@ describe.each(PI_HOSTS)("a folder named in a server's arguments ($name)", (host)
 		try {
 			const from = pi.events.length;
 			pi.send({ id: "p", type: "prompt", message: "read my notes" });
-			await pi.waitFor((e) => e.type === "agent_end", from, 60_000);
+			await pi.waitFor((e) => e.type === "agent_end", from, TEST_MS);
 			// The model's own calls (on Pi 1.5 an `mcp` call of a tool runs it as its Pi tool, a second event).
 			const results = pi.events
 				.slice(from)
@@ -70,5 +72,5 @@ describe.each(PI_HOSTS)("a folder named in a server's arguments ($name)", (host)
 		} finally {
 			await pi.close();
 		}
-	}, 90_000);
+	}, TEST_MS);
 });
