@@ -37,40 +37,44 @@ describe.each(PI_HOSTS)("a folder named in a server's arguments ($name)", (host)
 	});
 	afterEach(async () => home.dispose());
 
-	it("stays readable from another folder once the roots apply, beside the session folder", async () => {
-		let pi: PiRpc | undefined;
-		const stderr = () => pi?.stderr() ?? "";
-		const steps: Step[] = [
-			// The first call starts the server (or joins the start that fills the cache).
-			() => call("notes_list_allowed_directories", {}),
-			async () => {
-				await waitUntil(() => stderr().includes(ROOTS_APPLIED), "server-filesystem to apply the roots", TEST_MS);
-				return call("notes_read_text_file", { path: join(notes, "todo.md") });
-			},
-			() => call("notes_read_text_file", { path: join(home.cwd, "readme.md") }),
-			() => call("notes_list_allowed_directories", {}),
-			() => ({ text: "done" }),
-		];
-		home.model.script(steps);
-		pi = await startPiRpc({ home, host });
-		try {
-			const from = pi.events.length;
-			pi.send({ id: "p", type: "prompt", message: "read my notes" });
-			await pi.waitFor((e) => e.type === "agent_end", from, TEST_MS);
-			// The model's own calls (on Pi 1.5 an `mcp` call of a tool runs it as its Pi tool, a second event).
-			const results = pi.events
-				.slice(from)
-				.filter((e) => e.type === "tool_execution_end" && e.toolName === "mcp")
-				.map((e) => toolResults([e]));
-			expect(results).toHaveLength(4);
-			expect(results[1]).toContain("buy oat milk");
-			expect(results[2]).toContain("the project");
-			expect(results[3]).toContain(notes);
-			expect(results[3]).toContain(home.cwd);
-			// One server process: the roots seen applied are those of the process that answered.
-			expect(stderr().split(STARTED)).toHaveLength(2);
-		} finally {
-			await pi.close();
-		}
-	}, TEST_MS);
+	it(
+		"stays readable from another folder once the roots apply, beside the session folder",
+		async () => {
+			let pi: PiRpc | undefined;
+			const stderr = () => pi?.stderr() ?? "";
+			const steps: Step[] = [
+				// The first call starts the server (or joins the start that fills the cache).
+				() => call("notes_list_allowed_directories", {}),
+				async () => {
+					await waitUntil(() => stderr().includes(ROOTS_APPLIED), "server-filesystem to apply the roots", TEST_MS);
+					return call("notes_read_text_file", { path: join(notes, "todo.md") });
+				},
+				() => call("notes_read_text_file", { path: join(home.cwd, "readme.md") }),
+				() => call("notes_list_allowed_directories", {}),
+				() => ({ text: "done" }),
+			];
+			home.model.script(steps);
+			pi = await startPiRpc({ home, host });
+			try {
+				const from = pi.events.length;
+				pi.send({ id: "p", type: "prompt", message: "read my notes" });
+				await pi.waitFor((e) => e.type === "agent_end", from, TEST_MS);
+				// The model's own calls (on Pi 1.5 an `mcp` call of a tool runs it as its Pi tool, a second event).
+				const results = pi.events
+					.slice(from)
+					.filter((e) => e.type === "tool_execution_end" && e.toolName === "mcp")
+					.map((e) => toolResults([e]));
+				expect(results).toHaveLength(4);
+				expect(results[1]).toContain("buy oat milk");
+				expect(results[2]).toContain("the project");
+				expect(results[3]).toContain(notes);
+				expect(results[3]).toContain(home.cwd);
+				// One server process: the roots seen applied are those of the process that answered.
+				expect(stderr().split(STARTED)).toHaveLength(2);
+			} finally {
+				await pi.close();
+			}
+		},
+		TEST_MS,
+	);
 });
