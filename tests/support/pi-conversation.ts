@@ -48,6 +48,8 @@ export async function converse(
 	pi: PiRpc,
 	message: string,
 	answer: (dialog: RpcEvent) => Answer,
+	/** The longest wait for each next event (a test on a loaded machine may give it its whole budget). */
+	eventWaitMs = 30_000,
 ): Promise<{ dialogs: RpcEvent[]; events: RpcEvent[] }> {
 	const from = pi.events.length;
 	const dialogs: RpcEvent[] = [];
@@ -59,7 +61,7 @@ export async function converse(
 				e.type === "agent_end" ||
 				(e.type === "extension_ui_request" && ["select", "input", "confirm"].includes(String(e.method))),
 			seen,
-			30_000,
+			eventWaitMs,
 		);
 		seen = pi.events.indexOf(event) + 1;
 		if (event.type === "agent_end") return { dialogs, events: pi.events.slice(from) };
