@@ -5,14 +5,29 @@
 // question) every hidden character is shown as an escape instead (`visible`).
 import { stripVTControlCharacters } from "node:util";
 
-/** C0/C1 controls, DEL, zero-width characters, line/paragraph separators, bidi embeddings/overrides/isolates, BOM. */
-const HIDDEN_CLASS = "\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff";
-const HIDDEN = new RegExp(`[${HIDDEN_CLASS}]`, "g");
-/** The same, but tab and newline, which a message may hold. */
-const INVISIBLE = new RegExp(`(?![\\t\\n])[${HIDDEN_CLASS}]`, "g");
+/**
+ * What draws nothing or changes how the rest is read, by Unicode's own properties rather than a
+ * list that misses some: controls (Cc), format characters (Cf: zero-width, bidi, soft hyphen,
+ * tags), line and paragraph separators, lone surrogates, and every default-ignorable code point
+ * (Hangul fillers U+115F/U+1160/U+3164/U+FFA0, variation selectors, U+034F, U+180E, ...).
+ */
+const INVISIBLE_CLASS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Default_Ignorable_Code_Point}";
+/**
+ * Blanks that look like a space or like nothing (no-break and other wide spaces, the braille
+ * blank U+2800): real text has them (a table, a braille graph), so they stay in what is shown,
+ * but a name or an argument the user decides on shows them as escapes.
+ */
+const BLANK = "(?! )[\\u2800\\p{Zs}]";
+const HIDDEN = new RegExp(`[${INVISIBLE_CLASS}]|${BLANK}`, "gu");
+/** The invisible ones but tab and newline, which a message may hold: removed from what is shown. */
+const INVISIBLE = new RegExp(`(?![\\t\\n])[${INVISIBLE_CLASS}]`, "gu");
+
+/** Printable ASCII, tab and newline only: nothing to remove (most text), and no Unicode-mode scan paid. */
+const PLAIN = /^[\t\n\x20-\x7e]*$/;
 
 /** The text with every terminal control sequence and invisible or reordering character removed. */
 export function terminalSafe(text: string): string {
+	if (PLAIN.test(text)) return text;
 	return stripVTControlCharacters(text).replace(INVISIBLE, "");
 }
 
@@ -21,9 +36,9 @@ export function oneLine(text: string): string {
 	return terminalSafe(text).replace(/[\n\t]+/g, " ");
 }
 
-/** Every control, invisible or reordering character (newline and tab too) shown as `\u{…}`: nothing hides. */
+/** Every control, invisible, reordering or look-alike blank character (newline and tab too) shown as `\u{…}`: nothing hides. */
 export function visible(text: string): string {
-	return text.replace(HIDDEN, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+	return text.replace(HIDDEN, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
 }
 
 /** Whether a text holds anything `visible` would escape (a server name must not). */

@@ -95,6 +95,17 @@ describe("precedence", () => {
 		expect(formatProblem(config.problems[0])).toContain("holds control or invisible characters; rename it");
 	});
 
+	it("a server name that only looks like another (a Hangul filler, a soft hyphen, a tag character, a braille blank) is refused", () => {
+		const lookalikes = ["github\u3164", "git\u00adhub", "github\u{e0041}", "github\u2800", "git\ufe0fhub"];
+		write(join(agentDir, "mcp.json"), {
+			mcpServers: { github: { command: "x" }, ...Object.fromEntries(lookalikes.map((n) => [n, { command: "y" }])) },
+		});
+		const config = load();
+		expect([...config.servers.keys()]).toEqual(["github"]);
+		expect(config.problems.map(formatProblem).join("\n")).toContain("github\\u{3164}");
+		expect(config.problems).toHaveLength(lookalikes.length);
+	});
+
 	it("follows PI_CODING_AGENT_DIR through the agentDir it is given", () => {
 		const other = join(root.path, "elsewhere");
 		write(join(other, "mcp.json"), { mcpServers: { x: { url: "http://127.0.0.1:1/mcp" } } });
