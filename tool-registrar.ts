@@ -1,6 +1,6 @@
 // Direct tools: chosen MCP tools promoted to first-class Pi tools, with names that never collide
 // with Pi's own tools or each other. Results are converted by tool-results.ts.
-import { withoutPatterns } from "./catalog/safe-schema.ts";
+import { piParameters } from "./catalog/pi-schema.ts";
 import type { CatalogTool, ToolCatalog } from "./catalog/tool-catalog.ts";
 import {
 	exposureOf,
@@ -170,7 +170,7 @@ export function planDirectTools(
 				name,
 				tool,
 				description: tool.description || `${tool.name} (MCP server ${server})`,
-				parameters: withoutPatterns(tool.inputSchema),
+				parameters: piParameters(tool.inputSchema),
 				annotations: tool.annotations,
 			});
 		}

@@ -7,7 +7,7 @@
 // this API: nothing here runs there (feature-tested).
 
 import { createHash } from "node:crypto";
-import { withoutPatterns } from "../catalog/safe-schema.ts";
+import { piParameters } from "../catalog/pi-schema.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
@@ -300,8 +300,8 @@ export class McpPiTools {
 			name,
 			label: `${tool.server}/${tool.name}`,
 			description: tool.description.trim() || tool.title || `MCP tool ${tool.name} from server ${tool.server}`,
-			// The server's JSON Schema without regexes (Pi's engine backtracks; the server checks them).
-			parameters: withoutPatterns(tool.inputSchema) as JsonSchema,
+			// The server's JSON Schema without regexes or references (Pi's engines backtrack; the server checks them).
+			parameters: piParameters(tool.inputSchema) as JsonSchema,
 			exposure,
 			namespace,
 			...(hints(tool) ? { annotations: hints(tool) } : {}),
