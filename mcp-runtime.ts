@@ -20,6 +20,7 @@ import { McpServerManager } from "./server-manager.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
 import { Redactor } from "./trust/redaction.ts";
+import { guardSdkConsole } from "./trust/sdk-console.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 
 export interface RuntimeOptions {
@@ -66,6 +67,8 @@ export class McpRuntime {
 	private stopExitCleanup?: () => void;
 
 	constructor(options: RuntimeOptions) {
+		// Before any SDK loads: what it prints itself (server names, headers) reaches no terminal raw.
+		guardSdkConsole();
 		this.options = options;
 		this.registered = options.registered;
 		this.cwd = options.cwd;

@@ -11,6 +11,8 @@ export interface PiTui {
 	text(): string;
 	/** The rows the terminal shows now (its viewport), each without trailing spaces. */
 	screen(): Promise<string[]>;
+	/** Everything written to the terminal so far, escape codes and all. */
+	raw(): string;
 	waitForText(match: string | RegExp, timeoutMs?: number): Promise<void>;
 	/** Waits until the screen (the rows shown now, joined by newlines) matches. */
 	waitForScreen(match: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
@@ -67,6 +69,7 @@ export function startPiTui(home: PiHome, options: TuiOptions = {}): PiTui {
 	return {
 		text,
 		screen,
+		raw: () => output,
 		async waitForText(match, timeoutMs = 20_000) {
 			const found = () => (typeof match === "string" ? text().includes(match) : match.test(text()));
 			await waitUntil(async () => found(), String(match), timeoutMs);
