@@ -304,6 +304,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 		process.off("SIGINT", onSignal);
 		process.off("SIGTERM", onSignal);
 		await runtime.shutdown();
+		const cut = runtime.lifecycle.cacheNotice;
+		if (cut) printError(`warning: ${cut}\n`);
 	}
 }
 

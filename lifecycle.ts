@@ -117,6 +117,11 @@ export class ServerLifecycle {
 	/** Why the last write of the metadata cache failed, while it keeps failing (shown by /mcp). */
 	cacheTrouble?: string;
 
+	/** What was cut to keep the metadata cache within its size this session (shown by /mcp and the CLI). */
+	get cacheNotice(): string | undefined {
+		return this.cache?.notice;
+	}
+
 	/** Tells the session (its search index) that the catalog changed; a one-shot CLI run is not told. */
 	private catalogChanged(): void {
 		if (!this.started || this.stopped) return;

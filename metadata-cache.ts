@@ -3,11 +3,16 @@
 // resources, templates, prompts, instructions, cachedAt } } }.
 // Entries are keyed by name and config identity, so two projects with a server of the same name
 // (different args) keep one entry each. The file is shared by every Pi session and project:
-// writes are locked, merged with what is on disk, and atomic. Anything unreadable is ignored and rebuilt.
+// writes are locked, merged with what is on disk, and atomic. Anything unreadable is ignored and
+// rebuilt (no copy kept: it is all listed again). Each entry and the whole file are kept within a
+// size (catalog/cache-budget.ts): a file past it is trimmed, never dropped and rebuilt every start.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
+import { fitListing, MAX_CACHE_BYTES, trimCache } from "./catalog/cache-budget.ts";
 import { configHash } from "./config/identity.ts";
 import { checks } from "./config/json-check.ts";
+import { removeSetAside } from "./storage/file-guard.ts";
 import { readJsonFile, updateJsonFile } from "./storage/locked-json.ts";
 import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
 
@@ -21,6 +26,11 @@ export const CACHE_FILE = "mcp-cache.json";
  * queue on its lock and invalidated every session's start-up snapshot (pi/start-snapshot.ts).
  */
 export const CACHE_REFRESH_MS = 24 * 60 * 60 * 1000;
+/**
+ * A cache up to this size is still read, so that one written past MAX_CACHE_BYTES (by an older
+ * version) is trimmed rather than thrown away; past it, the file reads as invalid and is replaced.
+ */
+const SALVAGE_BYTES = 64 * 1024 * 1024;
 
 const CachedToolSchema = Type.Object({
 	name: Type.String(),
@@ -95,11 +105,21 @@ export class MetadataCache {
 	private readonly dirty = new Set<string>();
 	private readonly now: () => number;
 	private writing: Promise<void> = Promise.resolve();
+	/** The file is past its size: the next flush writes it trimmed, even with nothing new to write. */
+	private trimDue: boolean;
+	/** What was cut to keep the cache within its size, this session (shown by /mcp). */
+	private readonly cuts = new Set<string>();
 
 	constructor(agentDir: string, options: MetadataCacheOptions = {}) {
 		this.path = join(agentDir, CACHE_FILE);
 		this.now = options.now ?? Date.now;
-		this.servers = validServers(readJsonFile(this.path));
+		this.servers = validServers(readJsonFile(this.path, { maxBytes: SALVAGE_BYTES }));
+		this.trimDue = (statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) > MAX_CACHE_BYTES;
+	}
+
+	/** What was cut to keep the cache within its size this session, in words; undefined when nothing was. */
+	get notice(): string | undefined {
+		return this.cuts.size > 0 ? [...this.cuts].join("\n") : undefined;
 	}
 
 	/** The cached metadata of a server, if it was made by the same config and is under 7 days old. */
@@ -126,7 +146,7 @@ export class MetadataCache {
 	store(entry: ServerEntry, metadata: ServerMetadata): Promise<void> {
 		const key = cacheKey(entry);
 		const before = this.servers[key];
-		const next: CachedServer = {
+		const listed: CachedServer = {
 			name: entry.name,
 			configHash: configHash(entry),
 			// Original names only: a prefix change must not invalidate the cache.
@@ -144,6 +164,8 @@ export class MetadataCache {
 			cachedAt: this.now(),
 			instructions: metadata.instructions,
 		};
+		const { entry: next, cut } = fitListing(listed);
+		if (cut) this.cuts.add(cut);
 		const fresh = before && !this.dirty.has(key) && this.now() - before.cachedAt < CACHE_REFRESH_MS;
 		if (fresh && sameListing(before, next)) return this.writing;
 		this.servers[key] = next;
@@ -160,7 +182,7 @@ export class MetadataCache {
 	}
 
 	private async writePending(): Promise<void> {
-		if (this.dirty.size === 0) return;
+		if (this.dirty.size === 0 && !this.trimDue) return;
 		const keys = [...this.dirty];
 		this.dirty.clear();
 		try {
@@ -172,9 +194,14 @@ export class MetadataCache {
 					const cutoff = this.now() - CACHE_MAX_AGE_MS;
 					for (const [key, server] of Object.entries(file.servers))
 						if (server.cachedAt < cutoff) delete file.servers[key];
+					for (const cut of trimCache(file.servers)) this.cuts.add(cut);
 					return file;
 				},
+				{ maxBytes: SALVAGE_BYTES, keepDamaged: false, compact: true },
 			);
+			this.trimDue = false;
+			// Copies of a damaged cache earlier versions set aside (24 MB each, one per start): not kept.
+			removeSetAside(this.path);
 			// Adopt what other sessions wrote, except entries stored here since this write began.
 			for (const [key, server] of Object.entries(written.servers)) if (!this.dirty.has(key)) this.servers[key] = server;
 		} catch (error) {

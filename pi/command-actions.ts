@@ -113,6 +113,7 @@ export function statusReport(runtime: McpRuntime, direct: DirectSummary | undefi
 			`Tool lists could not be saved (${lifecycle.cacheTrouble}): the next start will start servers again to list them.`,
 		);
 	}
+	if (lifecycle.cacheNotice) lines.push(lifecycle.cacheNotice);
 	if (direct) {
 		if (direct.names.length > 0)
 			lines.push(`Direct tools (${direct.names.length}, ~${direct.tokens} tokens): ${direct.names.join(", ")}`);

@@ -271,6 +271,18 @@ export function setAside(path: string, now = Date.now()): string | undefined {
 	}
 }
 
+/** Removes the copies `setAside` made of `path` (of a file that can be made again, whose copies only take room). */
+export function removeSetAside(path: string): void {
+	const prefix = `${basename(path)}.damaged-`;
+	let entries: string[];
+	try {
+		entries = readdirSync(dirname(path));
+	} catch {
+		return; // no folder: no copies
+	}
+	for (const entry of entries) if (entry.startsWith(prefix)) rmSync(join(dirname(path), entry), { force: true });
+}
+
 function megabytes(bytes: number): string {
 	return (bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 0);
 }

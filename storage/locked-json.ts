@@ -5,11 +5,11 @@
 // projects' approvals, other servers' sign-ins are the user's, not ours to drop.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { asciiJson, parseJson, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
+import { asciiJson, parseJson, type ReadOptions, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
 
 /** The parsed file, "missing" when there is none, or "invalid" when it is not JSON (or not a regular file within the size cap). */
-export function readJsonFile(path: string): unknown | "missing" | "invalid" {
-	const read = readTextFile(path);
+export function readJsonFile(path: string, options: ReadOptions = {}): unknown | "missing" | "invalid" {
+	const read = readTextFile(path, options);
 	if (read.kind === "missing") return "missing";
 	if (read.kind === "error") return "invalid";
 	try {
@@ -19,14 +19,26 @@ export function readJsonFile(path: string): unknown | "missing" | "invalid" {
 	}
 }
 
-/** Writes JSON atomically with mode 0600, creating the folder (0700) if needed. */
-export function writeJsonFileAtomic(path: string, value: unknown): void {
-	writeFileAtomic(path, `${asciiJson(value, 1)}\n`);
+/** Writes JSON atomically with mode 0600, creating the folder (0700) if needed; `compact`: with no indentation. */
+export function writeJsonFileAtomic(path: string, value: unknown, compact = false): void {
+	writeFileAtomic(path, `${asciiJson(value, compact ? undefined : 1)}\n`);
 }
 
 export interface LockOptions {
 	/** A lock older than this is taken over (its holder died). Default 10 s. */
 	readonly staleMs?: number;
+}
+
+export interface UpdateOptions extends LockOptions {
+	/** Read at most this much (default MAX_FILE_BYTES): past it the file reads as invalid. */
+	readonly maxBytes?: number;
+	/**
+	 * A file that reads as invalid is kept beside it (default). False for a file made only of what
+	 * can be listed again (the metadata cache): it is replaced, and no copy of it piles up.
+	 */
+	readonly keepDamaged?: boolean;
+	/** Written with no indentation (a large file read at every start). */
+	readonly compact?: boolean;
 }
 
 /**
@@ -37,19 +49,19 @@ export async function updateJsonFile<T>(
 	path: string,
 	parse: (raw: unknown | "missing" | "invalid") => T,
 	update: (current: T) => T | undefined | Promise<T | undefined>,
-	options: LockOptions = {},
+	options: UpdateOptions = {},
 ): Promise<T> {
 	return withFileLock(
 		path,
 		async () => {
-			const raw = readJsonFile(path);
+			const raw = readJsonFile(path, { maxBytes: options.maxBytes });
 			// Kept beside it (`<name>.damaged-<time>`): what it held may still be read by hand.
-			if (raw === "invalid") setAside(path);
+			if (raw === "invalid" && options.keepDamaged !== false) setAside(path);
 			const current = parse(raw);
 			// May be async (an OAuth refresh): the lock is held until the result is written.
 			const next = await update(current);
 			if (next === undefined) return current;
-			writeJsonFileAtomic(path, next);
+			writeJsonFileAtomic(path, next, options.compact);
 			return next;
 		},
 		options,

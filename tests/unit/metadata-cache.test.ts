@@ -1,8 +1,9 @@
 // The on-disk metadata cache: validity rules, bad files, prefix independence (two processes
 // writing at once: tests/e2e/metadata-cache-processes.test.ts).
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fitListing, MAX_ENTRY_BYTES, trimCache } from "../../catalog/cache-budget.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { configHash } from "../../config/identity.ts";
 import { defineServer } from "../../config.ts";
@@ -144,5 +145,107 @@ describe("MetadataCache", () => {
 			catalog.set("gh", cached, true);
 			expect(catalog.all().map((t) => t.qualifiedName)).toEqual([expected]);
 		}
+	});
+
+	/** `count` tools whose descriptions take `kb` KB each: a server that lists far more than any real one. */
+	const bigTools = (count: number, kb: number): ToolMetadata[] =>
+		Array.from({ length: count }, (_, i) => ({
+			server: "gh",
+			name: `tool_${i}`,
+			description: `Tool ${i}. ${"Long usage notes. ".repeat(kb * 60)}`,
+			inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+		}));
+	const files = () => readdirSync(dir.path).sort();
+
+	it("a listing past its share is shortened before it is kept: every tool still there, the cut named", async () => {
+		const cache = new MetadataCache(dir.path);
+		await cache.store(entry(), { tools: bigTools(100, 30), resources: [] }); // ~3 MB listed
+		expect(statSync(join(dir.path, CACHE_FILE)).size).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+		const cached = new MetadataCache(dir.path).lookup(entry());
+		expect(cached?.tools.map((t) => t.name)).toEqual(bigTools(100, 0).map((t) => t.name));
+		expect(cached?.tools[0].inputSchema).toEqual(bigTools(1, 0)[0].inputSchema);
+		expect(cached?.tools[0].description).toMatch(/^Tool 0\. Long usage notes\..*\.\.\.$/);
+		expect(cache.notice).toMatch(/^gh's listing \(3\.\d MB\) is over the 2\.0 MB a server may take/);
+	});
+
+	it("a cache past its cap (an older version's) is read, trimmed and kept: no server starts again, no copy piles up", async () => {
+		// As an older version left it: one server's 17 MB entry, beside a copy it set aside.
+		const key = cacheKey(entry());
+		const old = {
+			name: "gh",
+			configHash: configHash(entry()),
+			cachedAt: Date.now(),
+			resources: [],
+			templates: [],
+			prompts: [],
+		};
+		const file = join(dir.path, CACHE_FILE);
+		writeFileSync(
+			file,
+			JSON.stringify({ version: 3, servers: { [key]: { ...old, tools: bigTools(200, 85) } } }, null, 1),
+		);
+		writeFileSync(`${file}.damaged-2026-01-01T00-00-00-000Z`, "{}");
+		expect(statSync(file).size).toBeGreaterThan(16 * 1024 * 1024);
+		const cache = new MetadataCache(dir.path);
+		expect(cache.lookup(entry())?.tools).toHaveLength(200); // not thrown away: the server need not start
+		await cache.flush();
+		expect(statSync(file).size).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+		expect(files()).toEqual([CACHE_FILE]);
+		expect(new MetadataCache(dir.path).lookup(entry())?.tools).toHaveLength(200);
+		expect(cache.notice).toMatch(/^gh's listing \(17\.\d MB\)/);
+	});
+
+	it("a cache file that cannot be read is replaced, with no copy of it kept", async () => {
+		writeFileSync(join(dir.path, CACHE_FILE), "{ not json");
+		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
+		expect(files()).toEqual([CACHE_FILE]);
+		expect(new MetadataCache(dir.path).lookup(entry())).toBeDefined();
+	});
+});
+
+describe("the cache's size budget", () => {
+	const listing = (name: string, cachedAt: number, over: Record<string, unknown> = {}) => ({
+		name,
+		cachedAt,
+		tools: [{ name: "t", description: "x".repeat(1000), inputSchema: { type: "object" } }],
+		resources: [],
+		templates: [],
+		prompts: [],
+		...over,
+	});
+
+	it("a tool too big for its share keeps its arguments' names and types; past that, any object", () => {
+		const schema = {
+			type: "object",
+			properties: Object.fromEntries(
+				Array.from({ length: 300 }, (_, i) => [`a${i}`, { type: "string", enum: ["x".repeat(40)] }]),
+			),
+			required: ["a0"],
+		};
+		const tool = { name: "t", description: "d".repeat(5000), inputSchema: schema };
+		const many = Array.from({ length: 30 }, (_, i) => ({ ...tool, name: `t${i}` }));
+		const fitted = fitListing(listing("s", 0, { tools: many, resources: [{ uri: "r" }] }), 400_000);
+		const first = fitted.entry.tools[0];
+		expect(first.description).toHaveLength(1000);
+		expect(first.inputSchema).toEqual({
+			type: "object",
+			properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`a${i}`, { type: "string" }])),
+			required: ["a0"],
+		});
+		expect(fitted.entry.tools).toHaveLength(30);
+		expect(fitted.cut).toContain("30 tools shortened");
+		const tight = fitListing(listing("s", 0, { tools: many, resources: [{ uri: "r" }] }), 5_000);
+		expect(tight.entry.tools[0].inputSchema).toEqual({ type: "object" });
+		expect(tight.entry.resources).toEqual([]);
+		expect(tight.cut).toMatch(/30 tools shortened, \d+ items left out/);
+	});
+
+	it("a cache over its cap loses its oldest entries first, and says which", () => {
+		const servers = { a: listing("old", 1), b: listing("newest", 3), c: listing("middle", 2) };
+		const said = trimCache(servers, 2500);
+		expect(Object.keys(servers).sort()).toEqual(["b", "c"]);
+		expect(said).toEqual([
+			"The tool-list cache is over its 0.0 MB: the oldest entries were left out (old); those servers start once to list their tools again",
+		]);
 	});
 });
