@@ -270,17 +270,24 @@ export async function main(argv: readonly string[]): Promise<number> {
 	// A server's questions (elicitation, sampling) have no one to answer them here: declined, and said so.
 	runtime.client.host = { noUiReason: "the pi-mcp-adapter CLI cannot ask the user" };
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
-	// Ctrl-C (or a kill) ends every server the command started, then exits as a shell expects (130, 143).
+	// Ctrl-C (or a kill) ends every server the command started, then exits as a shell expects (130,
+	// 143): during the command and while its servers close after it (a server that ignores SIGTERM
+	// takes seconds then; Node's default would kill this process and leave that server). A second
+	// signal does not wait for the first's shutdown.
+	let stopping = false;
 	const onSignal = (signal: NodeJS.Signals) => {
 		const code = signal === "SIGINT" ? 130 : 143;
-		// A server that ignores SIGTERM and stdin's end is killed whatever the shutdown got to.
-		void within(runtime.shutdown(), CLI_SHUTDOWN_MS).finally(() => {
+		const exit = () => {
+			// A server that ignores SIGTERM and stdin's end is killed whatever the shutdown got to.
 			runtime.killAllSync();
 			process.exit(code);
-		});
+		};
+		if (stopping) return exit();
+		stopping = true;
+		void within(runtime.shutdown(), CLI_SHUTDOWN_MS).finally(exit);
 	};
-	process.once("SIGINT", onSignal);
-	process.once("SIGTERM", onSignal);
+	process.on("SIGINT", onSignal);
+	process.on("SIGTERM", onSignal);
 	try {
 		if (parsed.command === "demo") return (await demo(runtime)) ? 0 : 1;
 		if (parsed.command === "approve" || parsed.command === "deny")
@@ -301,8 +308,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		return succeeded ? 0 : 1;
 	} finally {
-		process.off("SIGINT", onSignal);
-		process.off("SIGTERM", onSignal);
+		// The handlers stay until the process exits: a signal after this shutdown still exits 130/143.
 		await runtime.shutdown();
 		const cut = runtime.lifecycle.cacheNotice;
 		if (cut) printError(`warning: ${cut}\n`);

@@ -96,6 +96,32 @@ describe("the shell CLI", () => {
 		expect(marked(marker)).toEqual([]);
 	});
 
+	it("Ctrl-C while the CLI closes a server that ignores SIGTERM, after its command: exits 130, leaves no process", async () => {
+		const marker = randomUUID();
+		writeFileSync(
+			join(agentDir, "mcp.json"),
+			JSON.stringify({ mcpServers: { stubborn: faultStdio("ignore-sigterm", { CLI_MARKER: marker }) } }),
+		);
+		// A cold cache: `list` starts the server to list it, prints, then closes it (1.5 s of SIGTERM ignored).
+		const child = spawn(process.execPath, [BIN, "list", "stubborn"], {
+			cwd,
+			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
+			stdio: ["ignore", "pipe", "ignore"],
+		});
+		const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+		let out = "";
+		await new Promise<void>((resolve) =>
+			child.stdout.on("data", (chunk) => {
+				out += chunk;
+				if (out.includes("stubborn: 3 tools")) resolve();
+			}),
+		);
+		child.kill("SIGINT");
+		expect(await closed).toBe(130);
+		await waitUntil(() => marked(marker).length === 0, "the server to be gone", 5000).catch(() => undefined);
+		expect(marked(marker)).toEqual([]);
+	});
+
 	const cli = (...args: (string | Record<string, string>)[]) => {
 		const extraEnv = args.find((a): a is Record<string, string> => typeof a === "object") ?? {};
 		const argv = args.filter((a): a is string => typeof a === "string");
