@@ -5,10 +5,11 @@
 // session gets, the status, and the broker's own end once no session has used it for a while and
 // no server runs. Started by broker-client.ts.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { appendFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, rmSync, writeSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/client";
+import { openOwnFile, writeFileAtomic } from "../storage/file-guard.ts";
 import { Redactor } from "../trust/redaction.ts";
 import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
 import {
@@ -68,7 +69,8 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		if (process.platform !== "win32") rmSync(path, { force: true });
 		// The secret is on disk (0600) before the socket exists: a session that reads it finds this broker.
 		const file: BrokerFile = { pid: process.pid, version: ADAPTER_VERSION, protocol: BROKER_PROTOCOL, since, token };
-		writeFileSync(join(dir, BROKER_FILE), `${JSON.stringify(file)}\n`, { mode: 0o600 });
+		// Replaced, never written through: a symlink planted as broker.json would point the write at another file.
+		writeFileAtomic(join(dir, BROKER_FILE), `${JSON.stringify(file)}\n`, { replaceSymlink: true });
 		await new Promise<void>((resolve, reject) => {
 			listener.once("error", reject);
 			listener.listen(path, () => resolve());
@@ -84,7 +86,16 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		for (const server of servers.values()) redactor.addVariables(server.params.launch.env);
 		redactor.add(token);
 		const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-		appendFileSync(join(dir, "broker.log"), `${new Date().toISOString()} ${redactor.scrub(text)}\n`, { mode: 0o600 });
+		try {
+			const fd = openOwnFile(join(dir, "broker.log"), "append");
+			try {
+				writeSync(fd, `${new Date().toISOString()} ${redactor.scrub(text)}\n`);
+			} finally {
+				closeSync(fd);
+			}
+		} catch {
+			// Not written (a symlink there is not followed): the broker still ends its servers and exits.
+		}
 		for (const server of servers.values()) server.killSync(); // no server outlives its broker
 		process.exit(1);
 	};

@@ -4,12 +4,13 @@
 // stale) returns nothing, and the session runs the server itself as before.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
 import { delay } from "../bounds/waits.ts";
 import { configHash, stableStringify } from "../config/identity.ts";
+import { openOwnFile, readTextFile } from "../storage/file-guard.ts";
 import type { StdioServerEntry } from "../types.ts";
 import {
 	ADAPTER_VERSION,
@@ -258,12 +259,10 @@ const START_STALE_MS = 60_000;
  */
 function brokerStarting(agentDir: string): boolean {
 	const marker = join(brokerDir(agentDir), STARTING_MARKER);
-	let text: string;
-	try {
-		text = readFileSync(marker, "utf8");
-	} catch {
-		return false; // no marker: no start under way
-	}
+	// Only a session or the broker writes it, in their private folder: a symlink there is not theirs.
+	const read = readTextFile(marker, { noFollow: true, maxBytes: 64 });
+	if (read.kind !== "ok") return false; // no marker: no start under way
+	const text = read.text;
 	const age = Date.now() - (statSync(marker, { throwIfNoEntry: false })?.mtimeMs ?? 0);
 	const pid = Number.parseInt(text, 10);
 	return pid > 0 ? isAlive(pid) && age < START_STALE_MS : age < START_MARKER_MS;
@@ -283,7 +282,13 @@ async function startBroker(agentDir: string): Promise<void> {
 		closeSync(openSync(marker, "wx", 0o600));
 	} catch {
 		if (brokerStarting(agentDir)) return;
-		writeFileSync(marker, "", { mode: 0o600 }); // a start that died: this one takes over
+		// A start that died (or a link planted in its place, removed, never followed): this one takes over.
+		rmSync(marker, { force: true });
+		try {
+			closeSync(openSync(marker, "wx", 0o600));
+		} catch {
+			return; // another session took over first: it starts the broker
+		}
 	}
 	const child = spawn(process.execPath, [bin, "__broker", agentDir], {
 		cwd,
@@ -297,9 +302,9 @@ async function startBroker(agentDir: string): Promise<void> {
 	// that already listens removed the marker: it is not written again.
 	if (child.pid === undefined) return;
 	try {
-		const fd = openSync(marker, "r+");
+		const fd = openOwnFile(marker, "update");
 		try {
-			writeFileSync(fd, String(child.pid));
+			writeSync(fd, String(child.pid));
 		} finally {
 			closeSync(fd);
 		}

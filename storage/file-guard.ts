@@ -202,14 +202,19 @@ export function asciiJson(value: unknown, indent?: number): string {
 
 export interface WriteOptions {
 	readonly mode?: number;
+	/**
+	 * A symlink at `path` is replaced, never written through: for a file only this adapter writes
+	 * in a folder of its own (the broker's), where a link is not the user's but planted.
+	 */
+	readonly replaceSymlink?: boolean;
 }
 
 /**
  * Writes a file atomically (a temp file beside it, then rename). A symlink at `path` is written
- * through, not replaced: the user made it. Temp files a crashed writer left beside it are removed.
+ * through, not replaced: the user made it (unless `replaceSymlink`). Temp files a crashed writer left beside it are removed.
  */
 export function writeFileAtomic(path: string, text: string, options: WriteOptions = {}): void {
-	const target = throughSymlink(path);
+	const target = options.replaceSymlink ? path : throughSymlink(path);
 	mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
 	removeStaleTemps(target);
 	const temp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
@@ -221,6 +226,15 @@ export function writeFileAtomic(path: string, text: string, options: WriteOption
 		rmSync(temp, { force: true });
 		throw error;
 	}
+}
+
+/**
+ * Opens a file of this adapter's own for writing, never through a symlink (ELOOP instead):
+ * `append` creates it (0600) if missing and adds to it; `update` writes over an existing one.
+ */
+export function openOwnFile(path: string, how: "append" | "update"): number {
+	const flags = how === "append" ? constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT : constants.O_RDWR;
+	return openSync(path, flags | (constants.O_NOFOLLOW ?? 0), 0o600);
 }
 
 /** Where a write to `path` should go: the file a symlink points to, or `path` itself. */

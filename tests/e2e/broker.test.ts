@@ -4,7 +4,18 @@
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
 import { spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -332,6 +343,27 @@ describe("when the broker cannot serve", () => {
 		} finally {
 			await manager.closeAll();
 			rmSync(dirname(path), { force: true });
+		}
+	}, 30_000);
+
+	it("a broker.json and start marker planted as symlinks are replaced, never written through", async () => {
+		const agentDir = join(dir.path, "planted-file-agent");
+		const folder = privateDir(brokerDir(agentDir));
+		const victim = join(dir.path, "victim.txt");
+		writeFileSync(victim, "the user's file");
+		symlinkSync(victim, join(folder, "broker.json"));
+		symlinkSync(victim, join(folder, STARTING_MARKER));
+		const entry = entryOf(
+			configOf({ everything: countedServer(join(dir.path, "planted-file.log")) }),
+			"everything",
+		) as StdioServerEntry;
+		const manager = sharing(agentDir);
+		try {
+			expect((await manager.connect(entry)).shared).toBe(true);
+			expect(readFileSync(victim, "utf8")).toBe("the user's file");
+			expect(lstatSync(join(folder, "broker.json")).isSymbolicLink()).toBe(false);
+		} finally {
+			await manager.closeAll();
 		}
 	}, 30_000);
 
