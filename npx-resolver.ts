@@ -32,6 +32,9 @@ export interface Launch {
 	readonly args: readonly string[];
 }
 
+/** npm's own limit on a package name, with room for a version. */
+const MAX_SPEC_LENGTH = 256;
+
 /** Recognizes `npx [flags] spec args...` and `npm exec|x [flags] [--] spec [--] args...`. */
 export function parseNpx(command: string, args: readonly string[]): NpxInvocation | undefined {
 	const tool = basename(command).replace(/\.(cmd|exe)$/i, "");
@@ -48,9 +51,11 @@ export function parseNpx(command: string, args: readonly string[]): NpxInvocatio
 	}
 	if (rest[0] === "--") rest = rest.slice(1);
 	const spec = rest[0];
-	if (!spec) return undefined;
-	const match = /^((?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*)(?:@(.+))?$/i.exec(spec);
-	if (!match || /[:/\\]/.test(match[2] ?? "")) return undefined; // git, url, file specs
+	if (!spec || spec.length > MAX_SPEC_LENGTH) return undefined;
+	// A registry name and a version, range or tag of plain characters only: git, url and file specs,
+	// and anything a shell would read (`&`, `|`, quotes, spaces, `%`, `$`), are npx's own business.
+	const match = /^((?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*)(?:@([\w.^~*+-]+))?$/i.exec(spec);
+	if (!match) return undefined;
 	const binArgs = rest.slice(1);
 	return { spec, name: match[1], range: match[2], args: binArgs[0] === "--" ? binArgs.slice(1) : binArgs };
 }
@@ -351,7 +356,7 @@ function installDetached(
  * The detached install (argv: marker, spec): its pid in the marker, npm exec, then the marker goes.
  * Without the marker (unwritable) a later session cannot tell the install from a cut one; it still completes.
  */
-const SUPERVISOR = `
+export const SUPERVISOR = `
 const [marker, spec] = process.argv.slice(1);
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -360,9 +365,15 @@ try {
 	fs.writeFileSync(marker, String(process.pid));
 } catch {}
 try {
-	spawnSync("npm", ["exec", "--yes", "--package=" + spec, "--", "node", "-e", ""], {
+	// Never through a shell (the spec is a repository's text): on Windows npm is a .cmd script, which
+	// Node runs only through cmd.exe, so npm's own JavaScript is run by this node instead.
+	const path = require("node:path");
+	const [npm, first] = process.platform === "win32"
+		? [process.execPath, [path.join(path.dirname(process.execPath), "node_modules", "npm", "bin", "npm-cli.js")]]
+		: ["npm", []];
+	spawnSync(npm, [...first, "exec", "--yes", "--package=" + spec, "--", "node", "-e", ""], {
 		stdio: "ignore",
-		shell: process.platform === "win32",
+		windowsHide: true,
 	});
 } finally {
 	fs.rmSync(marker, { force: true });

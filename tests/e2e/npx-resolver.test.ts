@@ -1,10 +1,11 @@
 // npx resolution: parsing npx/npm exec command lines, npm's own version rules against a cache
 // folder laid out as npm lays it out, and a real `npx -y <pkg>@<exact>` resolved to its bin.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { listDescendants } from "../../bounds/process-tree.ts";
-import { NPX_CACHE_FILE, NpxResolver, nodeOnPath, npxInstallDir, parseNpx } from "../../npx-resolver.ts";
+import { NPX_CACHE_FILE, NpxResolver, nodeOnPath, npxInstallDir, parseNpx, SUPERVISOR } from "../../npx-resolver.ts";
 import { McpServerManager } from "../../server-manager.ts";
 import type { StdioServerEntry } from "../../types.ts";
 import { configOf, entryOf, TEST_NPM_CACHE, tempDir } from "../support/helpers.ts";
@@ -41,6 +42,35 @@ describe("parseNpx", () => {
 		expect(parseNpx("npx", ["github:user/repo"])).toBeUndefined();
 		expect(parseNpx("npx", ["./local"])).toBeUndefined();
 		expect(parseNpx("npx", ["-y"])).toBeUndefined();
+	});
+});
+
+describe("the detached install", () => {
+	it("runs npm through no shell, on Windows either: a spec's & starts nothing", () => {
+		const dir = tempDir();
+		try {
+			// An `npm` that does nothing, so that nothing is installed whatever runs; `touch` is what a shell would run.
+			const bin = join(dir.path, "bin");
+			mkdirSync(bin);
+			writeFileSync(join(bin, "npm"), "#!/bin/sh\nexit 0\n");
+			chmodSync(join(bin, "npm"), 0o755);
+			const pwned = join(dir.path, "pwned");
+			const marker = join(dir.path, "folder.pi-mcp-install");
+			// Node as on Windows, with a shell that runs here in cmd.exe's place (Node's shell on Windows is %comspec%).
+			const asWindows = 'Object.defineProperty(process, "platform", { value: "win32" });';
+			for (const preamble of ["", asWindows]) {
+				const run = spawnSync(process.execPath, ["-e", preamble + SUPERVISOR, marker, `pkg@1&touch ${pwned}&`], {
+					env: { ...process.env, PATH: `${bin}:/usr/bin:/bin`, comspec: "/bin/sh" },
+					stdio: "ignore",
+					timeout: 30_000,
+				});
+				expect(run.status).toBe(0);
+				expect(existsSync(pwned)).toBe(false);
+				expect(existsSync(marker)).toBe(false); // it ended, and took its marker with it
+			}
+		} finally {
+			dir.remove();
+		}
 	});
 });
 
