@@ -15,7 +15,6 @@ import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
 import { startPiTui } from "../support/pi-tui-harness.ts";
 
-const CATALOG_SERVER = join(ROOT, "tests", "fixtures", "catalog-server.ts");
 const SERVER_2026 = join(ROOT, "tests", "fixtures", "server-2026.ts");
 const BIN = join(ROOT, "bin", "pi-mcp-adapter.mjs");
 /** What the hostile names would do in a terminal: set its title, write its clipboard. */
@@ -43,9 +42,8 @@ describe.each(PI_HOSTS)("hostile servers in the real pi ($name)", (host) => {
 	it("a direct tool whose schema chains $refs (2^24 paths) answers a wrong-typed argument at once", async () => {
 		home = await createPiHome();
 		const tool = chainedTool(24);
-		const catalog = join(home.root, "chained.json");
-		writeFileSync(catalog, JSON.stringify({ server: "deep", tools: [tool] }));
-		const deep = { command: process.execPath, args: [TSX, CATALOG_SERVER, catalog] };
+		// What the server does with the call is not the point (it exits at once): Pi's own check before it is.
+		const deep = { command: process.execPath, args: ["-e", "process.exit(1)"] };
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { deep: { ...deep, directTools: ["chained"] } } }));
 		// Cached as a session that listed the server would have left it: Pi registers `chained` from it at load.
 		const listed = { ...tool, server: "deep", inputSchema: safeSchema(tool.inputSchema) };
