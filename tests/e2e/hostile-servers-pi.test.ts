@@ -104,7 +104,7 @@ describe("a 2026 server whose tool and header names carry OSC 0 and OSC 52", () 
 			home = await createPiHome({ mcpConfig: { mcpServers: { modern: { url } } } });
 			const tui = startPiTui(home, { host });
 			try {
-				await tui.waitForText("excluding tool 'steal");
+				await tui.waitForText("excluding tool 'steal", 45_000); // a loaded machine's first start is slow
 				expect(tui.raw()).not.toContain(TITLE);
 				expect(tui.raw()).not.toContain(CLIPBOARD);
 			} finally {
