@@ -77,49 +77,40 @@ describe("the shell CLI", () => {
 		expect(checked.out).toMatch(/everything: failed: .*\(the server said: launcher: cannot find the package\)/);
 	}, 120_000);
 
-	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
+	/**
+	 * Runs the CLI on a server that ignores SIGTERM and stdin's end (and starts a helper that does
+	 * too), presses Ctrl-C once `ready` says so, and checks it exits 130 with none of them left.
+	 */
+	const interrupted = async (args: string[], ready: (marker: string, stdout: string) => boolean) => {
 		const marker = randomUUID();
 		writeFileSync(
 			join(agentDir, "mcp.json"),
 			JSON.stringify({ mcpServers: { stubborn: faultStdio("ignore-sigterm", { CLI_MARKER: marker }) } }),
 		);
-		const child = spawn(process.execPath, [BIN, "call", "stubborn_hang"], {
-			cwd,
-			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
-			stdio: "ignore",
-		});
-		const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-		await waitUntil(() => marked(marker).length >= 2, "the server and its helper");
-		child.kill("SIGINT");
-		expect(await closed).toBe(130);
-		await waitUntil(() => marked(marker).length === 0, "the server to be gone", 5000).catch(() => undefined);
-		expect(marked(marker)).toEqual([]);
-	});
-
-	it("Ctrl-C while the CLI closes a server that ignores SIGTERM, after its command: exits 130, leaves no process", async () => {
-		const marker = randomUUID();
-		writeFileSync(
-			join(agentDir, "mcp.json"),
-			JSON.stringify({ mcpServers: { stubborn: faultStdio("ignore-sigterm", { CLI_MARKER: marker }) } }),
-		);
-		// A cold cache: `list` starts the server to list it, prints, then closes it (1.5 s of SIGTERM ignored).
-		const child = spawn(process.execPath, [BIN, "list", "stubborn"], {
+		const child = spawn(process.execPath, [BIN, ...args], {
 			cwd,
 			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
 			stdio: ["ignore", "pipe", "ignore"],
 		});
 		const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-		let out = "";
-		await new Promise<void>((resolve) =>
-			child.stdout.on("data", (chunk) => {
-				out += chunk;
-				if (out.includes("stubborn: 3 tools")) resolve();
-			}),
-		);
+		let stdout = "";
+		child.stdout.on("data", (chunk) => {
+			stdout += chunk;
+		});
+		await waitUntil(() => ready(marker, stdout), "the moment to press Ctrl-C", 45_000);
 		child.kill("SIGINT");
 		expect(await closed).toBe(130);
 		await waitUntil(() => marked(marker).length === 0, "the server to be gone", 5000).catch(() => undefined);
 		expect(marked(marker)).toEqual([]);
+	};
+
+	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
+		await interrupted(["call", "stubborn_hang"], (marker) => marked(marker).length >= 2);
+	});
+
+	it("Ctrl-C while the CLI closes a server that ignores SIGTERM, after its command: exits 130, leaves no process", async () => {
+		// A cold cache: `list` starts the server to list it, prints, then closes it (1.5 s of SIGTERM ignored).
+		await interrupted(["list", "stubborn"], (_marker, stdout) => stdout.includes("stubborn: 3 tools"));
 	});
 
 	const cli = (...args: (string | Record<string, string>)[]) => {
