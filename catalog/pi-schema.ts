@@ -1,9 +1,9 @@
-// A tool's schema as Pi is given it (a direct tool's parameters): what Pi checks arguments against
-// in its own engines, so nothing there may take unbounded time. Regexes go (safe-schema.ts), and
-// so do references. Pi validates a direct tool's arguments itself
-// (TypeBox on pi 0.73, its own checker on Pi 1.5) and follows `$ref`s as it goes: a chain of
-// `$defs` where each refers to the next twice (`oneOf: [{$ref: next}, {$ref: next}]`) is walked
-// once per path, 2^21 times at 21 steps, and one wrong-typed argument froze pi 0.73 for a minute.
+// A tool's schema as Pi is given it (a direct tool's parameters, Pi 1.5's tools): what Pi checks
+// arguments against in its own engines, so nothing there may take unbounded time. Regexes go
+// (safe-schema.ts), and so do references: Pi (TypeBox on pi 0.73, its own checker on Pi 1.5)
+// follows `$ref`s as it checks, and a chain of `$defs` where each refers to the next twice
+// (`oneOf: [{$ref: next}, {$ref: next}]`) is walked once per path: 2^21 times at 21 steps, and one
+// wrong-typed argument froze pi 0.73 for a minute.
 // So Pi gets the schema with its references written out: shared definitions copied where they
 // are used, breadth first, within a budget of values and depth, and a definition that refers back
 // to itself written out once. Past the budget a reference becomes {} (any value): the server still
@@ -62,11 +62,11 @@ export function inlineRefs(schema: JsonSchema): JsonSchema {
 	const root = schema as JsonObject;
 	const sizes = new WeakMap<object, number>();
 	const queue: Pending[] = [];
-	const copy = (value: Json, depth: number, within: readonly string[]): Json => {
+	/** A copy of `value` (an object written into `out`), its references queued to be written out. */
+	const copy = (value: Json, depth: number, within: readonly string[], out: JsonObject = {}): Json => {
 		if (typeof value !== "object" || value === null) return value;
-		if (depth >= MAX_SCHEMA_DEPTH) return {};
+		if (depth >= MAX_SCHEMA_DEPTH) return out;
 		if (Array.isArray(value)) return value.map((item) => copy(item, depth + 1, within));
-		const out: JsonObject = {};
 		for (const [key, item] of Object.entries(value)) {
 			if (key === "$ref" && typeof item === "string") continue;
 			if (DEFINITIONS.has(key)) continue;
@@ -88,11 +88,14 @@ export function inlineRefs(schema: JsonSchema): JsonSchema {
 		const size = target === undefined ? 0 : sizeOf(target, sizes);
 		if (target === undefined || size > budget) continue; // stays as it is: its other keywords, or {}
 		budget -= size;
-		// A bare reference becomes its target; one with keywords beside it keeps them and adds the target to its allOf.
-		const bare = Object.keys(holder).length === 0;
-		const written = copy(target, bare ? depth : depth + 2, [...within, pointer]);
-		if (bare && isObject(written)) Object.assign(holder, written);
-		else holder.allOf = [...(Array.isArray(holder.allOf) ? holder.allOf : []), written];
+		// A bare reference becomes its target (written into it: a target that is itself a reference
+		// is queued on it); one with keywords beside it keeps them and adds the target to its allOf.
+		if (Object.keys(holder).length === 0 && isObject(target)) copy(target, depth, [...within, pointer], holder);
+		else
+			holder.allOf = [
+				...(Array.isArray(holder.allOf) ? holder.allOf : []),
+				copy(target, depth + 2, [...within, pointer]),
+			];
 	}
 	return result;
 }

@@ -211,7 +211,8 @@ export interface WriteOptions {
 
 /**
  * Writes a file atomically (a temp file beside it, then rename). A symlink at `path` is written
- * through, not replaced: the user made it (unless `replaceSymlink`). Temp files a crashed writer left beside it are removed.
+ * through, not replaced: the user made it (unless `replaceSymlink`). Temp files a crashed writer
+ * left beside it are removed.
  */
 export function writeFileAtomic(path: string, text: string, options: WriteOptions = {}): void {
 	const target = options.replaceSymlink ? path : throughSymlink(path);

@@ -87,6 +87,16 @@ describe("a tool's schema as Pi is given it", () => {
 		expect(verdict(prepared, { parent: { page_id: "p" }, children: [{ text: "" }] })).not.toBe("ok");
 	});
 
+	it("a reference to a reference is followed to its end", () => {
+		const schema = safeSchema({
+			type: "object",
+			properties: { id: { $ref: "#/$defs/a" } },
+			$defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/definitions/c" } },
+			definitions: { c: { type: "string", format: "uuid" } },
+		});
+		expect(piParameters(schema)).toEqual({ type: "object", properties: { id: { type: "string", format: "uuid" } } });
+	});
+
 	it("a definition that refers to itself is written out once, then accepts any value there", () => {
 		const schema = safeSchema({
 			type: "object",
