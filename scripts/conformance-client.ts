@@ -56,11 +56,12 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Recor
 const agentDir = mkdtempSync(join(tmpdir(), "pi-mcp-conformance-"));
 const entry = defineServer("conformance", { url, oauth: oauthFor(scenario, context) }) as HttpServerEntry;
 const auth = { agentDir, env: process.env };
-// The adapter's own client features, with a user who presses Enter at every question: each field
-// keeps its default (the SDK fills in the schema's defaults, SEP-1034) and the answers are sent.
+// The adapter's own client features, with a user who keeps every field's default (the SDK fills in
+// the schema's defaults, SEP-1034) and then sends the answers. Enter alone would not: the safe
+// choice ("Don't send") is listed first.
 const features = new ClientFeatures({ agentDir, cwd: process.cwd() });
 const pick = (options: string[]) =>
-	options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done")) ?? options[0];
+	options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done") || o === "Send") ?? options[0];
 features.host = {
 	dialogs: {
 		select: async (_t, options) => pick(options),
