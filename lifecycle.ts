@@ -374,8 +374,19 @@ export class ServerLifecycle {
 		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
 	}
 
-	async readResource(...args: Parameters<McpServerManager["readResource"]>) {
-		return this.masked(await this.manager.readResource(...args));
+	async readResource(...[server, uri, options]: Parameters<McpServerManager["readResource"]>) {
+		return this.masked(await this.manager.readResource(server, this.listedUri(server, uri), options));
+	}
+
+	/**
+	 * The URI the server listed for one the catalog holds: the catalog keeps URIs with known secrets
+	 * masked (it is on disk and shown to the model), and a read of such a URI must send the server
+	 * its own, token and all. Any other URI is sent as given.
+	 */
+	private listedUri(server: string, uri: string): string {
+		const listed = this.manager.get(server)?.resources ?? [];
+		if (listed.some((r) => r.uri === uri)) return uri;
+		return listed.find((r) => this.mask(r.uri) === uri)?.uri ?? uri;
 	}
 
 	async getPrompt(...args: Parameters<McpServerManager["getPrompt"]>) {
