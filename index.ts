@@ -23,6 +23,8 @@ import {
 	serversSection,
 	waitForReachedServers,
 } from "./pi/pi-tools.ts";
+import { prestartOnStreamedCalls } from "./pi/prestart.ts";
+import { prestartTarget } from "./pi/prestart-target.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
 import { registerCommands, statusLine } from "./pi/slash-commands.ts";
@@ -585,6 +587,13 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 			);
 		},
 	}));
+
+	// A server starts as soon as the model's streamed tool call names it (pi/prestart.ts).
+	prestartOnStreamedCalls(pi, PROXY_TOOL_NAME, () =>
+		runtime
+			? prestartTarget(runtime, { direct, piTools, tools: isPi15(pi) ? (pi as unknown as Pi15ToolApi) : undefined })
+			: undefined,
+	);
 
 	pi.on("session_shutdown", async () => {
 		stopWarming();

@@ -330,6 +330,19 @@ export class McpRuntime {
 		if (connectable) this.manager.warmUp().catch(() => undefined);
 	}
 
+	/**
+	 * A call to this server is on its way (the model's tool call names it as it streams): starts it
+	 * now, without waiting. Nothing happens to a server that runs or starts, may not run (awaiting
+	 * approval, disabled, needs configuration) or is backing off; a failure is recorded for the call.
+	 */
+	prestart(server: string): void {
+		const { lifecycle } = this;
+		if (!this.config.settings.prestart || !lifecycle.knows(server) || lifecycle.blocked(server)) return;
+		if (this.manager.get(server) || this.manager.connecting(server)) return;
+		// The call that follows joins this connect, and reports its failure (recorded by the lifecycle).
+		lifecycle.ensureConnected(server).catch(() => undefined);
+	}
+
 	/** At an exit that cannot wait: every server process this session started, killed at once. */
 	killAllSync(): void {
 		this.manager.killAllSync();

@@ -131,6 +131,11 @@ export interface McpSettings {
 	/** Run stdio servers in the per-user broker, one process shared by every session (a server's `share` overrides). */
 	readonly shareServers: boolean;
 	/**
+	 * Start a server as soon as the model's tool call names it, while the call still streams
+	 * (pi/prestart.ts); `false`: only when the call runs, after every permission hook let it through.
+	 */
+	readonly prestart: boolean;
+	/**
 	 * Pi 1.5: how the model reaches MCP tools. `codemode` (when codemode is active): as Pi 1.5's own
 	 * MCP, through codemode scripts with the servers listed in the system prompt, and the `mcp` tool
 	 * callable from scripts but not declared; `mcp`: the `mcp` tool declared, as on pi 0.73.
@@ -154,6 +159,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	outputGuard: {},
 	trustProjectServers: false,
 	shareServers: false,
+	prestart: true,
 	roots: [],
 };
 

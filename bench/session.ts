@@ -3,7 +3,9 @@
 // more cold calls), then answers. Pi 1.5's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5, and this
 // extension on both Pi lines; Pi without MCP as the floor. Each stack first runs a session in a new
 // home (empty caches: its first session), then RUNS more (medians). The model thinks THINK_MS
-// before its first answer, as a real one does.
+// before its first answer, as a real one does, and streams each call over CALL_STREAM_MS (the
+// tool's name first, its arguments after), as real ones do: ours starts a server once the
+// streamed call names it; "no prestart" (`settings.prestart: false`) measures that saving alone.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
@@ -16,12 +18,16 @@ import { treeRssMb } from "./process-memory.ts";
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 /** How long the scripted model takes before its first call. */
 export const THINK_MS = 1000;
+/** How long a call's arguments take to stream after its tool's name (~20 tokens at ~60 tokens/s). */
+export const CALL_STREAM_MS = 300;
 
 interface Stack {
 	readonly name: string;
 	readonly options: RunOptions;
 	/** Pi without MCP: the session only answers (the floor for session time, exit and memory). */
 	readonly floor?: boolean;
+	/** Settings written into the stack's mcp.json. */
+	readonly settings?: Record<string, unknown>;
 }
 
 /** The calls, in order: the first reaches everything cold, the second warm, then memory and filesystem cold. */
@@ -51,6 +57,13 @@ export function toolCall(request: ChatRequest, server: string, tool: string, arg
 	return { toolCall: { name: "mcp", arguments: { tool: `${server}_${tool}`, args } } };
 }
 
+/** The call as a model streams it: the tool's name (and for `mcp` its `tool`) first, the rest CALL_STREAM_MS later. */
+function streamed(call: ReturnType<typeof toolCall>): Step extends (r: ChatRequest) => infer R ? Awaited<R> : never {
+	const text = JSON.stringify(call.toolCall.arguments);
+	const named = call.toolCall.name === "mcp" ? text.indexOf('","args"') : 0;
+	return { ...call, hold: { after: named, until: () => new Promise((r) => setTimeout(r, CALL_STREAM_MS)) } };
+}
+
 async function session(home: PiHome, stack: Stack, log: string): Promise<Sample> {
 	const arrivals: number[] = [];
 	const results: string[] = [];
@@ -65,7 +78,7 @@ async function session(home: PiHome, stack: Stack, log: string): Promise<Sample>
 			if (i === 0) await new Promise((r) => setTimeout(r, THINK_MS));
 			arrivals.push(performance.now());
 			if (arrivals.length > 1) results.push(lastResult(request));
-			return toolCall(request, server, tool, { ...args });
+			return streamed(toolCall(request, server, tool, { ...args }));
 		}),
 		async (request: ChatRequest) => {
 			if (calls.length === 0) await new Promise((r) => setTimeout(r, THINK_MS)); // Pi without MCP: the same model
@@ -138,7 +151,7 @@ async function measure(stack: Stack): Promise<Row> {
 	const home = await createPiHome({});
 	try {
 		const log = join(home.root, "starts.log");
-		home.writeAgentFile("mcp.json", JSON.stringify(mcpConfig(home, log)));
+		home.writeAgentFile("mcp.json", JSON.stringify({ ...mcpConfig(home, log), settings: stack.settings }));
 		const first = await session(home, stack, log);
 		const warm: Sample[] = [];
 		for (let i = 0; i < RUNS; i++) warm.push(await session(home, stack, log));
@@ -158,6 +171,7 @@ export async function main(): Promise<void> {
 			options: { host: PI_15, noExtension: true, extraArgs: ["-e", peer] },
 		},
 		{ name: "ours, Pi 1.5", options: { host: PI_15 } },
+		{ name: "ours, Pi 1.5, no prestart", options: { host: PI_15 }, settings: { prestart: false } },
 		{ name: "pi 0.73, no MCP", options: { host: PI_073, noExtension: true }, floor: true },
 		{ name: "ours, pi 0.73", options: { host: PI_073 } },
 	];
@@ -215,6 +229,11 @@ export async function main(): Promise<void> {
 	const others = [get("Pi 1.5 built-in MCP"), get(`pi-mcp-adapter ${PEER_VERSION}, Pi 1.5`)];
 	const floor = get("Pi 1.5, no MCP");
 	const m = (row: Row, pick: (s: Sample) => number) => median(row.warm.map(pick));
+	const unstarted = get("ours, Pi 1.5, no prestart");
+	const cold = (s: Sample) => (s.calls[2] + s.calls[3]) / 2;
+	console.log(
+		`start on the streamed call: 1st call ${m(ours, (s) => s.calls[0]).toFixed(0)} vs ${m(unstarted, (s) => s.calls[0]).toFixed(0)} ms without, later cold ${m(ours, cold).toFixed(0)} vs ${m(unstarted, cold).toFixed(0)} ms, session ${(m(ours, (s) => s.session) / m(unstarted, (s) => s.session)).toFixed(2)}x`,
+	);
 	const exit = (row: Row) => m(row, (s) => s.exitAfterAnswer);
 	const bestExit = Math.min(...others.map(exit));
 	console.log(

@@ -82,6 +82,11 @@ export class DirectPiTools {
 		}
 	}
 
+	/** The server a registered direct tool calls. */
+	serverOf(name: string): string | undefined {
+		return this.registered.get(name)?.tool.server;
+	}
+
 	/** The names registered. */
 	names(): string[] {
 		return [...this.registered.keys()];

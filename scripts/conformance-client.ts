@@ -61,7 +61,8 @@ const auth = { agentDir, env: process.env };
 // choice ("Don't send") is listed first.
 const features = new ClientFeatures({ agentDir, cwd: process.cwd() });
 const pick = (options: string[]) =>
-	options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done") || o === "Send") ?? options[0];
+	options.find((o) => o.endsWith("(default)") || o === "(leave empty)" || o.startsWith("Done") || o === "Send") ??
+	options[0];
 features.host = {
 	dialogs: {
 		select: async (_t, options) => pick(options),

@@ -9,7 +9,14 @@ export interface ChatRequest {
 	readonly [key: string]: unknown;
 }
 
-export type StepReply = { toolCall: { name: string; arguments: unknown } } | { text: string } | { httpStatus: number };
+export type StepReply =
+	| {
+			toolCall: { name: string; arguments: unknown };
+			/** Streams the arguments' first `after` characters, then the rest once `until` resolves (a model mid-call). */
+			hold?: { after: number; until: () => Promise<void> };
+	  }
+	| { text: string }
+	| { httpStatus: number };
 
 /** One model turn; a step may wait for an event first (a server catalogued, a file written). */
 export type Step = (request: ChatRequest) => StepReply | Promise<StepReply>;
@@ -58,13 +65,18 @@ export async function startMockModel(initial: Step[]): Promise<MockModel> {
 									index: 0,
 									id: `call_${requests.length}`,
 									type: "function",
-									function: { name: out.toolCall.name, arguments: args },
+									function: { name: out.toolCall.name, arguments: out.hold ? args.slice(0, out.hold.after) : args },
 								},
 							],
 						},
 						null,
 					),
 				);
+				if (out.hold) {
+					await out.hold.until();
+					const rest = { index: 0, function: { arguments: args.slice(out.hold.after) } };
+					res.write(chunk({ tool_calls: [rest] }, null));
+				}
 				res.write(chunk({}, "tool_calls"));
 			} else {
 				res.write(chunk({ role: "assistant", content: out.text }, null));
