@@ -34,6 +34,11 @@ export interface Failure {
 	readonly at: number;
 	/** The server wants credentials (401/403, or a missing/expired token). */
 	readonly needsAuth?: boolean;
+	/**
+	 * A start ahead of a call failed (pi/prestart.ts) and no caller has been told yet: the call
+	 * that follows gets this error as if its own connect had failed, not the back-off's note.
+	 */
+	readonly untold?: unknown;
 }
 
 export interface LifecycleOptions {
@@ -277,8 +282,12 @@ export class ServerLifecycle {
 		return gate === "allowed" ? undefined : approvalMessage(name, gate);
 	}
 
-	/** Connects a configured server (or reuses its connection) and records its metadata; `signal` stops this caller's wait. */
-	async ensureConnected(name: string, signal?: AbortSignal): Promise<ServerConnection> {
+	/**
+	 * Connects a configured server (or reuses its connection) and records its metadata; `signal`
+	 * stops this caller's wait. `ahead`: a start before any call (pi/prestart.ts), whose failure is
+	 * told to the call that follows.
+	 */
+	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<ServerConnection> {
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		const entry = this.entry(name);
@@ -287,6 +296,10 @@ export class ServerLifecycle {
 		const failure = this.failures.get(name);
 		const backoffMs = this.options.backoffMs ?? 60_000;
 		if (failure && this.now() - failure.at < backoffMs) {
+			if (failure.untold !== undefined && !ahead) {
+				this.failures.set(name, { ...failure, untold: undefined });
+				throw failure.untold;
+			}
 			const ago = Math.round((this.now() - failure.at) / 1000);
 			throw new Error(`Server "${name}" not available (failed ${ago}s ago): ${failure.message}`);
 		}
@@ -296,7 +309,7 @@ export class ServerLifecycle {
 			return connection;
 		} catch (raw) {
 			if (signal?.aborted) throw raw; // this caller gave up; the connect itself goes on
-			throw this.failed(name, raw);
+			throw this.failed(name, raw, ahead);
 		}
 	}
 
@@ -305,7 +318,7 @@ export class ServerLifecycle {
 	 * credentials becomes "needs sign-in" (OAuth servers) or "needs authentication" (a static token),
 	 * with the scope the server asked for when it wants more access.
 	 */
-	failed(name: string, raw: unknown): unknown {
+	failed(name: string, raw: unknown, ahead = false): unknown {
 		const entry = this.config.servers.get(name);
 		const error =
 			isAuthError(raw) && !(raw instanceof AuthRequiredError) && entry
@@ -319,6 +332,7 @@ export class ServerLifecycle {
 			message: describeError(error),
 			at: this.now(),
 			needsAuth: error instanceof AuthRequiredError,
+			...(ahead ? { untold: error } : {}),
 		});
 		this.options.onChange?.();
 		return error;

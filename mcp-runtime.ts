@@ -340,7 +340,7 @@ export class McpRuntime {
 		if (!this.config.settings.prestart || !lifecycle.knows(server) || lifecycle.blocked(server)) return;
 		if (this.manager.get(server) || this.manager.connecting(server)) return;
 		// The call that follows joins this connect, and reports its failure (recorded by the lifecycle).
-		lifecycle.ensureConnected(server).catch(() => undefined);
+		lifecycle.ensureConnected(server, undefined, true).catch(() => undefined);
 	}
 
 	/** At an exit that cannot wait: every server process this session started, killed at once. */

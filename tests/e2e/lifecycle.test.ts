@@ -108,6 +108,28 @@ describe("ServerLifecycle", () => {
 		);
 	});
 
+	it("a start ahead of a call (the streamed call named it) that fails is told to that call as its own failure", async () => {
+		const dir = tempDir();
+		try {
+			const log = join(dir.path, "starts.log");
+			const script = `require('fs').appendFileSync(${JSON.stringify(log)}, 'x'); console.error('boom: no database'); process.exit(1)`;
+			lifecycle = lifecycleOf(configOf({ bad: { command: process.execPath, args: ["-e", script] } }));
+			const starts = () => readFileSync(log, "utf8").length;
+			await lifecycle.ensureConnected("bad", undefined, true).catch(() => undefined);
+			expect(starts()).toBe(1);
+
+			// The call (a cached tool's: it connects the server) gets the start's failure as its own.
+			const told = await lifecycle.ensureConnected("bad").catch((error: Error) => error.message);
+			expect(told).toMatch(/failed to connect[\s\S]*boom: no database/);
+			expect(told).not.toMatch(/not available/);
+			expect(starts()).toBe(1); // not started again: the call was told the start's failure
+			const next = await runProxy(lifecycle, { server: "bad" });
+			expect(contentText(next.content)).toMatch(/^Server "bad" not available \(failed 0s ago\)/);
+		} finally {
+			dir.remove();
+		}
+	});
+
 	it("after a failed connect, calls fail fast for 60 s with the original error, then retry", async () => {
 		const dir = tempDir();
 		try {
