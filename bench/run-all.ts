@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 
+import { main as coldStart } from "./cold-start.ts";
 import { main as piToolSearch } from "./pi-tool-search.ts";
 import { main as pi15Context } from "./pi15-context.ts";
 import { main as redaction } from "./redaction.ts";
@@ -22,6 +23,8 @@ console.log();
 await startup();
 console.log();
 await session();
+console.log();
+await coldStart();
 console.log();
 await warmCalls();
 console.log();
