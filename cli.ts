@@ -122,7 +122,7 @@ async function run(runtime: McpRuntime, input: ProxyInput, title?: string): Prom
 	// A shell command has nothing else to do: it waits for starting servers as long as connecting may take.
 	const wait = lifecycle.config.settings.connectTimeoutMs + 1000;
 	const notes = (server: string) => runtime.client.takeNotes(server);
-	const result = await runProxy(lifecycle, input, { waitMs: { brief: wait, list: wait }, notes });
+	const result = await runProxy(lifecycle, input, { statusWaitMs: wait, notes });
 	const out = contentText(result.content);
 	(result.isError ? printError : print)(`${out}\n`);
 	// `status` fails when something needs the user: a broken config or a server that cannot run.

@@ -193,8 +193,10 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		const { progressText, runProxy } = await proxyModule;
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
+		// Why an answer waits (a server installing or starting): shown to the user as the call's progress.
+		const onWait = (text: string) => onUpdate?.({ content: [{ type: "text", text }], details: { waiting: text } });
 		const notes = (server: string) => active.client.takeNotes(server);
-		return runProxy(active.lifecycle, input, { signal, onProgress, output: active.output, notes, onResult });
+		return runProxy(active.lifecycle, input, { signal, onProgress, onWait, output: active.output, notes, onResult });
 	};
 
 	// Pi 1.5: MCP tools are Pi tools too (codemode, tool_search, permission hooks reach them).

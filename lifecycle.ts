@@ -8,7 +8,7 @@ import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
-import type { McpServerManager, ServerConnection } from "./server-manager.ts";
+import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
 import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
 import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
@@ -21,6 +21,7 @@ const FILL_KEEP_MS = 60_000;
 export type ServerState =
 	| "connected"
 	| "starting"
+	| "installing"
 	| "idle"
 	| "failed"
 	| "needs-auth"
@@ -262,7 +263,8 @@ export class ServerLifecycle {
 		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
 		if (gate !== "allowed") return gate === "pending" ? "awaiting-approval" : "denied";
 		if (this.manager.get(name)) return "connected";
-		if (this.manager.connecting(name)) return "starting";
+		const connecting = this.manager.progress(name);
+		if (connecting) return connecting.install ? "installing" : "starting";
 		const failure = this.failures.get(name);
 		if (failure) return failure.needsAuth ? "needs-auth" : "failed";
 		return this.catalog.has(name) ? "idle" : "not-connected";
@@ -270,6 +272,24 @@ export class ServerLifecycle {
 
 	failure(name: string): Failure | undefined {
 		return this.failures.get(name);
+	}
+
+	/** A connect under way: since when, and the package install it waits for (for progress the user and the model see). */
+	starting(name: string): ConnectProgress | undefined {
+		return this.manager.progress(name);
+	}
+
+	/**
+	 * The servers among `names` whose tools an answer would wait for: not known yet, and able to run
+	 * now (not blocked, not failing fast after a failure). A connect under way is one of them.
+	 */
+	unlisted(names: readonly string[] = this.serverNames()): string[] {
+		const backoffMs = this.options.backoffMs ?? 60_000;
+		return names.filter((name) => {
+			if (this.catalog.has(name) || this.blocked(name) || !this.config.servers.has(name)) return false;
+			const failure = this.failures.get(name);
+			return !failure || this.now() - failure.at >= backoffMs || this.manager.connecting(name);
+		});
 	}
 
 	/** Why a server may not run now (needs configuration, awaiting approval, denied), or undefined when it may. */
@@ -354,8 +374,9 @@ export class ServerLifecycle {
 
 	/**
 	 * Makes sure every named server (default: all) has metadata, connecting those that lack it.
-	 * With `waitMs`, waits at most that long (one slow or dead server never stalls an answer: the
-	 * connects go on in the background) and returns the servers still starting.
+	 * With `waitMs`, waits at most that long (the connects go on in the background), and `signal`
+	 * ends the wait; returns the servers still starting. Without either, waits for the connects
+	 * themselves, which end: each within its install budget and connect deadline.
 	 */
 	async ensureMetadata(
 		names: readonly string[] = this.serverNames(),
@@ -367,7 +388,7 @@ export class ServerLifecycle {
 			// A failed connect is recorded per server (state, backoff); the caller asks for what is missing.
 			this.ensureConnected(name).catch(() => undefined),
 		);
-		await (waitMs === undefined ? work : within(work, waitMs, signal));
+		await within(work, waitMs, signal);
 		return missing.filter((n) => !this.catalog.has(n) && !this.failures.has(n));
 	}
 

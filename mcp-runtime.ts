@@ -103,11 +103,16 @@ export class McpRuntime {
 			env: this.env,
 			auth: { agentDir: this.agentDir, env: this.env },
 			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
-			launch: async (entry, signal) => {
+			launch: async (entry, signal, onInstall) => {
 				this.resolver ??= import("./npx-resolver.ts").then(
-					({ NpxResolver }) => new NpxResolver({ agentDir: this.agentDir, offline: Boolean(this.env.PI_OFFLINE) }),
+					({ NpxResolver }) =>
+						new NpxResolver({
+							agentDir: this.agentDir,
+							offline: Boolean(this.env.PI_OFFLINE),
+							installTimeoutMs: settings.installTimeoutMs,
+						}),
 				);
-				return (await this.resolver).launcher()(entry, signal);
+				return (await this.resolver).launcher()(entry, signal, onInstall);
 			},
 			redactor: this.redactor,
 			requests: this.client.requests(),

@@ -4,14 +4,18 @@
 // - a range, tag or bare name: npm asks the registry, so we ask npm (`npm view`, in the
 //   background, remembered in <agentDir>/mcp-npx-cache.json for an hour) and use the cached
 //   install only if it is exactly that version.
-// Any doubt (unknown flags, another spec type, nothing cached) runs npx as configured.
-import { execFile, spawn } from "node:child_process";
+// What npm would install first (nothing cached, a cut install, an older version) is installed by a
+// worker that outlives the session (transport/npx-install.ts), then run the same way. Any other
+// doubt (unknown flags, another spec type) runs npx as configured.
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, extname, join } from "node:path";
 import { parseJson, readTextFile, writeFileAtomic } from "./storage/file-guard.ts";
-import type { StdioServerEntry } from "./types.ts";
+import { installerPresent, installFinished, runInstall, waitForInstallers } from "./transport/npx-install.ts";
+import type { Launch, Launcher } from "./transport/open-connection.ts";
+import { DEFAULT_SETTINGS, type StdioServerEntry } from "./types.ts";
 
 export const NPX_CACHE_FILE = "mcp-npx-cache.json";
 const VERSION_TTL_MS = 60 * 60 * 1000;
@@ -24,11 +28,6 @@ export interface NpxInvocation {
 	readonly name: string;
 	/** Undefined for a bare name. */
 	readonly range?: string;
-	readonly args: readonly string[];
-}
-
-export interface Launch {
-	readonly command: string;
 	readonly args: readonly string[];
 }
 
@@ -120,16 +119,6 @@ function isNodeScript(file: string): boolean {
 	}
 }
 
-/**
- * Whether npm finished installing into an npx folder. npm writes the folder's own package.json
- * (and its lock) last, after every dependency; the package's own package.json comes first, often a
- * second before the dependencies it imports (measured with npm 11: server-memory's manifest 0.8 s
- * before @modelcontextprotocol/sdk's), so it says nothing about whether the package can run.
- */
-function installComplete(folder: string): boolean {
-	return existsSync(join(folder, "package.json"));
-}
-
 function installedVersion(pkgDir: string): string | undefined {
 	try {
 		return (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version?: string }).version;
@@ -151,6 +140,8 @@ export interface NpxResolverOptions {
 	readonly lookupVersion?: (spec: string) => Promise<string | undefined>;
 	/** No registry lookups (PI_OFFLINE): ranges resolve only from what was looked up before. */
 	readonly offline?: boolean;
+	/** How long a connect waits for an install (default settings.installTimeoutMs); the install itself is never cut. */
+	readonly installTimeoutMs?: number;
 }
 
 export class NpxResolver {
@@ -160,12 +151,13 @@ export class NpxResolver {
 	private readonly lookupVersion: (spec: string) => Promise<string | undefined>;
 	private versions: Record<string, VersionRecord>;
 	private readonly pending = new Map<string, Promise<void>>();
-	private readonly installs = new Map<string, Promise<void>>();
 	private readonly abort = new AbortController();
 	private readonly offline: boolean;
+	private readonly installTimeoutMs: number;
 
 	constructor(options: NpxResolverOptions) {
 		this.offline = options.offline ?? false;
+		this.installTimeoutMs = options.installTimeoutMs ?? DEFAULT_SETTINGS.installTimeoutMs;
 		this.file = join(options.agentDir, NPX_CACHE_FILE);
 		this.npmCache = options.npmCache ?? defaultNpmCache();
 		this.now = options.now ?? Date.now;
@@ -184,7 +176,8 @@ export class NpxResolver {
 		// npx uses the cache the server's own env names, if any.
 		const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
 		const folder = npxInstallDir(npx.spec, npmCache);
-		if (!installComplete(folder)) return undefined; // the package is there, its dependencies may not be yet
+		// Not finished, or an installer at work in it (an update rewrites a finished folder): not run now.
+		if (!installFinished(folder) || installerPresent(folder)) return undefined;
 		const pkgDir = join(folder, "node_modules", npx.name);
 		if (installedVersion(pkgDir) !== want) return undefined;
 		const bin = binFor(pkgDir, nodeOnPath({ ...process.env, ...entry.env }));
@@ -205,9 +198,7 @@ export class NpxResolver {
 		if (existing) return existing;
 		const job = this.lookupVersion(spec)
 			.then((version) => {
-				if (!version) return;
-				this.versions = { ...readVersions(this.file), [spec]: { version, checkedAt: this.now() } };
-				writeVersions(this.file, this.versions);
+				if (version) this.remember(spec, version);
 			})
 			// Unknown version (offline, registry down): npx runs as configured and decides itself.
 			.catch(() => undefined)
@@ -216,62 +207,71 @@ export class NpxResolver {
 		return job;
 	}
 
+	/** Keeps what npm runs for a range/tag/bare spec (for an hour), for this and later sessions. */
+	private remember(spec: string, version: string): void {
+		this.versions = { ...readVersions(this.file), [spec]: { version, checkedAt: this.now() } };
+		writeVersions(this.file, this.versions);
+	}
+
 	/** Stops background `npm view` lookups, so none outlives the session. */
 	dispose(): void {
 		this.abort.abort();
 	}
 
 	/**
-	 * Rewrites an entry's launch when it can be resolved; the entry itself is left as configured. A
-	 * package npx has never installed is installed first, by an npm that outlives this session
-	 * (`installDetached`): a session that ends mid-install never leaves a half-written npx folder.
+	 * Rewrites an entry's launch when it can be resolved; the entry itself is left as configured.
+	 * Otherwise the package is installed, or brought to the version npm would run, first: by a worker
+	 * that outlives this session (transport/npx-install.ts), waited for (with progress) within
+	 * `installTimeoutMs`, not the connect deadline. npx as configured runs only over a finished
+	 * folder, or where npm installs nothing (the project has the package): never an npx that
+	 * installs under the connect deadline, where a timeout or Pi's exit would cut it in half.
 	 */
-	launcher(): (entry: StdioServerEntry, signal?: AbortSignal) => Promise<Launch> {
-		return async (entry, signal) => {
+	launcher(): Launcher {
+		return async (entry, signal, onInstall) => {
 			const direct = this.resolve(entry);
 			if (direct) return direct;
 			const npx = parseNpx(entry.command, entry.args);
+			const env = { ...process.env, ...entry.env };
+			const node = nodeOnPath(env);
 			const npmCache = entry.env?.npm_config_cache ?? this.npmCache;
-			const folder = npx ? npxInstallDir(npx.spec, npmCache) : undefined;
-			if (npx && folder && !this.offline && !installComplete(folder)) {
-				// An earlier session's install may still be running (it outlives its session): it is waited
-				// for, never taken for a broken folder, nor joined by a second npm in the same folder.
-				await otherInstallEnded(folder, signal);
-				if (signal?.aborted) return { command: entry.command, args: entry.args }; // the connect was given up
-				// A folder an install was cut out of (packages there, npm's closing package.json not):
-				// npx would fail on it forever. It is npm's own cache of this one spec: made again below.
-				if (!installComplete(folder) && existsSync(join(folder, "node_modules")))
-					rmSync(folder, { recursive: true, force: true });
-				if (!installComplete(folder)) await this.installed(npx.spec, npmCache, entry.env ?? {}, signal);
-				if (npx.range === undefined || !EXACT.test(npx.range)) await this.refresh(npx.spec);
-				const resolved = this.resolve(entry);
-				if (resolved) return resolved;
+			const folder = npx ? npxInstallDir(npx.spec, npmCache) : "";
+			// Offline, a finished folder is run as configured: npx decides, as before (no lookup of ours).
+			if (!npx || !node || (this.offline && installFinished(folder))) return configured(entry);
+			const wait = { spec: npx.spec, signal, deadline: Date.now() + this.installTimeoutMs, onProgress: onInstall };
+			try {
+				// An install another session started (it outlives its session), or npm's own: waited for, never joined.
+				if (!(await waitForInstallers(folder, wait)))
+					throw stillInstalling(entry.name, npx.spec, this.installTimeoutMs);
+				const after = this.resolve(entry);
+				if (after) return after;
+				const run = {
+					...wait,
+					node,
+					cwd: entry.cwd,
+					env: { ...env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
+				};
+				const outcome = await runInstall(folder, run);
+				if (outcome === "waiting") throw stillInstalling(entry.name, npx.spec, this.installTimeoutMs);
+				// npm just ran for this spec: what the folder holds is what npm runs now.
+				const version = installedVersion(join(folder, "node_modules", npx.name));
+				if (outcome === "finished" && version && !(npx.range && EXACT.test(npx.range)))
+					this.remember(npx.spec, version);
+			} finally {
+				onInstall?.(undefined);
 			}
-			return { command: entry.command, args: entry.args };
+			return this.resolve(entry) ?? configured(entry);
 		};
 	}
+}
 
-	/** One detached install per spec at a time; resolves when it ended, or when `signal` ends the wait. */
-	private installed(
-		spec: string,
-		npmCache: string,
-		env: Readonly<Record<string, string>>,
-		signal?: AbortSignal,
-	): Promise<void> {
-		let install = this.installs.get(spec);
-		if (!install) {
-			install = installDetached(spec, npmCache, env, npxInstallDir(spec, npmCache)).finally(() =>
-				this.installs.delete(spec),
-			);
-			this.installs.set(spec, install);
-		}
-		if (!signal) return install;
-		return new Promise((resolve) => {
-			if (signal.aborted) return resolve();
-			signal.addEventListener("abort", () => resolve(), { once: true });
-			void install.then(resolve);
-		});
-	}
+function configured(entry: StdioServerEntry): Launch {
+	return { command: entry.command, args: entry.args };
+}
+
+function stillInstalling(server: string, spec: string, ms: number): Error {
+	return new Error(
+		`Server "${server}": npm is still installing ${spec} after ${Math.round(ms / 1000)} s. The install goes on; a later call uses it. Raise settings.installTimeoutMs if installs take longer here.`,
+	);
 }
 
 function npmView(spec: string, signal: AbortSignal): Promise<string | undefined> {
@@ -316,89 +316,4 @@ function writeVersions(file: string, specs: Record<string, VersionRecord>): void
 	} catch {
 		// a cache only: the next launch simply asks again
 	}
-}
-
-/**
- * Installs a package into npx's own folder for it (`npm exec --package=<spec>` hashes the same
- * spec the same way `npx <spec>` does) and runs nothing but `node -e ""`: the install is all it
- * does. A detached `node` with no pipe to this process runs that npm and removes the install's
- * marker when npm ends, so the install finishes past Pi's exit (npm killed mid-install leaves
- * node_modules without a package.json, and every later npx run of that package fails) and a later
- * session knows it is still going. Never rejects: a failed install shows when npx runs as configured.
- */
-function installDetached(
-	spec: string,
-	npmCache: string,
-	env: Readonly<Record<string, string>>,
-	folder: string,
-): Promise<void> {
-	const marker = installMarker(folder);
-	return new Promise((resolve) => {
-		const node = nodeOnPath({ ...process.env, ...env });
-		if (!node) return resolve(); // no Node on PATH: npx as configured says why
-		try {
-			const child = spawn(node, ["-e", SUPERVISOR, marker, spec], {
-				env: { ...process.env, ...env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
-				detached: true,
-				stdio: "ignore",
-				windowsHide: true,
-			});
-			child.once("error", () => resolve());
-			child.once("exit", () => resolve());
-			child.unref(); // the session may end first: the install goes on
-		} catch {
-			resolve(); // could not start it: npx as configured says why
-		}
-	});
-}
-
-/**
- * The detached install (argv: marker, spec): its pid in the marker, npm exec, then the marker goes.
- * Without the marker (unwritable) a later session cannot tell the install from a cut one; it still completes.
- */
-export const SUPERVISOR = `
-const [marker, spec] = process.argv.slice(1);
-const { spawnSync } = require("node:child_process");
-const fs = require("node:fs");
-try {
-	fs.mkdirSync(require("node:path").dirname(marker), { recursive: true });
-	fs.writeFileSync(marker, String(process.pid));
-} catch {}
-try {
-	// Never through a shell (the spec is a repository's text): on Windows npm is a .cmd script, which
-	// Node runs only through cmd.exe, so npm's own JavaScript is run by this node instead.
-	const path = require("node:path");
-	const [npm, first] = process.platform === "win32"
-		? [process.execPath, [path.join(path.dirname(process.execPath), "node_modules", "npm", "bin", "npm-cli.js")]]
-		: ["npm", []];
-	spawnSync(npm, [...first, "exec", "--yes", "--package=" + spec, "--", "node", "-e", ""], {
-		stdio: "ignore",
-		windowsHide: true,
-	});
-} finally {
-	fs.rmSync(marker, { force: true });
-}`;
-
-/** Beside npm's folder for a spec: the pid of the detached npm installing it (removed when it ends). */
-function installMarker(folder: string): string {
-	return `${folder}.pi-mcp-install`;
-}
-
-/**
- * Waits while a detached install another session started for this folder is still running (its
- * npm's pid alive), polling, since that npm is no child of this process; `signal` ends the wait.
- */
-async function otherInstallEnded(folder: string, signal?: AbortSignal): Promise<void> {
-	const marker = installMarker(folder);
-	const running = () => {
-		try {
-			const pid = Number(readFileSync(marker, "utf8"));
-			if (!Number.isInteger(pid) || pid <= 0) return false;
-			process.kill(pid, 0);
-			return true;
-		} catch {
-			return false; // no marker, or its npm has ended
-		}
-	};
-	while (running() && !signal?.aborted) await new Promise((r) => setTimeout(r, 100));
 }

@@ -15,6 +15,7 @@ import type { BrokerOptions } from "./broker/client.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { describeError, isAuthError, isSessionLost } from "./transport/errors.ts";
+import type { InstallProgress } from "./transport/npx-install.ts";
 import type {
 	Challenge,
 	ClientRequests,
@@ -48,8 +49,17 @@ export interface CallOptions {
 	readonly task?: boolean;
 }
 
-/** What a listener hears: a connection opened or ended, or a server's tools or resources changed. */
-export type ServerEvent = "connected" | "closed" | "changed";
+/**
+ * What a listener hears: a connection opened or ended, a server's tools or resources changed, or a
+ * connect's wait for a package install moved on (about once a second, and when it stopped).
+ */
+export type ServerEvent = "connected" | "closed" | "changed" | "installing";
+
+/** A connect under way: since when, and the package install it waits for, if any. */
+export interface ConnectProgress {
+	readonly since: number;
+	readonly install?: InstallProgress;
+}
 
 export interface ServerManagerOptions {
 	/** Default request timeout (ms) when an entry sets none; progress from the server resets it. */
@@ -94,6 +104,8 @@ export const DEFAULT_MAX_ARGUMENT_BYTES = DEFAULT_SETTINGS.maxArgumentMB * 1024 
 interface PendingConnect {
 	readonly promise: Promise<ServerConnection>;
 	readonly controller: AbortController;
+	readonly since: number;
+	install?: InstallProgress;
 }
 
 export class McpServerManager {
@@ -155,6 +167,12 @@ export class McpServerManager {
 		return this.pending.has(name);
 	}
 
+	/** The connect under way to this server: since when, and the install it waits for. */
+	progress(name: string): ConnectProgress | undefined {
+		const pending = this.pending.get(name);
+		return pending ? { since: pending.since, install: pending.install } : undefined;
+	}
+
 	/**
 	 * Connects, or returns the healthy connection / the connect already under way. `signal` stops
 	 * this caller's wait (Esc); the connect itself goes on for the others, within its deadline.
@@ -168,7 +186,7 @@ export class McpServerManager {
 			const promise = this.open(entry, controller.signal).finally(() => {
 				if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
 			});
-			pending = { promise, controller };
+			pending = { promise, controller, since: this.now() };
 			this.pending.set(entry.name, pending);
 		}
 		return signal ? untilAborted(pending.promise, signal) : pending.promise;
@@ -389,6 +407,12 @@ export class McpServerManager {
 			connectTimeoutMs: this.connectTimeoutMs(),
 			maxMessageBytes: this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
 			launch: this.options.launch,
+			onInstall: (install) => {
+				const pending = this.pending.get(entry.name);
+				if (!pending || pending.controller.signal !== signal) return; // a connect no longer under way
+				pending.install = install;
+				this.emit(entry.name, "installing");
+			},
 			debugLog: this.options.debugLog,
 			live: this.live,
 			requests: this.options.requests,

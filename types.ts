@@ -120,6 +120,11 @@ export interface McpSettings {
 	/** The longest one request may run, however much progress it reports. */
 	readonly maxTotalTimeoutMs: number;
 	readonly connectTimeoutMs: number;
+	/**
+	 * How long a connect waits for the npm install an `npx` server needs first (its own budget: the
+	 * connect deadline starts once the package is there). The install itself is never cut.
+	 */
+	readonly installTimeoutMs: number;
 	/** The largest message accepted from a server (a stdio line, a JSON body, one SSE event). */
 	readonly maxMessageMB: number;
 	/** The largest tool arguments sent; bigger is refused before sending. */
@@ -154,6 +159,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	requestTimeoutMs: 60_000,
 	maxTotalTimeoutMs: 600_000,
 	connectTimeoutMs: 30_000,
+	installTimeoutMs: 300_000,
 	maxMessageMB: 128,
 	maxArgumentMB: 4,
 	outputGuard: {},

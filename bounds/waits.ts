@@ -11,12 +11,15 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
 	return () => (made ??= make());
 }
 
-/** Waits for `promise` (whose failure is ignored), at most `ms` or until `signal` aborts; the timer is cleared either way. */
-export async function within(promise: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Waits for `promise` (whose failure is ignored), at most `ms` (if given) or until `signal` aborts;
+ * the timer is cleared either way.
+ */
+export async function within(promise: Promise<unknown>, ms: number | undefined, signal?: AbortSignal): Promise<void> {
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	let onAbort: (() => void) | undefined;
 	const stop = new Promise<void>((resolve) => {
-		timer = setTimeout(resolve, ms);
+		if (ms !== undefined) timer = setTimeout(resolve, ms);
 		onAbort = () => resolve();
 		signal?.addEventListener("abort", onAbort, { once: true });
 	});

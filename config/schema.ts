@@ -64,6 +64,7 @@ export const SettingsSchema = Type.Object({
 	directTools: Type.Optional(Type.Boolean()),
 	maxTotalTimeoutMs: Type.Optional(Milliseconds),
 	connectTimeoutMs: Type.Optional(Milliseconds),
+	installTimeoutMs: Type.Optional(Milliseconds),
 	maxMessageMB: Type.Optional(Type.Number({ minimum: 1 })),
 	maxArgumentMB: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
 	trustProjectServers: Type.Optional(Type.Boolean()),

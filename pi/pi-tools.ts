@@ -373,7 +373,8 @@ export async function waitForReachedServers(
 	const everyServer =
 		Array.isArray(reach) && reach.some((word) => typeof word === "string" && word.includes("mcp_resource"));
 	const names = unlisted.filter((name) => everyServer || reachesServer(reach, name));
-	if (names.length > 0) await lifecycle.ensureMetadata(names, runtime.config.settings.connectTimeoutMs, signal);
+	// As long as their connects take (an npx install included); the turn's signal ends the wait.
+	if (names.length > 0) await lifecycle.ensureMetadata(names, undefined, signal);
 	return undefined;
 }
 

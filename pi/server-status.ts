@@ -19,7 +19,8 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 		case "connected":
 			return `connected${lifecycle.isShared(name) ? " (shared)" : ""}, ${count}`;
 		case "starting":
-			return known ? `starting, ${count} known` : "starting";
+		case "installing":
+			return known ? `${startingText(lifecycle, name)}, ${count} known` : startingText(lifecycle, name);
 		case "idle":
 			return `not running, ${count} known (${lifecycleName})`;
 		case "failed":
@@ -28,6 +29,16 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 		default:
 			return `not connected yet (${lifecycleName})`;
 	}
+}
+
+/** What a server's connect is doing, and for how long: "installing @scope/pkg with npm, 12 s", "starting, 3 s". */
+export function startingText(lifecycle: ServerLifecycle, name: string): string {
+	const progress = lifecycle.starting(name);
+	if (!progress) return "starting";
+	const seconds = (since: number) => Math.max(0, Math.round((Date.now() - since) / 1000));
+	return progress.install
+		? `installing ${progress.install.spec} with npm, ${seconds(progress.install.since)} s`
+		: `starting, ${seconds(progress.since)} s`;
 }
 
 /**

@@ -2,6 +2,7 @@
 // which servers an answer could not cover (still starting, failed, awaiting approval).
 
 import type { ServerLifecycle } from "../lifecycle.ts";
+import { startingText } from "../pi/server-status.ts";
 import type { Progress } from "../server-manager.ts";
 import type { OutputGuard } from "./output-guard.ts";
 import type { McpResultLike, PiContent } from "./tool-results.ts";
@@ -18,19 +19,14 @@ export interface ProxyRunOptions {
 	readonly onProgress?: (progress: Progress) => void;
 	/** Moves oversized text to a file; without one, results pass whole (the CLI). */
 	readonly output?: OutputGuard;
-	/** How long answers wait for servers still starting (the CLI waits longer: it has nothing else to do). */
-	readonly waitMs?: Waits;
+	/** How long a status answer waits for the servers starting with the session (the CLI waits longer: it has nothing else to do). */
+	readonly statusWaitMs?: number;
+	/** Why an answer is waiting (a server it needs is installing or starting), about once a second. */
+	readonly onWait?: (text: string) => void;
 	/** What became of a server's questions during a call (declined without a UI, ...), for its result. */
 	readonly notes?: (server: string) => string[];
 	/** Hears a tool call's whole result as the server sent it (known secrets scrubbed): what codemode scripts get. */
 	readonly onResult?: (result: McpResultLike) => void;
-}
-
-export interface Waits {
-	/** Search, status and name lookups. */
-	readonly brief: number;
-	/** Listing one server's tools. */
-	readonly list: number;
 }
 
 export const text = (t: string): PiContent[] => [{ type: "text", text: t }];
@@ -49,10 +45,13 @@ export function failedNote(lifecycle: ServerLifecycle): string {
 	const names = lifecycle.serverNames();
 	const failed = names.filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
 	const waiting = names.filter((n) => lifecycle.state(n) === "awaiting-approval");
-	const starting = names.filter((n) => lifecycle.state(n) === "starting" && !lifecycle.catalog.has(n));
+	const starting = names.filter((n) => lifecycle.starting(n) && !lifecycle.catalog.has(n));
 	const notes: string[] = [];
+	// Only a search with a good answer already skips waiting for them: that answer stands.
 	if (starting.length > 0)
-		notes.push(`\n(not searched yet, still starting: ${starting.join(", ")}; search again in a moment)`);
+		notes.push(
+			`\n(not searched, still starting: ${starting.map((n) => `${n} (${startingText(lifecycle, n)})`).join(", ")})`,
+		);
 	if (failed.length > 0) notes.push(`\n(not searched, failed to connect: ${failed.join(", ")})`);
 	if (waiting.length > 0)
 		notes.push(`\n(not searched, awaiting approval: ${waiting.join(", ")}; ask the user to run /mcp approve)`);

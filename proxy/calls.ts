@@ -16,45 +16,32 @@ import {
 import type { Progress } from "../server-manager.ts";
 import { describeError, isAuthError, quote } from "../transport/errors.ts";
 import { serverPrefix } from "../types.ts";
-import { failedNote, failure, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
+import { failedNote, failure, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import type { ProxyInput } from "./surface.ts";
 import { paramLines } from "./tool-format.ts";
 import { convertResult, type McpResultLike } from "./tool-results.ts";
+import { waitForServers } from "./waiting.ts";
 
-/** Finds a tool, connecting servers to learn their tools only when the known ones do not have it. */
+/**
+ * Finds a tool, connecting servers to learn their tools only when the known ones do not have it:
+ * the server the name points at, else every server whose tools are not known yet, waited for as
+ * long as their connects take (an install included), with progress.
+ */
 export async function resolveTool(
 	lifecycle: ServerLifecycle,
 	name: string,
 	server: string | undefined,
-	waits: Waits,
-	signal?: AbortSignal,
-	/** A call waits for the tool's server as long as connecting may take, telling how long it has waited. */
-	call?: { readonly waitMs: number; readonly onWaiting: (server: string, seconds: number) => void },
+	options: Pick<ProxyRunOptions, "signal" | "onWait">,
 ): Promise<CatalogTool | { error: string }> {
 	if (server && !lifecycle.knows(server)) return { error: lifecycle.unknownServer(server) };
-	const blockedServer = server ?? ownerOf(lifecycle, name);
-	const blocked = blockedServer ? lifecycle.blocked(blockedServer) : undefined;
+	const owner = server ?? ownerOf(lifecycle, name);
+	const blocked = owner ? lifecycle.blocked(owner) : undefined;
 	if (blocked) return { error: blocked };
 	let found = lifecycle.catalog.resolve(name, server);
 	if (found.kind !== "found") {
-		// The owner, when the name says which server it is, may take as long as listing it; any other server only briefly.
-		const owner = server ?? ownerOf(lifecycle, name);
-		const waitMs = owner ? Math.max(waits.list, call?.waitMs ?? 0) : waits.brief;
-		const startedAt = Date.now();
-		const ticker =
-			owner && call
-				? setInterval(() => call.onWaiting(owner, Math.round((Date.now() - startedAt) / 1000)), 1000)
-				: undefined;
-		if (owner && call) call.onWaiting(owner, 0);
-		const starting = await lifecycle
-			.ensureMetadata(owner ? [owner] : undefined, waitMs, signal)
-			.finally(() => clearInterval(ticker));
-		if (signal?.aborted) return { error: "Cancelled while the server was starting." };
+		await waitForServers(lifecycle, lifecycle.unlisted(owner ? [owner] : undefined), options);
+		if (options.signal?.aborted) return { error: "Cancelled while the server was starting." };
 		found = lifecycle.catalog.resolve(name, server);
-		// Its server is still starting (a slow first start): say so, rather than that the tool does not exist.
-		if (found.kind === "missing" && owner && starting.includes(owner)) {
-			return { error: `Server "${owner}" is still starting; call ${quote(name)} again in a moment.` };
-		}
 	}
 	if (found.kind === "found") return found.tool;
 	if (found.kind === "ambiguous") {
@@ -63,7 +50,6 @@ export async function resolveTool(
 		};
 	}
 	// A name that points at a server which could not connect: that server's problem is the answer.
-	const owner = server ?? ownerOf(lifecycle, name);
 	const ownerFailure = owner ? lifecycle.failure(owner) : undefined;
 	if (ownerFailure) return { error: ownerFailure.message };
 	const hint =
@@ -125,23 +111,14 @@ export async function planCall(
 	name: string,
 	input: ProxyInput,
 	options: ProxyRunOptions,
-	waits: Waits,
 ): Promise<CallPlan> {
 	// Templates are expanded and matched with the SDK's UriTemplate, which loads with the SDK (as the
 	// call's connect would load it), never at start-up.
 	await loadUriTemplate();
 	if (URI.test(name)) return planUriRead(lifecycle, name, input.server);
-	// A first call to a server that is starting (a cold npx install) waits for it within the connect
-	// deadline, with progress ("starting everything… 3 s"), instead of asking to call again.
-	const call = {
-		waitMs: lifecycle.config.settings.connectTimeoutMs + 1000,
-		onWaiting: (server: string, seconds: number) =>
-			options.onProgress?.({
-				progress: seconds,
-				message: `starting ${server}...${seconds > 0 ? ` ${seconds} s` : ""}`,
-			}),
-	};
-	const tool = await resolveTool(lifecycle, name, input.server, waits, options.signal, call);
+	// A first call to a server that is starting (a cold npx install) waits for it, with progress
+	// ("waiting for everything: installing ... 12 s"), instead of asking to call again.
+	const tool = await resolveTool(lifecycle, name, input.server, options);
 	if ("error" in tool) return { kind: "failed", result: failure("tool", tool.error) };
 	const parsed = parseArgs(input.args);
 	if ("error" in parsed) {
@@ -159,9 +136,8 @@ export async function callMode(
 	name: string,
 	input: ProxyInput,
 	options: ProxyRunOptions,
-	waits: Waits,
 ): Promise<ProxyResult> {
-	const plan = await planCall(lifecycle, name, input, options, waits);
+	const plan = await planCall(lifecycle, name, input, options);
 	if (plan.kind === "failed") return plan.result;
 	if (plan.kind === "read") return (await readResource(lifecycle, plan.read, options)).answer;
 	const { tool } = plan;

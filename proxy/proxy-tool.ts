@@ -8,11 +8,12 @@ import { countLabel, stateText } from "../pi/server-status.ts";
 import { loadSearch } from "../search/background-index.ts";
 import { describeError, quote } from "../transport/errors.ts";
 import { scrubStrings } from "../trust/redaction.ts";
-import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions, type Waits } from "./answer.ts";
+import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
 import { instructionsInListing, wholeInstructions } from "./instructions.ts";
 import { callsTool, type ProxyInput } from "./surface.ts";
 import { describeTool, toolLine } from "./tool-format.ts";
+import { waitForServers } from "./waiting.ts";
 
 export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
 export type { CallPlan } from "./calls.ts";
@@ -30,20 +31,18 @@ const CLEAR_WINNER = 0.3;
 /** How much of the ranking the details (Pi's UI and logs, never the model) keep. */
 const RANKED_IN_DETAILS = 20;
 /**
- * How long an answer waits for servers whose tools are not known yet: one slow or dead server
- * never stalls search or status; the answer says which servers are still starting.
+ * How long a status answer waits for the servers starting with the session (so that it can show
+ * their tool counts): it needs none of them, and says what each is doing. Search, list, describe
+ * and calls wait for the servers they need (proxy/waiting.ts).
  */
-const BRIEF_WAIT_MS = 2000;
-/** Listing one server's tools needs that server: it may take a little longer (an npx download). */
-const LIST_WAIT_MS = 8000;
-const DEFAULT_WAITS: Waits = { brief: BRIEF_WAIT_MS, list: LIST_WAIT_MS };
+const STATUS_WAIT_MS = 2000;
 
 export async function runProxy(
 	lifecycle: ServerLifecycle,
 	input: ProxyInput,
 	options: ProxyRunOptions = {},
 ): Promise<ProxyResult> {
-	const result = await dispatch(lifecycle, input, options, options.waitMs ?? DEFAULT_WAITS);
+	const result = await dispatch(lifecycle, input, options);
 	// A tool's own successful output comes with its secrets masked (lifecycle.ts) and its URLs whole.
 	// Everything else passes the scrubber, URLs' queries too: errors, status, search, descriptions
 	// may carry what a server echoed (env, headers, tokens) or a URL's query.
@@ -70,7 +69,7 @@ export async function planToolCall(
 	options: ProxyRunOptions = {},
 ): Promise<CallPlan> {
 	try {
-		const plan = await planCall(lifecycle, input.tool, input, options, options.waitMs ?? DEFAULT_WAITS);
+		const plan = await planCall(lifecycle, input.tool, input, options);
 		return plan.kind === "failed" ? { kind: "failed", result: scrubbed(lifecycle, plan.result) } : plan;
 	} catch (error) {
 		return { kind: "failed", result: scrubbed(lifecycle, failure("tool", describeError(error))) };
@@ -80,28 +79,23 @@ export async function planToolCall(
 /** A refusal of a `mcp({tool})` call, as the proxy words its failures. */
 export const refusal = (body: string): ProxyResult => failure("tool", body);
 
-async function dispatch(
-	lifecycle: ServerLifecycle,
-	input: ProxyInput,
-	options: ProxyRunOptions,
-	waits: Waits,
-): Promise<ProxyResult> {
+async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions): Promise<ProxyResult> {
 	const mode = pickMode(input);
 	try {
 		switch (mode) {
 			case "tool":
-				return await callMode(lifecycle, input.tool as string, input, options, waits);
+				return await callMode(lifecycle, input.tool as string, input, options);
 			case "connect":
 				return await connectMode(lifecycle, input.connect as string);
 			case "describe":
-				return await describeMode(lifecycle, input.describe as string, input.server, waits);
+				return await describeMode(lifecycle, input.describe as string, input.server, options);
 			case "search":
-				return await searchMode(lifecycle, input, waits);
+				return await searchMode(lifecycle, input, options);
 			case "server":
-				return await serverMode(lifecycle, input.server as string, input, waits);
+				return await serverMode(lifecycle, input.server as string, input, options);
 			default:
 				// The first run fills the cache in the background: a moment's wait lets the model see tool counts.
-				await lifecycle.settled(waits.brief);
+				await lifecycle.settled(options.statusWaitMs ?? STATUS_WAIT_MS);
 				return statusMode(lifecycle);
 		}
 	} catch (error) {
@@ -147,19 +141,15 @@ async function serverMode(
 	lifecycle: ServerLifecycle,
 	server: string,
 	input: ProxyInput,
-	waits: Waits,
+	options: ProxyRunOptions,
 ): Promise<ProxyResult> {
 	if (!lifecycle.knows(server)) return failure("server", lifecycle.unknownServer(server));
 	const blocked = lifecycle.blocked(server);
 	if (blocked) return failure("server", blocked, { server });
 	if (!lifecycle.catalog.has(server)) {
-		const starting = await lifecycle.ensureMetadata([server], waits.list);
-		if (starting.length > 0)
-			return ok("server", `Server "${server}" is still starting; list its tools again in a moment.`, {
-				server,
-				starting,
-			});
-		// Not known and not starting: it failed, and this says why (fast, within the failure backoff).
+		await waitForServers(lifecycle, lifecycle.unlisted([server]), options);
+		if (options.signal?.aborted) return failure("server", `Cancelled while "${server}" was starting.`, { server });
+		// Not known after its connect ended: it failed, and this says why (fast, within the failure backoff).
 		if (!lifecycle.catalog.has(server)) await lifecycle.ensureConnected(server);
 	}
 	const tools = lifecycle.catalog.forServer(server);
@@ -177,19 +167,32 @@ async function serverMode(
 	return ok("server", body, { server, count: tools.length });
 }
 
-async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: Waits): Promise<ProxyResult> {
+async function searchMode(
+	lifecycle: ServerLifecycle,
+	input: ProxyInput,
+	options: ProxyRunOptions,
+): Promise<ProxyResult> {
 	const query = (input.search as string).trim();
 	if (input.server && !lifecycle.knows(input.server)) {
 		return failure("search", lifecycle.unknownServer(input.server));
 	}
-	await lifecycle.ensureMetadata(input.server ? [input.server] : undefined, waits.brief);
 	const { searchCatalog } = await loadSearch();
 	// Only what the answer can use: the good hits (within WEAK_SCORE of the best) and the 20 best for details.
-	const hits = searchCatalog(lifecycle.catalog, query, {
-		regex: input.regex,
-		server: input.server,
-		keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE },
-	});
+	const search = () =>
+		searchCatalog(lifecycle.catalog, query, {
+			regex: input.regex,
+			server: input.server,
+			keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE },
+		});
+	let hits = search();
+	// Servers whose tools are not known yet (installing, starting) are waited for, unless the known
+	// tools already answer the query well: then the answer does not depend on them.
+	const unlisted = lifecycle.unlisted(input.server ? [input.server] : undefined);
+	if (unlisted.length > 0 && !(hits[0] && isGoodHit(hits[0], hits[0].score))) {
+		await waitForServers(lifecycle, unlisted, options);
+		if (options.signal?.aborted) return failure("search", "Cancelled while servers were starting.");
+		hits = search();
+	}
 	if (hits.length === 0) {
 		return ok(
 			"search",
@@ -199,7 +202,7 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	}
 	// A hit that answers under half the query's words is a guess: marked so, but kept in the engine's
 	// order (re-sorting good ones first hid the right tool ranked 4th or 5th behind worse "good" ones).
-	const isGood = (h: (typeof hits)[number]) => h.coverage >= GOOD_COVERAGE && h.score >= hits[0].score * WEAK_SCORE;
+	const isGood = (h: (typeof hits)[number]) => isGoodHit(h, hits[0].score);
 	const good = hits.filter(isGood);
 	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
 	// One clear winner (every other hit scores under CLEAR_WINNER of it): the answer may stay short.
@@ -224,6 +227,11 @@ async function searchMode(lifecycle: ServerLifecycle, input: ProxyInput, waits: 
 	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
 }
 
+/** A hit that answers at least half the query's words and is not padding beside the best one. */
+function isGoodHit(hit: { readonly coverage: number; readonly score: number }, best: number): boolean {
+	return hit.coverage >= GOOD_COVERAGE && hit.score >= best * WEAK_SCORE;
+}
+
 /** Where to look when search finds nothing good: the servers whose tools are known. */
 function listHint(lifecycle: ServerLifecycle): string {
 	const known = lifecycle.serverNames().filter((n) => lifecycle.catalog.has(n));
@@ -236,9 +244,9 @@ async function describeMode(
 	lifecycle: ServerLifecycle,
 	name: string,
 	server: string | undefined,
-	waits: Waits,
+	options: ProxyRunOptions,
 ): Promise<ProxyResult> {
-	const tool = await resolveTool(lifecycle, name, server, waits);
+	const tool = await resolveTool(lifecycle, name, server, options);
 	if ("error" in tool) return failure("describe", tool.error);
 	return ok("describe", describeTool(tool), { server: tool.server, tool: tool.name });
 }

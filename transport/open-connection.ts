@@ -35,6 +35,7 @@ import type {
 import { CLIENT_INFO } from "./client-info.ts";
 import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
+import type { InstallProgress } from "./npx-install.ts";
 import type { McpSdk } from "./sdk-loader.ts";
 import { StdioTransport } from "./stdio.ts";
 import { TailBuffer } from "./tail-buffer.ts";
@@ -79,6 +80,8 @@ export interface OpenOptions {
 	readonly connectTimeoutMs: number;
 	readonly maxMessageBytes: number;
 	readonly launch?: Launcher;
+	/** Told while the launch waits for a package install (see `Launcher`). */
+	readonly onInstall?: (install: InstallProgress | undefined) => void;
 	readonly debugLog?: (server: string, text: string) => void;
 	/** Told every credential sent, so no message shows it. */
 	readonly redactor: Redactor;
@@ -129,7 +132,15 @@ export type Launcher = (
 	entry: StdioServerEntry,
 	/** Ends the caller's wait (a connect cancelled, the session ending); work it started may go on. */
 	signal?: AbortSignal,
-) => Promise<{ readonly command: string; readonly args: readonly string[] }>;
+	/** Told about once a second while the launch waits for a package install, and `undefined` when it stops waiting. */
+	onInstall?: (install: InstallProgress | undefined) => void,
+) => Promise<Launch>;
+
+/** The command a stdio server is started with. */
+export interface Launch {
+	readonly command: string;
+	readonly args: readonly string[];
+}
 
 /** An open client and how to end it. */
 export interface Opened {
@@ -158,7 +169,9 @@ export class ConnectTimeoutError extends Error {
 
 /**
  * Opens a connection within connectTimeoutMs (covering every transport tried), or fails and
- * leaves nothing behind. `signal` cancels it (shutdown, close), with the same cleanup.
+ * leaves nothing behind. `signal` cancels it (shutdown, close), with the same cleanup. A stdio
+ * server's launch comes first, outside that deadline: it may wait for a package install, which has
+ * its own budget (the npx resolver's).
  */
 export async function openConnection(
 	sdk: McpSdk,
@@ -166,6 +179,9 @@ export async function openConnection(
 	options: OpenOptions,
 	signal?: AbortSignal,
 ): Promise<Opened> {
+	signal?.throwIfAborted();
+	const launch =
+		entry.transport === "stdio" ? ((await options.launch?.(entry, signal, options.onInstall)) ?? entry) : undefined;
 	const deadline = new AbortController();
 	const timer = setTimeout(
 		() => deadline.abort(new ConnectTimeoutError(entry.name, options.connectTimeoutMs)),
@@ -178,7 +194,7 @@ export async function openConnection(
 		// Cancelled before it began (shutdown right after a start): nothing is spawned or fetched.
 		if (deadline.signal.aborted) throw deadline.signal.reason;
 		return entry.transport === "stdio"
-			? await openStdio(sdk, entry, options, deadline.signal)
+			? await openStdio(sdk, entry, launch ?? entry, options, deadline.signal)
 			: await openHttp(sdk, entry, options, deadline.signal);
 	} finally {
 		clearTimeout(timer);
@@ -232,11 +248,11 @@ async function connectClient(
 async function openStdio(
 	sdk: McpSdk,
 	entry: StdioServerEntry,
+	launch: Launch,
 	options: OpenOptions,
 	signal: AbortSignal,
 ): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
-	const launch = (await options.launch?.(entry, signal)) ?? entry;
 	const inherited = definedOnly(options.env);
 	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
 	if (signal.aborted) throw signal.reason;
