@@ -3,17 +3,16 @@
 // fill starts npx installs), then at once `pi -p` calling each server while those installs may
 // still run. Every install is complete (npm's `_npx/<hash>` folder has its package.json) and every
 // server answers. Both Pi lines.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { npxInstallDir } from "../../npx-resolver.ts";
-import { EVERYTHING, ROOT, waitUntil } from "../support/helpers.ts";
+import { waitUntil } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
-import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
+import { createPiHome, type PiHome, type PiRpc, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
+import { slowNpm } from "../support/slow-npm.ts";
 
 const VERSION = "2026.8.31";
-const SLOW_NPM = join(ROOT, "tests/fixtures/slow-npm.mjs");
 
 describe.each(PI_HOSTS)("a cold npm cache ($name)", (host) => {
 	let home: PiHome | undefined;
@@ -64,35 +63,74 @@ describe.each(PI_HOSTS)("a cold npm cache ($name)", (host) => {
 	}, 300_000);
 });
 
+const SPEC = "@example/slow-server@1.0.0";
+
 /**
- * A home whose `npx` and `npm` are the slow stand-in (installs taking `installMs`, leaving npm's
- * broken folder if killed), with one server `slow` run through `npx -y <spec>`.
+ * A home whose `npx` and `npm` are the slow stand-in (tests/support/slow-npm.ts: installs taking
+ * `installMs`, or held at a gate; leaving npm's broken folder if killed), with one server `slow`
+ * run through `npx -y <spec>`.
  */
-function slowNpmHome(home: PiHome, installMs: number) {
-	const npmCache = join(home.root, "npm-cache");
-	const bin = join(home.root, "bin");
-	mkdirSync(bin);
-	for (const tool of ["npx", "npm"]) {
-		writeFileSync(join(bin, tool), `#!/bin/sh\nexec "${process.execPath}" "${SLOW_NPM}" ${tool} "$@"\n`, {
-			mode: 0o755,
-		});
-	}
-	const spec = "@example/slow-server@1.0.0";
-	home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", spec] } } }));
-	const env = {
-		PI_OFFLINE: "",
-		PATH: `${bin}:${process.env.PATH}`,
-		npm_config_cache: npmCache,
-		INSTALL_MS: String(installMs),
-		SLOW_NPM_SERVER: EVERYTHING,
-	};
-	const packageDir = join(npxInstallDir(spec, npmCache), "node_modules", "@example/slow-server");
+function slowNpmHome(home: PiHome, options: { installMs?: number; gate?: boolean }) {
+	const npm = slowNpm(home.root, { gate: options.gate, env: { INSTALL_MS: String(options.installMs ?? 8000) } });
+	home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { slow: { command: "npx", args: ["-y", SPEC] } } }));
+	const env = { PI_OFFLINE: "", ...npm.env };
+	const packageDir = npm.packageDir(SPEC, "@example/slow-server");
 	const echo = (message: string) => [
 		() => ({ toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message } } } }),
 		(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
 	];
-	return { env, packageDir, echo };
+	return { npm, env, packageDir, echo };
 }
+
+describe.each(PI_HOSTS)("an npx install in progress ($name)", (host) => {
+	let home: PiHome | undefined;
+	let pi: PiRpc | undefined;
+	let gate: { open(): void } | undefined;
+	afterEach(async () => {
+		gate?.open(); // an install still held ends, so none outlives the test
+		await pi?.close();
+		pi = undefined;
+		await disposeAfterInstalls(home);
+	});
+
+	it("shows in the status line, in mcp({}) and in the call's progress; the call waits for it and answers", async () => {
+		home = await createPiHome({});
+		const { npm, env } = slowNpmHome(home, { gate: true });
+		gate = npm;
+		let status = "";
+		const steps = [
+			() => ({ toolCall: { name: "mcp", arguments: {} } }),
+			(req: ChatRequest) => {
+				status = lastToolMessage(req);
+				return { toolCall: { name: "mcp", arguments: { tool: "slow_echo", args: { message: "installed" } } } };
+			},
+			(req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` }),
+		];
+		pi = await startPiRpc({ home, host, env, steps });
+		// The session's start begins the install (its cache fill); it waits at the gate.
+		await npm.paused();
+		pi.send({ id: "p", type: "prompt", message: "echo installed" });
+		const installing = /installing @example\/slow-server@1\.0\.0 with npm, \d+ s/;
+		const line = await pi.waitFor(
+			(e) => e.method === "setStatus" && e.statusKey === "mcp" && installing.test(String(e.statusText)),
+			0,
+			60_000,
+		);
+		expect(String(line.statusText)).toMatch(/^MCP 0\/1 installing/);
+		const update = await pi.waitFor(
+			(e) => e.type === "tool_execution_update" && installing.test(JSON.stringify(e.partialResult)),
+			0,
+			60_000,
+		);
+		expect(JSON.stringify(update.partialResult)).toContain("waiting for slow: installing");
+		npm.open();
+		await pi.waitFor((e) => e.type === "agent_end", 0, 60_000);
+		expect(status).toMatch(/- slow: installing @example\/slow-server@1\.0\.0 with npm, \d+ s/);
+		const answer = home.model.requests.at(-1);
+		expect(answer && lastToolMessage(answer)).toBe("Echo: installed");
+		expect(npm.installs()).toEqual([`exec ${SPEC}`]);
+	}, 120_000);
+});
 
 describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (host) => {
 	let home: PiHome | undefined;
@@ -100,7 +138,7 @@ describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (h
 
 	it("is never cut in half: it completes after Pi's exit, and the next run's call works", async () => {
 		home = await createPiHome({});
-		const { env, packageDir, echo } = slowNpmHome(home, 8000);
+		const { env, packageDir, echo } = slowNpmHome(home, { installMs: 8000 });
 		const hello = await runPi(home, "hello", { host, steps: [() => ({ text: "hi" })], env });
 		expect(hello.code, hello.stderr).toBe(0);
 		const manifest = join(packageDir, "package.json");
@@ -115,24 +153,19 @@ describe.each(PI_HOSTS)("an npx install still running when Pi exits ($name)", (h
 
 	it("a run that starts while the last one's install goes on waits for it: one install, and the call works", async () => {
 		home = await createPiHome({});
-		const { env, packageDir, echo } = slowNpmHome(home, 10_000);
-		const log = join(home.root, "installs.log");
-		const hello = await runPi(home, "hello", {
-			host,
-			steps: [() => ({ text: "hi" })],
-			env: { ...env, SLOW_NPM_LOG: log },
-		});
+		const { npm, env, packageDir, echo } = slowNpmHome(home, { installMs: 10_000 });
+		const hello = await runPi(home, "hello", { host, steps: [() => ({ text: "hi" })], env });
 		expect(hello.code, hello.stderr).toBe(0);
 		// Halfway: the package is there, its dependencies not yet (run now, it fails, as a real one does).
 		await waitUntil(() => existsSync(join(packageDir, "package.json")), "the install to be halfway", 30_000);
-		const run = await runPi(home, "echo", { host, steps: echo("waited"), env: { ...env, SLOW_NPM_LOG: log } });
+		const run = await runPi(home, "echo", { host, steps: echo("waited"), env });
 		expect(run.stdout).toContain("said: Echo: waited");
-		expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
+		expect(npm.installs()).toEqual([`exec ${SPEC}`]);
 	}, 120_000);
 
 	it("a folder an earlier install was cut out of is repaired at the next connect", async () => {
 		home = await createPiHome({});
-		const { env, packageDir, echo } = slowNpmHome(home, 100);
+		const { env, packageDir, echo } = slowNpmHome(home, { installMs: 100 });
 		// What a killed npm leaves: the package's folder, no package.json.
 		mkdirSync(packageDir, { recursive: true });
 		const run = await runPi(home, "echo", { host, steps: echo("repaired"), env });

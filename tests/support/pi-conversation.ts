@@ -15,9 +15,6 @@ const router: Step = (request: ChatRequest) => {
 	if (JSON.stringify(system?.content ?? "").includes(SAMPLING_SYSTEM))
 		return { text: "a sampled reply from the session model" };
 	const last = request.messages[request.messages.length - 1];
-	// As a model would: a server still starting (a slow first start under load) is asked again.
-	if (last.role === "tool" && /is still starting; call/.test(lastToolMessage(request)))
-		return { toolCall: lastCall(request) };
 	if (last.role === "tool") return { text: `tool said: ${lastToolMessage(request)}` };
 	const text =
 		typeof last.content === "string"
@@ -27,15 +24,6 @@ const router: Step = (request: ChatRequest) => {
 	if (call) return { toolCall: { name: "mcp", arguments: JSON.parse(call[1]) } };
 	return { text: `user said: ${text}` };
 };
-/** The last `mcp` call the model made in this conversation. */
-function lastCall(request: ChatRequest): { name: string; arguments: unknown } {
-	const calls = request.messages.flatMap(
-		(m) => (m.tool_calls ?? []) as { function: { name: string; arguments: string } }[],
-	);
-	const { name, arguments: args } = calls[calls.length - 1].function;
-	return { name, arguments: JSON.parse(args) };
-}
-
 export const steps = Array.from({ length: 200 }, () => router);
 
 export type Answer = { value: string } | { confirmed: boolean } | { cancelled: true };
