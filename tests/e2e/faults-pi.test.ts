@@ -108,10 +108,7 @@ describe.each(PI_HOSTS)("faulty servers in the real pi ($name)", (host) => {
 		// The model endpoint fails while the servers are still connecting; Pi's code is what it is without the extension
 		// (Pi 1.5 exits 1; pi 0.73 exits 0 after a model error in print mode). The status answers at
 		// once (a search would wait for the servers it needs: the dead ones until their connect deadline).
-		const failing = () => [
-			() => ({ toolCall: { name: "mcp", arguments: {} } }),
-			() => ({ httpStatus: 500 }),
-		];
+		const failing = () => [() => ({ toolCall: { name: "mcp", arguments: {} } }), () => ({ httpStatus: 500 })];
 		const own = await runPi(home, "hi", { host, steps: failing(), noExtension: true });
 		const broken = await runPi(home, "hi", { host, steps: failing(), env: { TMPDIR: tmp } });
 		expect(broken.code, broken.stderr).toBe(own.code);
