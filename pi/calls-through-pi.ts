@@ -56,7 +56,9 @@ export async function callThroughPi(
 	const { planToolCall, progressText, refusal } = await callPath();
 	const onProgress = (progress: Progress) =>
 		onUpdate?.({ content: [{ type: "text", text: progressText(progress) }], details: { mode: "tool", progress } });
-	const plan = await planToolCall(runtime.lifecycle, input, { signal, onProgress });
+	// Why the call waits (its server installing or starting), shown as its progress.
+	const onWait = (text: string) => onUpdate?.({ content: [{ type: "text", text }], details: { waiting: text } });
+	const plan = await planToolCall(runtime.lifecycle, input, { signal, onProgress, onWait });
 	if (plan.kind === "failed") return plan.result;
 	const target =
 		plan.kind === "read"
