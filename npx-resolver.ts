@@ -240,8 +240,7 @@ export class NpxResolver {
 			const wait = { spec: npx.spec, signal, deadline: Date.now() + this.installTimeoutMs, onProgress: onInstall };
 			try {
 				// An install another session started (it outlives its session), or npm's own: waited for, never joined.
-				if (!(await waitForInstallers(folder, wait)))
-					throw stillInstalling(entry.name, npx.spec, this.installTimeoutMs);
+				if (!(await waitForInstallers(folder, wait))) throw stillInstalling(npx.spec, this.installTimeoutMs);
 				const after = this.resolve(entry);
 				if (after) return after;
 				const run = {
@@ -251,7 +250,7 @@ export class NpxResolver {
 					env: { ...env, npm_config_cache: npmCache, npm_config_update_notifier: "false" },
 				};
 				const outcome = await runInstall(folder, run);
-				if (outcome === "waiting") throw stillInstalling(entry.name, npx.spec, this.installTimeoutMs);
+				if (outcome === "waiting") throw stillInstalling(npx.spec, this.installTimeoutMs);
 				// npm just ran for this spec: what the folder holds is what npm runs now.
 				const version = installedVersion(join(folder, "node_modules", npx.name));
 				if (outcome === "finished" && version && !(npx.range && EXACT.test(npx.range)))
@@ -268,9 +267,10 @@ function configured(entry: StdioServerEntry): Launch {
 	return { command: entry.command, args: entry.args };
 }
 
-function stillInstalling(server: string, spec: string, ms: number): Error {
+/** The start gave up waiting for an install (the manager names the server: `Server "x" failed to connect: ...`). */
+function stillInstalling(spec: string, ms: number): Error {
 	return new Error(
-		`Server "${server}": npm is still installing ${spec} after ${Math.round(ms / 1000)} s. The install goes on; a later call uses it. Raise settings.installTimeoutMs if installs take longer here.`,
+		`npm is still installing ${spec} after ${Math.round(ms / 1000)} s. The install goes on; a later call uses it. Raise settings.installTimeoutMs if installs take longer here.`,
 	);
 }
 

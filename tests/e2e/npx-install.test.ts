@@ -35,8 +35,12 @@ describe("npx installs", () => {
 	});
 
 	/** One session's pool, with the npx resolver as Pi's runtime gives it. */
-	function session(options: { connectTimeoutMs?: number } = {}): McpServerManager {
-		const resolver = new NpxResolver({ agentDir: dir.path, lookupVersion: async () => undefined });
+	function session(options: { connectTimeoutMs?: number; installTimeoutMs?: number } = {}): McpServerManager {
+		const resolver = new NpxResolver({
+			agentDir: dir.path,
+			lookupVersion: async () => undefined,
+			installTimeoutMs: options.installTimeoutMs,
+		});
 		const manager = new McpServerManager({ launch: resolver.launcher(), connectTimeoutMs: options.connectTimeoutMs });
 		managers.push(manager);
 		return manager;
@@ -71,6 +75,21 @@ describe("npx installs", () => {
 		await connecting;
 		expect(await echo(manager, "after the install")).toContain("Echo: after the install");
 		expect(told[0]?.spec).toBe(SPEC);
+		expect(npm.installs()).toEqual([`exec ${SPEC}`]);
+	}, 90_000);
+
+	it("the wait for an install has its own budget: past it the start fails, saying so, and the install goes on", async () => {
+		dir = tempDir();
+		npm = slowNpm(dir.path, { gate: true });
+		const manager = session({ installTimeoutMs: 1500 });
+		const connecting = manager.connect(slowEntry(npm));
+		await expect(connecting).rejects.toThrow(
+			/npm is still installing @example\/slow-server@1\.0\.0 after 2 s\. The install goes on; a later call uses it\. Raise settings\.installTimeoutMs/,
+		);
+		npm.open();
+		// Not cut: it finishes, and the next start runs it.
+		await manager.connect(slowEntry(npm));
+		expect(await echo(manager, "later")).toContain("Echo: later");
 		expect(npm.installs()).toEqual([`exec ${SPEC}`]);
 	}, 90_000);
 
