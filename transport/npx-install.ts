@@ -251,11 +251,13 @@ function startWorker(folder: string, run: InstallRun): Promise<number | "waiting
 		const ticker = setInterval(tell, 1000);
 		const untilDeadline = setTimeout(() => finish("waiting"), Math.max(0, run.deadline - Date.now()));
 		const onAbort = () => finish(undefined);
+		let ended = false;
 		const finish = (result: number | "waiting" | undefined) => {
+			if (ended) return; // the wait ended already (the deadline, an abort); the worker goes on
+			ended = true;
 			clearInterval(ticker);
 			clearTimeout(untilDeadline);
 			run.signal?.removeEventListener("abort", onAbort);
-			child.removeAllListeners();
 			if (result === undefined) reject(run.signal?.reason);
 			else resolve(result);
 		};
