@@ -16,11 +16,13 @@
 //   install is never cut in half); a session that finds the claim held, or npm's lock fresh, waits;
 // - the claim holder alone removes what a cut install left, and a failed install leaves nothing;
 // - a marker is believed only while its pid is a live process whose command line names it (a
-//   worker killed outright leaves its marker, and its pid may be reused by anything).
+//   worker killed outright leaves its marker, and its pid may be reused by anything); where no
+//   command line can be read (Windows), only for twice the default install budget.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { sleep } from "../bounds/waits.ts";
+import { DEFAULT_SETTINGS } from "../types.ts";
 
 /** Who installs a folder: what and since when (for "installing pkg with npm, 12 s"). */
 export interface InstallProgress {
@@ -117,26 +119,38 @@ function readClaim(marker: string): Claim | undefined {
 	return { raw, pid: Number(pid), since: typeof since === "number" ? since : made };
 }
 
+/**
+ * A claim whose worker cannot be told from another process (no command line to read: Windows) is
+ * believed this long after it was made, twice the default install budget: a pid reused since
+ * holds each start for one install budget, not for as long as that other process lives.
+ */
+const UNVERIFIED_CLAIM_MS = 2 * DEFAULT_SETTINGS.installTimeoutMs;
+
 /** Whether the claim's worker is at work: alive and ours, or still writing its claim. */
 function claimHeld(claim: Claim, marker: string): boolean {
 	if (claim.pid === undefined) return Date.now() - claim.since < WRITING_MS;
-	return runsInstaller(claim.pid, marker);
+	return runsInstaller(claim.pid, marker, claim.since);
 }
 
 /**
- * Whether `pid` is the worker that wrote `marker`: alive, and its command line names the marker
- * (a pid named by a worker that was killed outright can belong to any process by now). Where no
- * command line can be read (Windows), a live pid is believed.
+ * Whether `pid` is the worker that wrote `marker` at `since`: alive, and its command line names
+ * the marker (a pid named by a worker that was killed outright can belong to any process by now).
+ * Where no command line can be read (Windows), a live pid is believed for UNVERIFIED_CLAIM_MS.
  */
-export function runsInstaller(pid: number, marker: string): boolean {
+export function runsInstaller(
+	pid: number,
+	marker: string,
+	since: number,
+	readCommandLine: (pid: number) => string | undefined = commandLine,
+): boolean {
 	if (!Number.isInteger(pid) || pid <= 0) return false;
 	try {
 		process.kill(pid, 0);
 	} catch {
 		return false; // gone, or (EPERM) another user's process: our worker runs as us
 	}
-	const line = commandLine(pid);
-	return line === undefined || line.includes(marker);
+	const line = readCommandLine(pid);
+	return line === undefined ? Date.now() - since < UNVERIFIED_CLAIM_MS : line.includes(marker);
 }
 
 /** A process's command line: /proc on Linux, `ps` elsewhere; undefined where neither can tell. */
