@@ -1,4 +1,4 @@
-// pi-mcp-adapter from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
+// pi-mcp-proxy from a shell: the proxy tool's modes on the same config (and cache) Pi uses.
 //   status | list <server> | search <words> | describe <tool> | call <tool> '<json>' | demo
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,7 @@ import { approveCommand } from "./trust/approve-flow.ts";
 import { terminalSafe } from "./trust/safe-text.ts";
 import { isShownCode } from "./trust/shown-launches.ts";
 
-const USAGE = `Usage: pi-mcp-adapter [--config <file>] <command>
+const USAGE = `Usage: pi-mcp-proxy [--config <file>] <command>
   status [--check]       servers and their state (--check: start each and say how it went)
   list <server>          one server's tools (--instructions: its whole instructions)
   search <words...>      find tools (words OR'd; --regex for a pattern)
@@ -102,13 +102,13 @@ function printError(text: string): void {
  * approve"); at a shell the same hints name the CLI's own commands.
  */
 const SHELL_WORDING: readonly [RegExp, string][] = [
-	[/mcp\(\{search:"words"\}\)/g, "pi-mcp-adapter search <words>"],
-	[/mcp\(\{server:"([^"]+)",instructions:true\}\)/g, "pi-mcp-adapter list $1 --instructions"],
-	[/mcp\(\{server:"([^"]+)"\}\)/g, "pi-mcp-adapter list $1"],
-	[/mcp\(\{describe:"([^"]+)"\}\)/g, "pi-mcp-adapter describe $1"],
-	[/ask the user to run \/mcp approve/g, "run: pi-mcp-adapter approve"],
-	[/\/mcp approve/g, "pi-mcp-adapter approve"],
-	[/ask the user to run \/mcp-auth ([^\s)]+)/g, "run: pi-mcp-adapter login $1"],
+	[/mcp\(\{search:"words"\}\)/g, "pi-mcp-proxy search <words>"],
+	[/mcp\(\{server:"([^"]+)",instructions:true\}\)/g, "pi-mcp-proxy list $1 --instructions"],
+	[/mcp\(\{server:"([^"]+)"\}\)/g, "pi-mcp-proxy list $1"],
+	[/mcp\(\{describe:"([^"]+)"\}\)/g, "pi-mcp-proxy describe $1"],
+	[/ask the user to run \/mcp approve/g, "run: pi-mcp-proxy approve"],
+	[/\/mcp approve/g, "pi-mcp-proxy approve"],
+	[/ask the user to run \/mcp-auth ([^\s)]+)/g, "run: pi-mcp-proxy login $1"],
 	[/\/mcp-auth ([^\s)]+) explains/g, "/mcp-auth $1 in Pi explains"],
 ];
 
@@ -268,7 +268,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 	const runtime = new McpRuntime({ cwd: process.cwd(), configPath: parsed.configPath ?? demoConfig(parsed.command) });
 	for (const line of runtime.problemLines()) printError(`${line}\n`);
 	// A server's questions (elicitation, sampling) have no one to answer them here: declined, and said so.
-	runtime.client.host = { noUiReason: "the pi-mcp-adapter CLI cannot ask the user" };
+	runtime.client.host = { noUiReason: "the pi-mcp-proxy CLI cannot ask the user" };
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
 	// Ctrl-C (or a kill) ends every server the command started, then exits as a shell expects (130,
 	// 143): during the command and while its servers close after it (a server that ignores SIGTERM

@@ -14,6 +14,7 @@ import type { RegisteredServer } from "./config.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
 import { callThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
+import { dependenciesInstalled } from "./pi/dependency-check.ts";
 import { DirectPiTools } from "./pi/direct-pi-tools.ts";
 import {
 	isPi15,
@@ -128,6 +129,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		description: "Only these MCP servers (comma-separated) exist for this session; the others never start",
 		type: "string",
 	});
+	if (!dependenciesInstalled(pi)) return;
 	const pi15 = pi as unknown as Pi15Api;
 	/** Read again at session start, when Pi has parsed the flag (at load the command line tells). */
 	let only = onlyServers(pi);

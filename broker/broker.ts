@@ -147,7 +147,7 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		if (params?.protocol !== BROKER_PROTOCOL || params.version !== ADAPTER_VERSION) {
 			const error = {
 				code: WRONG_VERSION,
-				message: `this broker runs pi-mcp-adapter ${ADAPTER_VERSION} (protocol ${BROKER_PROTOCOL})`,
+				message: `this broker runs pi-mcp-proxy ${ADAPTER_VERSION} (protocol ${BROKER_PROTOCOL})`,
 			};
 			session.send({ jsonrpc: "2.0", id: message.id as Id, error } as Message);
 			return;

@@ -274,7 +274,7 @@ function brokerStarting(agentDir: string): boolean {
  * its socket (the broker's own lock settles any race that is left).
  */
 async function startBroker(agentDir: string): Promise<void> {
-	const bin = join(import.meta.dirname, "..", "bin", "pi-mcp-adapter.mjs");
+	const bin = join(import.meta.dirname, "..", "bin", "pi-mcp-proxy.mjs");
 	// Its own folder as working directory: the session's may be a checkout that gets deleted.
 	const cwd = privateDir(brokerDir(agentDir));
 	const marker = join(cwd, STARTING_MARKER);

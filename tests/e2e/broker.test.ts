@@ -193,7 +193,7 @@ describe("a broker slow to start", () => {
 		// is still loading; this one begins only after 6 s (the old wait gave up at 5 s).
 		const slow = spawn(
 			"sh",
-			["-c", `sleep 6; exec '${process.execPath}' '${join(ROOT, "bin", "pi-mcp-adapter.mjs")}' __broker '${agentDir}'`],
+			["-c", `sleep 6; exec '${process.execPath}' '${join(ROOT, "bin", "pi-mcp-proxy.mjs")}' __broker '${agentDir}'`],
 			{ stdio: "ignore" },
 		);
 		writeFileSync(join(privateDir(brokerDir(agentDir)), STARTING_MARKER), String(slow.pid), { mode: 0o600 });
@@ -237,7 +237,7 @@ describe("when the broker cannot serve", () => {
 			socket.on("data", (chunk) => {
 				const id = JSON.parse(chunk.toString().split("\n")[0]).id;
 				socket.write(
-					`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32050, message: "this broker runs pi-mcp-adapter 0.0.1 (protocol 0)" } })}\n`,
+					`${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32050, message: "this broker runs pi-mcp-proxy 0.0.1 (protocol 0)" } })}\n`,
 				);
 			}),
 		);

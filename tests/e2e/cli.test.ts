@@ -1,4 +1,4 @@
-// The shell CLI (bin/pi-mcp-adapter.mjs) as a user runs it: in a project folder, on the same
+// The shell CLI (bin/pi-mcp-proxy.mjs) as a user runs it: in a project folder, on the same
 // config, cache and approvals as Pi.
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -18,7 +18,7 @@ import {
 	waitUntil,
 } from "../support/helpers.ts";
 
-const BIN = join(ROOT, "bin", "pi-mcp-adapter.mjs");
+const BIN = join(ROOT, "bin", "pi-mcp-proxy.mjs");
 
 describe("the shell CLI", () => {
 	let dir: ReturnType<typeof tempDir>;
@@ -39,8 +39,8 @@ describe("the shell CLI", () => {
 		expect(missing.err).toContain("nope.json: no such file");
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(join(dir.path, "m")) } }));
 		const status = cli("status");
-		expect(status.out + status.err).toContain("run: pi-mcp-adapter approve proj");
-		expect(status.out + status.err).toContain("Find tools with pi-mcp-adapter search <words>");
+		expect(status.out + status.err).toContain("run: pi-mcp-proxy approve proj");
+		expect(status.out + status.err).toContain("Find tools with pi-mcp-proxy search <words>");
 		expect(status.out + status.err).not.toContain("mcp({search");
 	});
 
@@ -130,7 +130,7 @@ describe("the shell CLI", () => {
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
 		const before = cli("call", "proj_echo", '{"message":"hi"}');
 		expect(before.code).toBe(1);
-		expect(before.err).toContain('Server "proj" is awaiting approval: run: pi-mcp-adapter approve proj');
+		expect(before.err).toContain('Server "proj" is awaiting approval: run: pi-mcp-proxy approve proj');
 		expect(existsSync(marker)).toBe(false);
 
 		// A shell cannot show a dialog: `approve` prints the launches with a code and approves nothing.

@@ -111,7 +111,7 @@ describe("installed into the extensions folder", () => {
 	);
 
 	it("the shell CLI runs from there", () => {
-		const out = execFileSync("node", [join(packageDir, "bin", "pi-mcp-adapter.mjs"), "search", "add", "numbers"], {
+		const out = execFileSync("node", [join(packageDir, "bin", "pi-mcp-proxy.mjs"), "search", "add", "numbers"], {
 			cwd,
 			env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: agentDir },
 			encoding: "utf8",

@@ -15,7 +15,7 @@ import { browser, type OAuthServer, oauthRuntimes, startOAuthServer } from "../s
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
 
-const BIN = join(ROOT, "bin/pi-mcp-adapter.mjs");
+const BIN = join(ROOT, "bin/pi-mcp-proxy.mjs");
 
 /** Every access and refresh token in the sign-in files under an agent dir. */
 function storedTokens(agentDir: string): string[] {
