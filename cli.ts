@@ -152,23 +152,28 @@ function statusUnwell(lifecycle: ServerLifecycle): boolean {
 /**
  * The demo's config when none is named: server-everything from this package's dev dependencies
  * (a clone after `npm ci`), else the same version through npx (an installed copy has no dev
- * dependencies).
+ * dependencies), whose first run installs it: its connect may take minutes, not the usual 30 s.
  */
 function demoConfig(command: string | undefined): string | undefined {
 	if (command !== "demo") return undefined;
 	const local = join(import.meta.dirname, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-	const launch = existsSync(local)
-		? { command: process.execPath, args: [local, "stdio"] }
-		: { command: "npx", args: ["-y", `@modelcontextprotocol/server-everything@${EVERYTHING_VERSION}`, "stdio"] };
+	const viaNpx = !existsSync(local);
+	const launch = viaNpx
+		? { command: "npx", args: ["-y", `@modelcontextprotocol/server-everything@${EVERYTHING_VERSION}`, "stdio"] }
+		: { command: process.execPath, args: [local, "stdio"] };
 	const dir = mkdtempSync(join(tmpdir(), "pi-mcp-demo-"));
 	const path = join(dir, "mcp.json");
-	writeFileSync(path, JSON.stringify({ mcpServers: { everything: launch } }));
+	const settings = viaNpx ? { connectTimeoutMs: DEMO_INSTALL_MS } : {};
+	writeFileSync(path, JSON.stringify({ settings, mcpServers: { everything: launch } }));
 	process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+	if (viaNpx) printError(`Starting ${launch.args[1]} with npx (its first run installs it: a minute or so)...\n`);
 	return path;
 }
 
 /** The server-everything the demo runs where this package does not bundle it. */
 const EVERYTHING_VERSION = "2026.8.31";
+/** How long the demo lets npx install server-everything on its first run. */
+const DEMO_INSTALL_MS = 5 * 60_000;
 
 /** The README's first command: a tour of the proxy against the bundled server-everything. */
 async function demo(runtime: McpRuntime): Promise<boolean> {
@@ -183,6 +188,8 @@ async function demo(runtime: McpRuntime): Promise<boolean> {
 		],
 		["status", {}],
 	];
+	// Connected first, so every step finds it running (the search does not wait for a server starting).
+	await runtime.lifecycle.ensureMetadata(undefined, runtime.config.settings.connectTimeoutMs + 1000);
 	let allOk = true;
 	for (const [title, input] of steps) allOk = (await run(runtime, input, title)) && allOk;
 	return allOk;

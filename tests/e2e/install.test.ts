@@ -1,122 +1,92 @@
-// Installing as the README says: the package as npm packs it, `npm install --omit=dev` in it,
-// placed in <agentDir>/extensions/. Both Pi lines then load it with no -e and a search-then-call
-// works; Pi 1.5's "replaced the built-in MCP" warning goes with `-builtin:mcp`; the shell CLI runs
-// from there (this package, not another of the same name).
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+// Installing as a Pi user does, on both Pi lines, from an empty home: `pi install npm:pi-mcp-proxy`
+// from a registry (verdaccio on 127.0.0.1, the package published from `npm pack`) and
+// `pi install git:<address>` (the working tree as a git repository on 127.0.0.1), each followed by
+// one real `pi -p` whose scripted model finds and calls a real server's tool, and the shell
+// command of that install (`status`; on Pi 1.5 every line of the README's shell block, `demo` first). Nothing else is done by
+// hand: the only files written are the user's mcp.json and the scripted model's models.json.
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVERYTHING, ROOT, tempDir } from "../support/helpers.ts";
-import { lastToolMessage, startMockModel } from "../support/mock-openai.ts";
-import { PI_HOSTS } from "../support/pi-hosts.ts";
+import { ROOT, tempDir } from "../support/helpers.ts";
+import { emptyHome, type Home, homeEnv, piSession, runCommand, searchThenCall } from "../support/install-harness.ts";
+import { type GitServer, type LocalRegistry, startGitServer, startRegistry } from "../support/local-registry.ts";
+import { PI_HOSTS, type PiHost } from "../support/pi-hosts.ts";
 
-describe("installed into the extensions folder", () => {
+/** The commands of the README's shell block (`pi-mcp <args>`), without the command's name. */
+function readmeShellLines(): string[] {
+	const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+	const section = readme.slice(readme.indexOf("## From a shell"));
+	const block = section.slice(section.indexOf("```bash"), section.indexOf("```", section.indexOf("```bash") + 3));
+	const lines = block.split("\n").filter((line) => line.startsWith("pi-mcp "));
+	expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(expect.arrayContaining(["demo", "status"]));
+	return lines.map((line) => line.slice("pi-mcp ".length));
+}
+
+describe("pi install, as a user runs it, on both Pi lines", () => {
 	const dir = tempDir("pi-mcp-install-");
-	const home = join(dir.path, "home");
-	const agentDir = join(home, ".pi", "agent");
-	const packageDir = join(agentDir, "extensions", "pi-mcp-adapter");
-	const cwd = join(dir.path, "work");
+	let registry: LocalRegistry;
+	let git: GitServer;
 
-	beforeAll(() => {
-		mkdirSync(join(agentDir, "extensions"), { recursive: true });
-		mkdirSync(cwd, { recursive: true });
-		const npm = (args: string[], where: string) =>
-			execFileSync("npm", args, { cwd: where, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-		npm(["pack", "--pack-destination", dir.path, "--silent"], ROOT);
-		const tarball = readdirSync(dir.path).find((f) => f.endsWith(".tgz")) as string;
-		execFileSync("tar", ["xzf", tarball], { cwd: dir.path });
-		renameSync(join(dir.path, "package"), packageDir);
-		npm(["install", "--omit=dev", "--no-audit", "--no-fund"], packageDir);
-		writeFileSync(
-			join(agentDir, "mcp.json"),
-			JSON.stringify({ mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } } }),
-		);
-	}, 180_000);
-	afterAll(() => dir.remove());
-
-	it("holds only what the extension needs: no dev dependency, no Pi copy, no TypeBox of its own", () => {
-		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "client"))).toBe(true);
-		// SDK v1 is only what the test servers are built with.
-		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "sdk"))).toBe(false);
-		expect(existsSync(join(packageDir, "node_modules", "@modelcontextprotocol", "server"))).toBe(false);
-		expect(existsSync(join(packageDir, "node_modules", "@mariozechner"))).toBe(false);
-		expect(existsSync(join(packageDir, "node_modules", "vitest"))).toBe(false);
-		expect(existsSync(join(packageDir, "node_modules", "@sinclair", "typebox"))).toBe(false);
-		expect(existsSync(join(packageDir, "tests"))).toBe(false);
+	beforeAll(async () => {
+		registry = await startRegistry(dir.path);
+		git = await startGitServer(dir.path);
+	}, 300_000);
+	afterAll(async () => {
+		await registry?.close();
+		await git?.close();
+		dir.remove();
 	});
+
+	/** The shell command of an npm install: Pi 1.5 installs under <agentDir>/npm, pi 0.73 with `npm install -g`. */
+	const installedBin = (host: PiHost, at: Home) =>
+		host.name === "pi-1.5"
+			? join(at.agentDir, "npm", "node_modules", ".bin", "pi-mcp-proxy")
+			: join(at.home, "global", "bin", "pi-mcp-proxy");
 
 	it.each(PI_HOSTS)(
-		"$name loads it with no -e; search then call works",
+		"$name: pi install npm:pi-mcp-proxy, then a session finds and calls a server's tool; the shell command runs",
 		async (host) => {
-			// Pi 1.5 (codemode on, as a user has it): the model reaches MCP through codemode scripts, which
-			// search with `tools.mcp` and call the Pi tool; pi 0.73: through the `mcp` tool itself.
-			const script = [
-				'const found = await tools.mcp({ search: "add numbers" });',
-				"const name = /^- (\\S+)/m.exec(found)[1];",
-				"const r = await tools.mcp({ tool: name, args: { a: 2, b: 3 } });",
-				"return r;",
-			].join("\n");
-			const model = await startMockModel(
-				host.name === "pi-1.5"
-					? [
-							() => ({ toolCall: { name: "codemode", arguments: { code: script } } }),
-							(req) => ({
-								text: `RESULT ${lastToolMessage(req)
-									.split("\n")
-									.find((l) => l.startsWith("The sum"))}`,
-							}),
-						]
-					: [
-							() => ({ toolCall: { name: "mcp", arguments: { search: "add numbers" } } }),
-							(req) => ({
-								toolCall: {
-									name: "mcp",
-									arguments: { tool: /^- (\S+)/.exec(lastToolMessage(req))?.[1] ?? "", args: { a: 2, b: 3 } },
-								},
-							}),
-							(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
-						],
-			);
-			try {
-				writeFileSync(join(agentDir, "models.json"), model.modelsJson());
-				// The README's line that silences Pi 1.5's notice about its built-in MCP.
-				writeFileSync(
-					join(agentDir, "settings.json"),
-					JSON.stringify({ retry: { enabled: false }, extensions: ["-builtin:mcp"] }),
-				);
-				const env: Record<string, string | undefined> = {
-					...process.env,
-					HOME: home,
-					PI_OFFLINE: "1",
-					PI_CODING_AGENT_DIR: undefined,
-				};
-				const child = spawn(
-					host.node,
-					[host.cli, "-p", "--no-session", "--provider", "mock", "--model", "m", "add 2 and 3"],
-					{ cwd, env, stdio: ["ignore", "pipe", "pipe"] },
-				);
-				let out = "";
-				child.stdout.on("data", (c) => (out += c));
-				child.stderr.on("data", (c) => (out += c));
-				const code = await new Promise((resolve) => child.on("close", resolve));
-				expect(code, out).toBe(0);
-				expect(out).toContain("RESULT The sum of 2 and 3 is 5.");
-				expect(out).not.toContain("built-in extension `mcp` was not loaded");
-				expect(out).not.toMatch(/peerDependencies|Cannot find module/);
-			} finally {
-				await model.close();
+			const at = emptyHome(dir.path, `npm-${host.name}`);
+			const env = homeEnv(at, registry.url);
+			const install = await runCommand(host.node, [host.cli, "install", "npm:pi-mcp-proxy"], at.cwd, env);
+			expect(install.code, install.out).toBe(0);
+			const session = await piSession(host, at, env, searchThenCall(host));
+			expect(session.code, session.out).toBe(0);
+			expect(session.out).toContain("RESULT The sum of 2 and 3 is 5.");
+			expect(session.out).not.toMatch(/peerDependencies|Cannot find module|cannot run/);
+			// The install holds what runs: no dev dependency, no TypeBox of its own (Pi lends it), no tests.
+			const modules = host.name === "pi-1.5" ? join(at.agentDir, "npm") : join(at.home, "global", "lib");
+			const installed = join(modules, "node_modules", "pi-mcp-proxy");
+			for (const absent of ["tsx", "esbuild", "verdaccio", "vitest", "@sinclair/typebox", "typebox-for-cli"]) {
+				expect(existsSync(join(modules, "node_modules", absent)), absent).toBe(false);
+				expect(existsSync(join(installed, "node_modules", absent)), absent).toBe(false);
+			}
+			expect(existsSync(join(installed, "tests"))).toBe(false);
+			const status = await runCommand(installedBin(host, at), ["status"], at.cwd, env);
+			expect(status.code, status.out).toBe(0);
+			expect(status.out).toContain("- everything: ");
+			if (host.name !== "pi-1.5") return;
+			// Every line of the README's shell block, as written (the demo first: it fetches server-everything).
+			for (const line of readmeShellLines()) {
+				const ran = await runCommand("sh", ["-c", `'${installedBin(host, at)}' ${line}`], at.cwd, env);
+				expect(ran.code, `pi-mcp ${line}\n${ran.out}`).toBe(0);
+				if (line.startsWith("demo")) expect(ran.out).toContain("The sum of 2 and 3 is 5.");
 			}
 		},
-		60_000,
+		600_000,
 	);
 
-	it("the shell CLI runs from there", () => {
-		const out = execFileSync("node", [join(packageDir, "bin", "pi-mcp-proxy.mjs"), "search", "add", "numbers"], {
-			cwd,
-			env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: agentDir },
-			encoding: "utf8",
-			timeout: 60_000,
-		});
-		expect(out).toContain("everything_get-sum (a: number, b: number)");
-	});
+	it.each(PI_HOSTS)(
+		"$name: pi install git:<address> (npm installs its dependencies), then a session finds and calls a server's tool",
+		async (host) => {
+			const at = emptyHome(dir.path, `git-${host.name}`);
+			const env = homeEnv(at, registry.url);
+			const install = await runCommand(host.node, [host.cli, "install", `git:${git.url}`], at.cwd, env);
+			expect(install.code, install.out).toBe(0);
+			const session = await piSession(host, at, env, searchThenCall(host));
+			expect(session.code, session.out).toBe(0);
+			expect(session.out).toContain("RESULT The sum of 2 and 3 is 5.");
+		},
+		300_000,
+	);
 });

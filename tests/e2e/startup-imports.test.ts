@@ -96,4 +96,11 @@ describe("loading the extension", () => {
 		expect(loaded.filter((file) => deferred.includes(file))).toEqual([]);
 		expect(loaded.filter((file) => file.includes("node_modules/@modelcontextprotocol/"))).toEqual([]);
 	});
+
+	it("loads no dependency, only what Pi lends (TypeBox): a copy missing them loads and says so (pi/dependency-check.ts)", () => {
+		const packages = startupImports()
+			.filter((file) => file.startsWith("node_modules/"))
+			.map((file) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1]);
+		expect([...new Set(packages)]).toEqual(["@sinclair/typebox"]);
+	});
 });
