@@ -11,7 +11,7 @@ import { terminalSafe } from "./safe-text.ts";
 
 const METHODS = ["log", "info", "warn", "error", "debug", "trace"] as const;
 /** On the console once wrapped: a second copy of this module (Pi and the CLI load it apart) does not wrap again. */
-const WRAPPED = Symbol.for("pi-mcp-adapter.sdk-console");
+const WRAPPED = Symbol.for("pi-mcp-proxy.sdk-console");
 /** The SDK's files (client and core, the ajv bundled in them), as V8 names them before any source map. */
 const SDK_FILE = /[\\/]@modelcontextprotocol[\\/]/;
 /** How many callers are looked at: the SDK's own, or another wrapper's between it and this one. */

@@ -139,7 +139,7 @@ describe("the shell CLI", () => {
 		expect(shown.out).toContain("Nothing approved yet");
 		expect(shown.out).toContain("proj (from ");
 		expect(shown.out).toContain("    runs: sh -c");
-		const code = /pi-mcp-adapter approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(shown.out)?.[1] ?? "";
+		const code = /pi-mcp-proxy approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(shown.out)?.[1] ?? "";
 
 		const approve = cli("approve", code);
 		expect(approve.code, approve.err).toBe(0);
@@ -158,7 +158,7 @@ describe("the shell CLI", () => {
 	it("`approve <code>` after the config changed approves nothing, says what is new, and shows it with a new code", () => {
 		const marker = join(dir.path, "started");
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
-		const code = /pi-mcp-adapter approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(cli("approve").out)?.[1] ?? "";
+		const code = /pi-mcp-proxy approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(cli("approve").out)?.[1] ?? "";
 		// A pull changes the command after the user read it.
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker, ["--pulled"]) } }));
 		const refused = cli("approve", code);
@@ -167,7 +167,7 @@ describe("the shell CLI", () => {
 			`Nothing approved: this project's MCP config changed since the servers were shown with ${code}.`,
 		);
 		expect(refused.err).toMatch(/ {4}\+ runs: sh -c .*--pulled/);
-		const now = /Read what it is now[\s\S]*pi-mcp-adapter approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(refused.err)?.[1];
+		const now = /Read what it is now[\s\S]*pi-mcp-proxy approve ([a-z2-9]{3}-[a-z2-9]{3})/.exec(refused.err)?.[1];
 		expect(now).toBeDefined();
 		expect(now).not.toBe(code);
 		expect(cli("call", "proj_echo", '{"message":"hi"}').err).toContain("awaiting approval");

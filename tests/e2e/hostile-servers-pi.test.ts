@@ -16,7 +16,7 @@ import { PI_HOSTS } from "../support/pi-hosts.ts";
 import { startPiTui } from "../support/pi-tui-harness.ts";
 
 const SERVER_2026 = join(ROOT, "tests", "fixtures", "server-2026.ts");
-const BIN = join(ROOT, "bin", "pi-mcp-adapter.mjs");
+const BIN = join(ROOT, "bin", "pi-mcp-proxy.mjs");
 /** What the hostile names would do in a terminal: set its title, write its clipboard. */
 const TITLE = "\u001b]0;PWNED";
 const CLIPBOARD = "\u001b]52;";

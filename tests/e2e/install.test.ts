@@ -2,24 +2,56 @@
 // from a registry (verdaccio on 127.0.0.1, the package published from `npm pack`) and
 // `pi install git:<address>` (the working tree as a git repository on 127.0.0.1), each followed by
 // one real `pi -p` whose scripted model finds and calls a real server's tool, and the shell
-// command of that install (`status`; on Pi 1.5 every line of the README's shell block, `demo` first). Nothing else is done by
-// hand: the only files written are the user's mcp.json and the scripted model's models.json.
-import { existsSync, readFileSync } from "node:fs";
+// command of that install (`status`; on Pi 1.5 every line of the README's shell block, `demo`
+// first). Nothing else is done by hand: the only files written are the user's mcp.json, the
+// scripted model's models.json, and for the shell block a project's .mcp.json (its `approve` lines
+// are about a project server).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, tempDir } from "../support/helpers.ts";
+import { EVERYTHING, ROOT, tempDir } from "../support/helpers.ts";
 import { emptyHome, type Home, homeEnv, piSession, runCommand, searchThenCall } from "../support/install-harness.ts";
 import { type GitServer, type LocalRegistry, startGitServer, startRegistry } from "../support/local-registry.ts";
 import { PI_HOSTS, type PiHost } from "../support/pi-hosts.ts";
 
-/** The commands of the README's shell block (`pi-mcp <args>`), without the command's name. */
+const COMMAND = "pi-mcp-proxy";
+/** A code `approve` prints and takes (trust/shown-launches.ts); the README shows an example of one. */
+const SHOWN_CODE = /\b[a-z2-9]{3}-[a-z2-9]{3}\b/;
+
+/** The commands of the README's shell block (`pi-mcp-proxy <args>`), without the command's name. */
 function readmeShellLines(): string[] {
 	const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 	const section = readme.slice(readme.indexOf("## From a shell"));
 	const block = section.slice(section.indexOf("```bash"), section.indexOf("```", section.indexOf("```bash") + 3));
-	const lines = block.split("\n").filter((line) => line.startsWith("pi-mcp "));
-	expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(expect.arrayContaining(["demo", "status"]));
-	return lines.map((line) => line.slice("pi-mcp ".length));
+	const lines = block.split("\n").filter((line) => line.startsWith(`${COMMAND} `));
+	expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(expect.arrayContaining(["demo", "status", "approve"]));
+	return lines.map((line) => line.slice(COMMAND.length + 1));
+}
+
+/**
+ * Runs every line of the README's shell block with the installed command, in a project whose
+ * .mcp.json holds a server awaiting approval. Each exits as the README says: 0, but a bare
+ * `approve` (it approves nothing and prints the code) 1; the line with the README's example code
+ * is run with the code the bare `approve` printed, and approves the project's server.
+ */
+async function runReadmeShellBlock(bin: string, at: Home, env: NodeJS.ProcessEnv): Promise<void> {
+	writeFileSync(
+		join(at.cwd, ".mcp.json"),
+		JSON.stringify({ mcpServers: { proj: { command: "node", args: [EVERYTHING, "stdio"] } } }),
+	);
+	let printed: string | undefined;
+	for (const line of readmeShellLines()) {
+		const words = line.replace(/#.*/, "").trim().split(/\s+/);
+		const bareApprove = words.length === 1 && words[0] === "approve";
+		const withCode = words[0] === "approve" && SHOWN_CODE.test(line);
+		if (withCode) expect(printed, "a bare approve ran first and printed a code").toBeDefined();
+		const command = withCode ? line.replace(SHOWN_CODE, printed ?? "") : line;
+		const ran = await runCommand("sh", ["-c", `'${bin}' ${command}`], at.cwd, env);
+		expect(ran.code, `${COMMAND} ${command}\n${ran.out}`).toBe(bareApprove ? 1 : 0);
+		if (words[0] === "demo") expect(ran.out).toContain("The sum of 2 and 3 is 5.");
+		if (bareApprove) printed = new RegExp(`${COMMAND} approve (${SHOWN_CODE.source})`).exec(ran.out)?.[1];
+		if (withCode) expect(ran.out).toContain("Approved (starting as configured)");
+	}
 }
 
 describe("pi install, as a user runs it, on both Pi lines", () => {
@@ -67,11 +99,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 			expect(status.out).toContain("- everything: ");
 			if (host.name !== "pi-1.5") return;
 			// Every line of the README's shell block, as written (the demo first: it fetches server-everything).
-			for (const line of readmeShellLines()) {
-				const ran = await runCommand("sh", ["-c", `'${installedBin(host, at)}' ${line}`], at.cwd, env);
-				expect(ran.code, `pi-mcp ${line}\n${ran.out}`).toBe(0);
-				if (line.startsWith("demo")) expect(ran.out).toContain("The sum of 2 and 3 is 5.");
-			}
+			await runReadmeShellBlock(installedBin(host, at), at, env);
 		},
 		600_000,
 	);

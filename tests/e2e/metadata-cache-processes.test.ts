@@ -55,7 +55,7 @@ describe("MetadataCache across processes", () => {
 		const big = countedServer(log, [TSX, join(ROOT, "tests/fixtures/catalog-server.ts"), catalog]);
 		writeFileSync(config, JSON.stringify({ mcpServers: { big } }));
 		const cli = (...args: string[]) =>
-			spawnSync(process.execPath, [join(ROOT, "bin", "pi-mcp-adapter.mjs"), "--config", config, ...args], {
+			spawnSync(process.execPath, [join(ROOT, "bin", "pi-mcp-proxy.mjs"), "--config", config, ...args], {
 				cwd: dir.path,
 				env: { ...process.env, PI_CODING_AGENT_DIR: join(dir.path, "agent") },
 				encoding: "utf8",
