@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 
 import { main as coldStart } from "./cold-start.ts";
+import { main as packageSize } from "./package-size.ts";
 import { main as piToolSearch } from "./pi-tool-search.ts";
 import { main as pi15Context } from "./pi15-context.ts";
 import { main as redaction } from "./redaction.ts";
@@ -13,6 +14,8 @@ import { main as tokenCost } from "./token-cost.ts";
 import { main as warmCalls } from "./warm-calls.ts";
 
 await tokenCost();
+console.log();
+await packageSize();
 console.log();
 await pi15Context();
 console.log();
