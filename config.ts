@@ -1,12 +1,15 @@
-// Loads and merges MCP server config: host imports < <agentDir>/mcp.json < .mcp.json < .pi/mcp.json.
+// Loads and merges MCP server config: host imports < 2.36's shared files (~/.config/mcp/mcp.json,
+// ~/.agents/mcp.json, ~/.agents/mcp/mcp.json) < <agentDir>/mcp.json < .mcp.json < .pi/mcp.json.
 // Every file is parsed as JSONC, every entry validated against a schema and normalized into a
 // readonly ServerEntry that remembers its source file. A broken file or entry becomes a
 // ConfigProblem naming the file, the server and the fix; everything else still loads.
 
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { closestNames } from "./catalog/closest-name.ts";
 import { isCommandValue } from "./config/command-values.ts";
+import { fileFrom236, hash236, serverFrom236, settingsFrom236, sharedConfigPaths } from "./config/compat-236.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
 import { readJsoncFile } from "./config/jsonc-file.ts";
@@ -61,9 +64,13 @@ export interface RegisteredServer {
 
 type ConfigFile = { path: string; kind: ConfigSource["kind"]; scope: ConfigSource["scope"] };
 
-export function piConfigPaths(cwd: string, agentDir: string, readPiProjectFile = true): ConfigFile[] {
+export function piConfigPaths(cwd: string, agentDir: string, readPiProjectFile = true, home = homedir()): ConfigFile[] {
+	const piFile = join(agentDir, "mcp.json");
+	// 2.36's shared user files, as 2.36 reads them: below the Pi file, skipped when one is the Pi file itself.
+	const shared = sharedConfigPaths(home).filter((path) => sameFile(path) !== sameFile(piFile));
 	const files: ConfigFile[] = [
-		{ path: join(agentDir, "mcp.json"), kind: "pi-global", scope: "user" },
+		...shared.map((path): ConfigFile => ({ path, kind: "pi-global", scope: "user" })),
+		{ path: piFile, kind: "pi-global", scope: "user" },
 		{ path: join(cwd, ".mcp.json"), kind: "pi-project", scope: "project" },
 	];
 	if (readPiProjectFile) files.push({ path: join(cwd, ".pi", "mcp.json"), kind: "pi-project", scope: "project" });
@@ -85,7 +92,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	// A file named on the command line is the user's own choice.
 	const files: ConfigFile[] = options.configPath
 		? [{ path: resolve(options.cwd, options.configPath), kind: "pi-global", scope: "user" }]
-		: piConfigPaths(options.cwd, options.agentDir, options.readPiProjectFile);
+		: piConfigPaths(options.cwd, options.agentDir, options.readPiProjectFile, ictx.home);
 	for (const file of files) {
 		const read = readJsoncFile(file.path);
 		if (read.kind === "missing") continue;
@@ -97,11 +104,13 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 				unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
 			continue;
 		}
-		if (!isValid(FileSchema, read.value)) {
-			problems.push({ severity: "error", file: file.path, message: schemaErrors(FileSchema, read.value) });
+		const mapped = fileFrom236(read.value);
+		for (const message of mapped.notes) problems.push({ severity: "warning", file: file.path, message });
+		if (!isValid(FileSchema, mapped.value)) {
+			problems.push({ severity: "error", file: file.path, message: schemaErrors(FileSchema, mapped.value) });
 			continue;
 		}
-		const data = read.value;
+		const data = mapped.value;
 		// Pi 1.5 reads it from the user's file; a repository's file does not turn tools on or off for the user.
 		const auto = (data as { autoEnableCodemode?: unknown }).autoEnableCodemode;
 		if (file.scope === "user" && typeof auto === "boolean") autoEnableCodemode = auto;
@@ -189,7 +198,9 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 	return { servers, unconfigured, disabled, settings, problems, autoEnableCodemode };
 }
 
-function mergeSettings(base: McpSettings, raw: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
+function mergeSettings(base: McpSettings, written: unknown, file: ConfigFile, problems: ConfigProblem[]): McpSettings {
+	const { value: raw, notes } = settingsFrom236(written);
+	for (const message of notes) problems.push({ severity: "warning", file: file.path, message: `settings: ${message}` });
 	if (!isValid(SettingsSchema, raw)) {
 		problems.push({ severity: "error", file: file.path, message: `settings: ${schemaErrors(SettingsSchema, raw)}` });
 		return base;
@@ -213,7 +224,7 @@ export type Normalized =
 /** Turns one raw entry into a ServerEntry, or records why it cannot be used. */
 export function normalizeServer(
 	name: string,
-	raw: unknown,
+	written: unknown,
 	source: ConfigSource,
 	ictx: InterpolationContext,
 	problems: ConfigProblem[],
@@ -226,6 +237,9 @@ export function normalizeServer(
 	// A name is shown in every list and dialog: one that can hide or rewrite text there is refused.
 	if (hasHiddenCharacters(name))
 		return invalid(`the server name "${visible(name)}" holds control or invisible characters; rename it`);
+	const mapped = serverFrom236(written);
+	for (const message of mapped.notes) problems.push({ severity: "warning", file: source.path, server: name, message });
+	const raw = mapped.value;
 	if (!isValid(RawServerSchema, raw)) return invalid(schemaErrors(RawServerSchema, raw));
 	for (const message of unknownKeys(RawServerSchema, raw, "field"))
 		problems.push({ severity: "warning", file: source.path, server: name, message });
@@ -267,6 +281,10 @@ export function normalizeServer(
 		directTools: raw.directTools,
 		description: raw.description?.trim() || undefined,
 		exposure: exposureRules(raw.exposure, raw.toolExposure),
+		includeTools: raw.includeTools,
+		excludeTools: raw.excludeTools,
+		approveTools: raw.approveTools,
+		compatHash: hash236(written, ictx.env, ictx.home ?? homedir()),
 	} as const;
 	let entry: ServerEntry;
 	if (raw.command) {
@@ -378,6 +396,15 @@ function isOverride(raw: unknown): raw is Record<string, unknown> {
 function serverNamesIn(value: unknown): string[] {
 	const servers = (value as { mcpServers?: unknown } | null)?.mcpServers;
 	return servers && typeof servers === "object" && !Array.isArray(servers) ? Object.keys(servers) : [];
+}
+
+/** A file's identity (through symlinks), so one file reached by two paths is read once. */
+function sameFile(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path; // missing: its path is its identity
+	}
 }
 
 function isHttpUrl(value: string): boolean {

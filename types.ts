@@ -48,7 +48,17 @@ interface ServerEntryBase {
 	readonly description?: string;
 	/** Pi 1.5's `exposure` / `toolExposure`, as how each tool reaches the model. */
 	readonly exposure?: ExposureRules;
+	/** 2.36's tool filters (names or globs): only the tools included, less those excluded, exist. */
+	readonly includeTools?: readonly string[];
+	readonly excludeTools?: readonly string[];
+	/** 2.36's `approveTools`: tools that run only after the user's yes; undefined = settings.approveTools. */
+	readonly approveTools?: ApproveTools;
+	/** The entry's hash as pi-mcp-adapter 2.36 computes it (its `mcp-cache.json` key, which pi-subagents checks). */
+	readonly compatHash?: string;
 }
+
+/** `true`: every tool asks; a list: the tools it names (globs); `false` or `[]`: none. */
+export type ApproveTools = boolean | readonly string[];
 
 /**
  * How a tool reaches the model, in Pi 1.5's words: `codemode` (scripts call it; the default),
@@ -151,6 +161,8 @@ export interface McpSettings {
 	 * to the working folder). Only honored in the user's own config file.
 	 */
 	readonly roots: readonly string[];
+	/** 2.36's default `approveTools` for servers that do not set their own. */
+	readonly approveTools?: ApproveTools;
 }
 
 export const DEFAULT_SETTINGS: McpSettings = {

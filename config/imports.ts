@@ -1,11 +1,21 @@
 // Readers for other MCP hosts' config files, each in its real shape, mapped to Pi's entry shape.
 // Only the shape is translated here; validation and interpolation happen in config.ts.
+
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { readTextFile } from "../storage/file-guard.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
 
-export const IMPORT_HOSTS = ["cursor", "claude-code", "claude-desktop", "vscode", "windsurf", "codex"] as const;
+export const IMPORT_HOSTS = [
+	"cursor",
+	"claude-code",
+	"claude-desktop",
+	"vscode",
+	"windsurf",
+	"codex",
+	"opencode",
+] as const;
 export type ImportHost = (typeof IMPORT_HOSTS)[number];
 
 export interface ImportContext {
@@ -48,6 +58,12 @@ export function readImport(host: ImportHost, ctx: ImportContext): ImportedFile[]
 			].filter(present);
 		case "codex":
 			return [codex(join(ctx.home, ".codex", "config.toml"))].filter(present);
+		case "opencode":
+			// The paths pi-mcp-adapter 2.36 reads (homedir, not XDG); the project's file wins, entry by entry.
+			return [
+				jsonServers(join(ctx.home, ".config", "opencode", "opencode.json"), "user", "mcp", fromOpenCode),
+				jsonServers(openCodeProjectFile(ctx.cwd), "project", "mcp", fromOpenCode),
+			].filter(present);
 	}
 }
 
@@ -107,6 +123,56 @@ function fromWindsurf(e: Obj): Obj {
 	if (typeof e.serverUrl === "string" && e.url === undefined)
 		return withoutKeys(e, ["serverUrl", "disabledTools"], { url: e.serverUrl });
 	return withoutKeys(e, ["disabledTools"], {});
+}
+
+/** The project's opencode.json: the nearest one from cwd up to the git root; without a git root, cwd's. */
+function openCodeProjectFile(cwd: string): string {
+	const start = resolve(cwd);
+	let root: string | undefined;
+	for (let dir = start; ; dir = dirname(dir)) {
+		if (existsSync(join(dir, ".git"))) {
+			root = dir;
+			break;
+		}
+		if (dirname(dir) === dir) break;
+	}
+	if (!root) return join(start, "opencode.json");
+	for (let dir = start; ; dir = dirname(dir)) {
+		const file = join(dir, "opencode.json");
+		if (existsSync(file) || dir === root) return file;
+	}
+}
+
+/** opencode's `{env:VAR}` is `${VAR}` here. */
+function fromOpenCodeVars<T>(value: T): T {
+	if (typeof value === "string") return value.replace(/\{env:(\w+)\}/g, "${$1}") as T;
+	if (Array.isArray(value)) return value.map(fromOpenCodeVars) as T;
+	if (isObj(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fromOpenCodeVars(v)])) as T;
+	return value;
+}
+
+/**
+ * opencode: `{type: "local", command: [cmd, ...args], environment, cwd}` or `{type: "remote", url,
+ * headers, oauth}`, mapped as 2.36 maps them; `enabled: false` is kept as turned off.
+ */
+function fromOpenCode(e: Obj): Obj {
+	const out: Obj = e.enabled === false ? { disabled: true } : {};
+	if (e.type === "local" && Array.isArray(e.command) && e.command.length > 0) {
+		Object.assign(out, { command: e.command[0], args: e.command.slice(1) });
+		if (e.environment !== undefined) out.env = e.environment;
+		if (e.cwd !== undefined) out.cwd = e.cwd;
+	} else if (e.type === "remote") {
+		Object.assign(out, { url: e.url });
+		if (e.headers !== undefined) out.headers = e.headers;
+		if (isObj(e.oauth)) {
+			const keys = ["clientId", "clientSecret", "clientMetadataUrl", "scope", "authServerMetadataUrl"];
+			out.auth = "oauth";
+			out.oauth = Object.fromEntries(
+				keys.filter((k) => e.oauth && (e.oauth as Obj)[k] !== undefined).map((k) => [k, (e.oauth as Obj)[k]]),
+			);
+		}
+	}
+	return fromOpenCodeVars(out);
 }
 
 /** ~/.codex/config.toml: `[mcp_servers.<name>]` with snake_case fields. */

@@ -20,6 +20,9 @@ const ExposureSchema = Type.Union([
 	Type.Literal("hidden"),
 ]);
 
+/** 2.36's `approveTools`: ask before every tool (`true`), before the tools named (globs), or never (`false`, `[]`). */
+const ApproveToolsSchema = Type.Union([Type.Boolean(), Type.Array(Type.String())]);
+
 /** The shape of one server entry in a Pi config file (imports are mapped to it first). */
 export const RawServerSchema = Type.Object({
 	command: Type.Optional(Type.String({ minLength: 1 })),
@@ -49,6 +52,10 @@ export const RawServerSchema = Type.Object({
 	exposure: Type.Optional(ExposureSchema),
 	toolExposure: Type.Optional(Type.Record(Type.String(), ExposureSchema)),
 	oauth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+	// pi-mcp-adapter 2.36's filters and approvals (names or globs, matched as 2.36 does: catalog/tool-patterns.ts).
+	includeTools: Type.Optional(Type.Array(Type.String())),
+	excludeTools: Type.Optional(Type.Array(Type.String())),
+	approveTools: Type.Optional(ApproveToolsSchema),
 });
 export type RawServer = Static<typeof RawServerSchema>;
 
@@ -73,6 +80,7 @@ export const SettingsSchema = Type.Object({
 	surface: Type.Optional(Type.Union([Type.Literal("codemode"), Type.Literal("mcp")])),
 	roots: Type.Optional(Type.Array(Type.String())),
 	outputGuard: Type.Optional(Type.Union([Type.Literal(false), OutputGuardSchema])),
+	approveTools: Type.Optional(ApproveToolsSchema),
 });
 
 export const FileSchema = Type.Object({
