@@ -3,7 +3,8 @@
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
 import { mapLimit, within } from "./bounds/waits.ts";
-import { ToolCatalog } from "./catalog/tool-catalog.ts";
+import { ToolCatalog, type ToolFilter } from "./catalog/tool-catalog.ts";
+import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
@@ -13,7 +14,15 @@ import { authStatus, describeError, isAuthError, quote } from "./transport/error
 import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
 import { type Redactor, scrubStrings } from "./trust/redaction.ts";
-import { exposureOf, type McpConfig, type PromptMetadata, type ServerEntry, type ServerMetadata } from "./types.ts";
+import type { ApprovalRefusal } from "./trust/tool-approval.ts";
+import {
+	exposureOf,
+	type McpConfig,
+	type PromptMetadata,
+	type ServerEntry,
+	type ServerMetadata,
+	type ToolMetadata,
+} from "./types.ts";
 
 /** A lazy server started to fill the cache stays up this long for the call that usually follows. */
 const FILL_KEEP_MS = 60_000;
@@ -70,6 +79,13 @@ export interface LifecycleOptions {
 	 * allowed is never started, connected to or resolved, and its cached tools are not offered.
 	 */
 	readonly gate?: (entry: ServerEntry) => GateState;
+	/** Asks the user about a tool 2.36's `approveTools` names (trust/tool-approval.ts); without it, such tools are refused. */
+	readonly askApproval?: (
+		entry: ServerEntry,
+		tool: ToolMetadata,
+		args: Record<string, unknown>,
+		signal?: AbortSignal,
+	) => Promise<ApprovalRefusal | undefined>;
 }
 
 export class ServerLifecycle {
@@ -242,10 +258,19 @@ export class ServerLifecycle {
 		return this.catalog.metadata(name)?.prompts ?? [];
 	}
 
-	/** Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden"). */
+	/**
+	 * Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden")
+	 * or its `includeTools`/`excludeTools` leave out (2.36's).
+	 */
 	private catalogSet(entry: ServerEntry, metadata: ServerMetadata): void {
 		const tools = metadata.tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden");
-		this.catalog.set(entry.name, { ...metadata, tools }, entry.exposeResources);
+		const { includeTools, excludeTools } = entry;
+		const prefix = this.config.settings.toolPrefix;
+		const filter: ToolFilter | undefined =
+			includeTools?.length || excludeTools?.length
+				? (all) => new ToolPatterns(entry.name, prefix, all).kept(all, includeTools, excludeTools)
+				: undefined;
+		this.catalog.set(entry.name, { ...metadata, tools }, entry.exposeResources, filter);
 		this.catalogChanged();
 	}
 
@@ -402,6 +427,26 @@ export class ServerLifecycle {
 	// and progress message leaves here with the known secrets masked, in every string: what the
 	// model, content for the user only, Pi's `details` and session file, codemode scripts, the
 	// output guard's files and the CLI get is cut from it. URLs in answers are data, left whole.
+
+	/**
+	 * Whether a tool (or resource tool) may run now: asks the user when its server's `approveTools`
+	 * names it; a refusal otherwise. Every route to a tool asks here, through proxy/calls.ts.
+	 */
+	async approveCall(
+		tool: ToolMetadata,
+		args: Record<string, unknown>,
+		signal?: AbortSignal,
+	): Promise<ApprovalRefusal | undefined> {
+		const entry = this.config.servers.get(tool.server);
+		if (!entry || !needsApproval(entry, this.config.settings, tool, this.catalog.forServer(tool.server)))
+			return undefined;
+		const ask = this.options.askApproval;
+		if (ask) return ask(entry, tool, args, signal);
+		return {
+			error: "approval_required",
+			message: `${tool.name} on "${tool.server}" needs the user's approval ("approveTools"), and no one can be asked here.`,
+		};
+	}
 
 	async callTool(...[server, tool, args, options = {}]: Parameters<McpServerManager["callTool"]>) {
 		const heard = options.onProgress;

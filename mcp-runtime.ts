@@ -63,6 +63,8 @@ export class McpRuntime {
 	readonly client: ClientFeatures;
 	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
 	private resolver?: Promise<NpxResolver>;
+	/** The session's answers to `approveTools` questions (made at the first call that asks). */
+	private toolApprovals?: Promise<import("./trust/tool-approval.ts").ToolApprovals>;
 	private readonly listeners = new Set<() => void>();
 	private stopExitCleanup?: () => void;
 
@@ -127,6 +129,14 @@ export class McpRuntime {
 			manager: this.manager,
 			cache: new MetadataCache(this.agentDir),
 			gate: (entry) => this.approvals.state(entry),
+			// Loaded at the first call `approveTools` names, never with the extension.
+			askApproval: async (entry, tool, args, signal) => {
+				this.toolApprovals ??= import("./trust/tool-approval.ts").then(
+					({ ToolApprovals }) =>
+						new ToolApprovals({ dialogs: () => this.client.host.dialogs, scrub: (t) => this.redactor.scrub(t) }),
+				);
+				return (await this.toolApprovals).ask(entry, tool, args, signal);
+			},
 			onChange: () => {
 				for (const listener of this.listeners) listener();
 			},

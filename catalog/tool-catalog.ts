@@ -10,13 +10,16 @@ export interface CatalogTool extends ToolMetadata {
 	readonly qualifiedName: string;
 }
 
+/** Keeps the tools of one server that exist for the model. */
+export type ToolFilter = (tools: readonly ToolMetadata[]) => readonly ToolMetadata[];
+
 export type Resolution =
 	| { kind: "found"; tool: CatalogTool }
 	| { kind: "ambiguous"; tools: CatalogTool[] }
 	| { kind: "missing"; suggestions: string[] };
 
 export class ToolCatalog {
-	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean }>();
+	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean; filter?: ToolFilter }>();
 	private tools: CatalogTool[] = [];
 	private byName = new Map<string, CatalogTool>();
 	private byServer = new Map<string, CatalogTool[]>();
@@ -37,8 +40,9 @@ export class ToolCatalog {
 		this.changed();
 	}
 
-	set(server: string, metadata: ServerMetadata, exposeResources: boolean): void {
-		this.servers.set(server, { ...metadata, exposeResources });
+	/** `filter`: the tools (resource tools included) that exist for the model (2.36's include/exclude). */
+	set(server: string, metadata: ServerMetadata, exposeResources: boolean, filter?: ToolFilter): void {
+		this.servers.set(server, { ...metadata, exposeResources, filter });
 		this.changed();
 	}
 
@@ -108,7 +112,7 @@ export class ToolCatalog {
 				for (const r of resources) own.add(r.name);
 				all.push(...resources, ...templateTools(server, meta.templates ?? [], own));
 			}
-			for (const tool of all) {
+			for (const tool of meta.filter ? meta.filter(all) : all) {
 				let qualifiedName = formatToolName(server, tool.name, this.prefix);
 				// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.
 				if (byName.has(qualifiedName)) qualifiedName = formatToolName(server, tool.name, "server");

@@ -192,6 +192,10 @@ export async function readResource(
 	const { server, uri, details } = read;
 	try {
 		await lifecycle.ensureConnected(server, options.signal);
+		// A resource is a tool to `approveTools` (2.36's `read_<name>`): the read asks as a call does.
+		const reader = lifecycle.catalog.forServer(server).find((t) => readsUri(t, uri));
+		const refused = reader && (await lifecycle.approveCall(reader, { uri }, options.signal));
+		if (refused) return { answer: failure("tool", refused.message, { ...details, error: refused.error }) };
 		const result = await lifecycle.readResource(server, uri, { signal: options.signal });
 		const answer = converted(
 			lifecycle,
@@ -224,6 +228,8 @@ async function invoke(
 	options: ProxyRunOptions,
 ): Promise<ProxyResult> {
 	const details = { server: tool.server, tool: tool.name };
+	const refused = await lifecycle.approveCall(tool, args, options.signal);
+	if (refused) return failure("tool", refused.message, { ...details, error: refused.error });
 	options.notes?.(tool.server); // dropped: the result tells only what happened during this call
 	const result = await lifecycle.callTool(tool.server, tool.name, args, {
 		signal: options.signal,

@@ -23,7 +23,8 @@ function write(path: string, content: unknown): void {
 	writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2));
 }
 
-const load = (env: Record<string, string> = {}): McpConfig => loadConfig({ cwd, agentDir, home, env, platform: "linux" });
+const load = (env: Record<string, string> = {}): McpConfig =>
+	loadConfig({ cwd, agentDir, home, env, platform: "linux" });
 
 function server(config: McpConfig, name: string): ServerEntry {
 	const entry = config.servers.get(name);
@@ -147,7 +148,10 @@ describe("the opencode import", () => {
 			env: { TOKEN: "tok-123456" },
 			source: { host: "opencode", scope: "user" },
 		});
-		expect(server(config, "docs")).toMatchObject({ url: "https://project.example.com/mcp", source: { scope: "project" } });
+		expect(server(config, "docs")).toMatchObject({
+			url: "https://project.example.com/mcp",
+			source: { scope: "project" },
+		});
 		expect(config.disabled?.has("off")).toBe(true);
 		expect(config.problems).toEqual([]);
 	});
