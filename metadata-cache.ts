@@ -1,6 +1,8 @@
 // On-disk metadata so search, list and describe work with no server running:
-// <agentDir>/mcp-cache.json = { version, servers: { "<name> <configHash>": { name, configHash, tools,
-// resources, templates, prompts, instructions, cachedAt } } }.
+// <agentDir>/mcp-proxy-cache.json = { version, servers: { "<name> <configHash>": { name, configHash,
+// tools, resources, templates, prompts, instructions, cachedAt } } }. Every entry written is also
+// written in pi-mcp-adapter 2.36's format to 2.36's <agentDir>/mcp-cache.json (storage/cache-236.ts),
+// which pi-subagents reads; ours had that name until it clashed (its version-3 entries are adopted).
 // Entries are keyed by name and config identity, so two projects with a server of the same name
 // (different args) keep one entry each. The file is shared by every Pi session and project:
 // writes are locked, merged with what is on disk, and atomic. Anything unreadable is ignored and
@@ -12,6 +14,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { fitListing, MAX_CACHE_BYTES, trimCache } from "./catalog/cache-budget.ts";
 import { configHash } from "./config/identity.ts";
 import { checks } from "./config/json-check.ts";
+import { type Entry236, writeCache236 } from "./storage/cache-236.ts";
 import { removeSetAside } from "./storage/file-guard.ts";
 import { readJsonFile, updateJsonFile } from "./storage/locked-json.ts";
 import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
@@ -19,7 +22,9 @@ import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
 /** 3: templates, prompts and taskSupport; servers list more tools now that the client declares roots, sampling and elicitation. */
 export const CACHE_VERSION = 3;
 export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
-export const CACHE_FILE = "mcp-cache.json";
+export const CACHE_FILE = "mcp-proxy-cache.json";
+/** Where this cache was kept before (2.36's file name): its entries are adopted once, then it is 2.36's. */
+const FORMER_CACHE_FILE = "mcp-cache.json";
 /**
  * A server that lists what its entry already holds is not written again until the entry is this
  * old: every connect re-lists, and rewriting the shared file each time made parallel sessions
@@ -109,11 +114,22 @@ export class MetadataCache {
 	private trimDue: boolean;
 	/** What was cut to keep the cache within its size, this session (shown by /mcp). */
 	private readonly cuts = new Set<string>();
+	private readonly agentDir: string;
+	/** The 2.36-format copy of each entry to write (by our key), for entries 2.36 can name (a hash). */
+	private readonly copies = new Map<string, { name: string; entry: Entry236 }>();
+	/** Entries adopted from the former file: written at their next listing, so their 2.36 copy exists. */
+	private readonly adopted = new Set<string>();
 
 	constructor(agentDir: string, options: MetadataCacheOptions = {}) {
+		this.agentDir = agentDir;
 		this.path = join(agentDir, CACHE_FILE);
 		this.now = options.now ?? Date.now;
-		this.servers = validServers(readJsonFile(this.path, { maxBytes: SALVAGE_BYTES }));
+		const read = readJsonFile(this.path, { maxBytes: SALVAGE_BYTES });
+		this.servers = validServers(read);
+		if (read === "missing") {
+			this.servers = validServers(readJsonFile(join(agentDir, FORMER_CACHE_FILE), { maxBytes: SALVAGE_BYTES }));
+			for (const key of Object.keys(this.servers)) this.adopted.add(key);
+		}
 		this.trimDue = (statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) > MAX_CACHE_BYTES;
 	}
 
@@ -167,9 +183,11 @@ export class MetadataCache {
 		const { entry: next, cut } = fitListing(listed);
 		if (cut) this.cuts.add(cut);
 		const fresh = before && !this.dirty.has(key) && this.now() - before.cachedAt < CACHE_REFRESH_MS;
-		if (fresh && sameListing(before, next)) return this.writing;
+		if (fresh && sameListing(before, next) && !this.adopted.has(key)) return this.writing;
+		this.adopted.delete(key);
 		this.servers[key] = next;
 		this.dirty.add(key);
+		if (entry.compatHash) this.copies.set(key, { name: entry.name, entry: copy236(entry.compatHash, next, entry) });
 		return this.flush();
 	}
 
@@ -179,6 +197,20 @@ export class MetadataCache {
 		// The chain goes on after a failed write (its entries are retried); the caller hears of the failure.
 		this.writing = write.catch(() => undefined);
 		return write;
+	}
+
+	/**
+	 * The 2.36-format copies of the entries just written. Their failure is not the cache's: ours is
+	 * written, and only pi-subagents' view waits for the next listing (the copy is retried then).
+	 */
+	private async writeCopies(keys: readonly string[]): Promise<void> {
+		const entries: Record<string, Entry236> = {};
+		for (const key of keys) {
+			const copy = this.copies.get(key);
+			if (copy) entries[copy.name] = copy.entry;
+			this.copies.delete(key);
+		}
+		await writeCache236(this.agentDir, entries).catch(() => undefined);
 	}
 
 	private async writePending(): Promise<void> {
@@ -202,6 +234,7 @@ export class MetadataCache {
 			this.trimDue = false;
 			// Copies of a damaged cache earlier versions set aside (24 MB each, one per start): not kept.
 			removeSetAside(this.path);
+			await this.writeCopies(keys);
 			// Adopt what other sessions wrote, except entries stored here since this write began.
 			for (const [key, server] of Object.entries(written.servers)) if (!this.dirty.has(key)) this.servers[key] = server;
 		} catch (error) {
@@ -209,6 +242,20 @@ export class MetadataCache {
 			throw error;
 		}
 	}
+}
+
+/** An entry as 2.36 caches it: its hash, original tool names, resources unless not exposed. */
+function copy236(hash: string, cached: CachedServer, entry: ServerEntry): Entry236 {
+	return {
+		configHash: hash,
+		tools: cached.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+		resources: entry.exposeResources
+			? cached.resources.map(({ uri, name, description }) => ({ uri, name, description }))
+			: [],
+		prompts: cached.prompts,
+		instructions: cached.instructions,
+		cachedAt: cached.cachedAt,
+	};
 }
 
 /** Whether two entries hold the same listing (their times aside), as JSON writes them. */

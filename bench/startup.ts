@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { listDescendants } from "../bounds/process-tree.ts";
 import { defineServer } from "../config.ts";
+import { CACHE_FILE } from "../metadata-cache.ts";
 import { NpxResolver } from "../npx-resolver.ts";
 import { SNAPSHOT_DIR } from "../pi/start-snapshot.ts";
 import { McpServerManager } from "../server-manager.ts";
@@ -131,7 +132,7 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers }));
 		const cached = () => {
 			try {
-				return Object.keys(JSON.parse(readFileSync(join(home.agentDir, "mcp-cache.json"), "utf8")).servers).length;
+				return Object.keys(JSON.parse(readFileSync(join(home.agentDir, CACHE_FILE), "utf8")).servers).length;
 			} catch {
 				return 0;
 			}

@@ -11,7 +11,7 @@ interface CachedTool {
 
 export default function registrationsOnly(pi: { registerTool(definition: Record<string, unknown>): void }): void {
 	const agentDir = process.env.PI_CODING_AGENT_DIR as string;
-	const cache = JSON.parse(readFileSync(join(agentDir, "mcp-cache.json"), "utf8")) as {
+	const cache = JSON.parse(readFileSync(join(agentDir, "mcp-proxy-cache.json"), "utf8")) as {
 		servers: Record<string, { tools: CachedTool[] }>;
 	};
 	for (const [server, { tools }] of Object.entries(cache.servers)) {

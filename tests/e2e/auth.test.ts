@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServerLifecycle } from "../../lifecycle.ts";
-import { MetadataCache } from "../../metadata-cache.ts";
+import { CACHE_FILE, MetadataCache } from "../../metadata-cache.ts";
 import { authHelp, tokenPath } from "../../oauth-handler.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
@@ -82,7 +82,7 @@ describe("HTTP auth", () => {
 			expect(all).not.toContain(WRONG);
 			expect(all).not.toContain(TOKEN);
 		});
-		const cacheFile = join(dir.path, "mcp-cache.json");
+		const cacheFile = join(dir.path, CACHE_FILE);
 		expect(() => readFileSync(cacheFile, "utf8")).not.toThrow();
 		expect(readFileSync(cacheFile, "utf8")).not.toContain(TOKEN);
 	});

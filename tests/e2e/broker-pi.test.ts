@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { isAlive as alive } from "../../bounds/process-tree.ts";
 import { brokerStatus } from "../../broker/client.ts";
 import { readBrokerFile } from "../../broker/wire.ts";
+import { CACHE_FILE } from "../../metadata-cache.ts";
 import { countedServer, MEMORY, startedPids, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
@@ -50,7 +51,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 				expect(run.stdout, run.stdout).toContain(`The sum of ${i} and 1000 is ${i + 1000}`);
 			});
 			expect(startedPids(log)).toHaveLength(1);
-			const cached = JSON.parse(readFileSync(join(home.agentDir, "mcp-cache.json"), "utf8")) as {
+			const cached = JSON.parse(readFileSync(join(home.agentDir, CACHE_FILE), "utf8")) as {
 				servers: Record<string, unknown>;
 			};
 			expect(

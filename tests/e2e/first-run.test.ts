@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CACHE_FILE } from "../../metadata-cache.ts";
 import { countedServer, startsIn } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
@@ -23,7 +24,7 @@ describe.each(PI_HOSTS)("the first run sticks ($name)", (host) => {
 			gamma: countedServer(log("gamma")),
 		};
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: servers }));
-		const cacheFile = join(home.agentDir, "mcp-cache.json");
+		const cacheFile = join(home.agentDir, CACHE_FILE);
 		expect(existsSync(cacheFile)).toBe(false);
 
 		const first = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });

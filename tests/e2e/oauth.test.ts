@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { McpRuntime } from "../../mcp-runtime.ts";
+import { CACHE_FILE } from "../../metadata-cache.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { ROOT, tempDir } from "../support/helpers.ts";
@@ -93,7 +94,7 @@ describe("OAuth sign-in", () => {
 		expect(statSync(join(agentDir, "mcp-oauth")).mode & 0o777).toBe(0o700);
 		expect(statSync(join(agentDir, "mcp-oauth", files[0])).mode & 0o777).toBe(0o600);
 		// The cache is written in the background after the connect: waited for, not assumed.
-		const cache = await vi.waitFor(() => readFileSync(join(agentDir, "mcp-cache.json"), "utf8"), { timeout: 10_000 });
+		const cache = await vi.waitFor(() => readFileSync(join(agentDir, CACHE_FILE), "utf8"), { timeout: 10_000 });
 		const everywhere = [
 			before,
 			after,

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CACHE_FILE } from "../../metadata-cache.ts";
 import { freePort, ROOT } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
@@ -114,7 +115,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 			expect(toModel).toContain("/nonexistent/***/server.js");
 			expect(seen.join("\n")).toContain("api_key=***&team=***");
 			// The listing echoed the token (schema default, resource URI, prompt argument): cached scrubbed.
-			const cache = channels.find((c) => c.path.endsWith("mcp-cache.json"))?.text ?? "";
+			const cache = channels.find((c) => c.path.endsWith(CACHE_FILE))?.text ?? "";
 			expect(cache).toContain("leaky://data?key=***");
 			expect(seen.join("\n")).toContain('server "badheaders": headers: must be an object, got a string');
 			for (const [kind, secret] of Object.entries(secrets)) {

@@ -1,6 +1,6 @@
 // The on-disk metadata cache: validity rules, bad files, prefix independence (two processes
 // writing at once: tests/e2e/metadata-cache-processes.test.ts).
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fitListing, MAX_ENTRY_BYTES, trimCache } from "../../catalog/cache-budget.ts";
@@ -198,7 +198,7 @@ describe("MetadataCache", () => {
 	it("a cache file that cannot be read is replaced, with no copy of it kept", async () => {
 		writeFileSync(join(dir.path, CACHE_FILE), "{ not json");
 		await new MetadataCache(dir.path).store(entry(), { tools, resources: [] });
-		expect(files()).toEqual([CACHE_FILE]);
+		expect(files()).toEqual(["mcp-cache.json", CACHE_FILE].sort()); // ours, and its 2.36-format copy
 		expect(new MetadataCache(dir.path).lookup(entry())).toBeDefined();
 	});
 });
@@ -247,5 +247,43 @@ describe("the cache's size budget", () => {
 		expect(said).toEqual([
 			"The tool-list cache is over its 0.0 MB: the oldest entries were left out (old); those servers start once to list their tools again",
 		]);
+	});
+});
+
+describe("2.36's mcp-cache.json", () => {
+	const file236 = () => JSON.parse(readFileSync(join(dir.path, "mcp-cache.json"), "utf8"));
+
+	it("gets a version-1 copy of each entry, keyed by name and 2.36's hash, keeping others' entries", async () => {
+		const other = { configHash: "h", tools: [], resources: [], cachedAt: 1 };
+		writeFileSync(join(dir.path, "mcp-cache.json"), JSON.stringify({ version: 1, servers: { other } }));
+		const gh = entry();
+		await new MetadataCache(dir.path).store(gh, { tools, resources: [{ uri: "a://b", name: "b" }] });
+		expect(CACHE_FILE).not.toBe("mcp-cache.json");
+		expect(file236()).toEqual({
+			version: 1,
+			servers: {
+				other,
+				gh: {
+					configHash: gh.compatHash,
+					tools: [{ name: "create_issue", description: "Create an issue", inputSchema: tools[0].inputSchema }],
+					resources: [{ uri: "a://b", name: "b" }],
+					prompts: [],
+					cachedAt: expect.any(Number),
+				},
+			},
+		});
+		expect(readFileSync(join(dir.path, "mcp-cache.json"), "utf8")).not.toContain("secret-token-value");
+	});
+
+	it("adopts the entries an older version kept under that name, and turns that file into 2.36's", async () => {
+		const gh = entry();
+		await new MetadataCache(dir.path).store(gh, { tools, resources: [] });
+		writeFileSync(join(dir.path, "mcp-cache.json"), readFileSync(join(dir.path, CACHE_FILE)));
+		rmSync(join(dir.path, CACHE_FILE));
+		const cache = new MetadataCache(dir.path);
+		expect(cache.lookup(gh)?.tools.map((t) => t.name)).toEqual(["create_issue"]);
+		await cache.store(gh, { tools, resources: [] }); // the same listing, still written once: its copy is due
+		expect(file236().servers.gh.configHash).toBe(gh.compatHash);
+		expect(JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8")).version).toBe(3);
 	});
 });
