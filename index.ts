@@ -38,6 +38,7 @@ import {
 	snapshotKey,
 	writeSnapshot,
 } from "./pi/start-snapshot.ts";
+import { EMPTY_STATUS, emitStatus, statusSnapshot } from "./pi/status-event.ts";
 import type { ToolSearchApi } from "./pi/tool-ranking.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { registerToolSearch } from "./pi/tool-search.ts";
@@ -343,6 +344,9 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 			if (active === runtime) prompts.sync(active); // prompts a server listed for the first time
 			if (active === runtime) piTools?.sync(active); // tools of a server that connected for the first time
 			if (active === runtime) resourceTools?.sync(active);
+			// 2.36's status event, for the GUIs built on it.
+			const directCount = (server: string) => direct.state().tools.filter((t) => t.tool.server === server).length;
+			if (active === runtime) emitStatus(pi, statusSnapshot(active.lifecycle, directCount));
 		};
 		active.onChange(update);
 		update();
@@ -605,5 +609,6 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		const ending = runtime ?? (await building?.catch(() => undefined));
 		runtime = undefined;
 		await ending?.shutdown();
+		emitStatus(pi, EMPTY_STATUS);
 	});
 }
