@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineServer } from "../../config.ts";
 import mcpAdapter from "../../index.ts";
-import { MetadataCache } from "../../metadata-cache.ts";
+import { CACHE_FILE, MetadataCache } from "../../metadata-cache.ts";
 import { SNAPSHOT_DIR } from "../../pi/start-snapshot.ts";
 import { recordReadsUntil } from "../../storage/file-guard.ts";
 import { tempDir } from "../support/helpers.ts";
@@ -154,12 +154,12 @@ describe("a start from the start-up snapshot", () => {
 	it("registers and shows what the full start did, reading neither the config nor the cache", async () => {
 		const full = await session();
 		await shutdown(full.host);
-		expect(full.reads).toContain(join(agentDir, "mcp-cache.json"));
+		expect(full.reads).toContain(join(agentDir, CACHE_FILE));
 		expect(snapshots()).toHaveLength(1);
 
 		const fast = await session();
 		expect(fast.host.seen()).toEqual(full.host.seen());
-		expect(fast.reads).not.toContain(join(agentDir, "mcp-cache.json"));
+		expect(fast.reads).not.toContain(join(agentDir, CACHE_FILE));
 		expect(fast.reads).not.toContain(join(agentDir, "mcp.json"));
 		// What was seen is real: six MCP tools, patterns gone, a prompt command, the status line.
 		const seen = fast.host.seen();
@@ -221,7 +221,7 @@ describe("a start from the start-up snapshot", () => {
 	it("starts the long way when the cache was written since, or Pi's trust or other extensions' servers differ", async () => {
 		await shutdown((await session()).host);
 		// The cache rewritten (another session listed a server anew).
-		const cacheFile = join(agentDir, "mcp-cache.json");
+		const cacheFile = join(agentDir, CACHE_FILE);
 		utimesSync(cacheFile, new Date(), new Date(Date.now() + 5_000));
 		const afterCache = await session();
 		expect(afterCache.reads).toContain(cacheFile);
