@@ -2,7 +2,7 @@
 // (`pi.events.on("pi-mcp-adapter/status/v1")`): the same channel, the same shape and values, emitted
 // on Pi's shared event bus whenever a server's state or tools change, and an empty snapshot when the
 // session ends. A listener that throws never disturbs MCP. Our states map to 2.36's six: idle
-// (tools known, not running) is `cached`; starting, needing configuration or approval, and denied
+// (tools known, not running) is `cached`; starting or installing, needing configuration or approval, and denied
 // are `not-connected`.
 import type { ServerLifecycle, ServerState } from "../lifecycle.ts";
 
@@ -45,6 +45,7 @@ const STATUS: Record<ServerState, McpServerStatus["status"]> = {
 	failed: "failed",
 	"needs-auth": "needs-auth",
 	starting: "not-connected",
+	installing: "not-connected",
 	"not-connected": "not-connected",
 	"needs-config": "not-connected",
 	"awaiting-approval": "not-connected",
