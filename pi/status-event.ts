@@ -2,8 +2,8 @@
 // (`pi.events.on("pi-mcp-adapter/status/v1")`): the same channel, the same shape and values, emitted
 // on Pi's shared event bus whenever a server's state or tools change, and an empty snapshot when the
 // session ends. A listener that throws never disturbs MCP. Our states map to 2.36's six: idle
-// (tools known, not running) is `cached`; starting or installing, needing configuration or approval, and denied
-// are `not-connected`.
+// (tools known, not running) is `cached`; starting or installing, needing configuration or
+// approval, and denied are `not-connected`.
 import type { ServerLifecycle, ServerState } from "../lifecycle.ts";
 
 export const MCP_STATUS_EVENT = "pi-mcp-adapter/status/v1";
