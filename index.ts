@@ -16,18 +16,12 @@ import { callThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
 import { dependenciesInstalled } from "./pi/dependency-check.ts";
 import { DirectPiTools } from "./pi/direct-pi-tools.ts";
-import {
-	isPi15,
-	McpPiTools,
-	type Pi15ToolApi,
-	SERVERS_SECTION,
-	serversSection,
-	waitForReachedServers,
-} from "./pi/pi-tools.ts";
+import { isPi15, McpPiTools, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
 import { prestartOnStreamedCalls } from "./pi/prestart.ts";
 import { prestartTarget } from "./pi/prestart-target.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
+import { SERVERS_SECTION, serversSection } from "./pi/servers-section.ts";
 import { registerCommands, statusLine } from "./pi/slash-commands.ts";
 import {
 	matchesSession,
@@ -332,8 +326,8 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		direct.sync(active);
 		piTools?.sync(active);
 		resourceTools?.sync(active);
-		// Pi 1.5 with codemode reaching MCP tools: the model sees codemode and the mcp_servers section,
-		// as with Pi 1.5's own MCP; `settings.surface: "mcp"` keeps the `mcp` tool declared instead.
+		// Pi 1.5 with its own tools reaching MCP tools (codemode, tool_search, direct ones): the model sees
+		// what Pi 1.5's own MCP shows it; `settings.surface: "mcp"` keeps the `mcp` tool declared instead.
 		const viaCodemode =
 			piTools?.activateDiscovery(piTools.discoveryWanted(active)) === true && active.config.settings.surface !== "mcp";
 		surface = viaCodemode ? "codemode" : "mcp";

@@ -44,6 +44,7 @@ const CachedToolSchema = Type.Object({
 	// Any object (a tool's own JSON Schema, used as the server sent it): Type.Record would test a
 	// pattern against every key of every schema at each session start.
 	inputSchema: Type.Unsafe<Record<string, unknown>>({ type: "object" }),
+	outputSchema: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: "object" })),
 	annotations: Type.Optional(
 		Type.Object({
 			title: Type.Optional(Type.String()),
@@ -171,6 +172,7 @@ export class MetadataCache {
 				title: t.title,
 				description: t.description,
 				inputSchema: { ...t.inputSchema },
+				...(t.outputSchema ? { outputSchema: { ...t.outputSchema } } : {}),
 				annotations: t.annotations,
 				taskSupport: t.taskSupport,
 			})),

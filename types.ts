@@ -225,6 +225,8 @@ export interface ToolMetadata {
 	readonly title?: string;
 	readonly description: string;
 	readonly inputSchema: JsonSchema;
+	/** The server's `outputSchema`: the shape of the tool's `structuredContent`. */
+	readonly outputSchema?: JsonSchema;
 	readonly annotations?: ToolAnnotations;
 	/** Set for resource tools: the URI read with resources/read. */
 	readonly resourceUri?: string;

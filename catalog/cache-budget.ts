@@ -104,13 +104,19 @@ export function trimCache<T extends Listing>(servers: Record<string, T>, maxByte
 	return said;
 }
 
-/** A tool within `share` bytes: its description shortened, then its schema down to its arguments' names and types, then to any object. */
+/**
+ * A tool within `share` bytes: its description shortened, then its output schema left out (a
+ * script reads its result as any value), then its schema down to its arguments' names and types,
+ * then to any object.
+ */
 function shortenTool<T extends ListedTool>(tool: T, share: number): T {
 	const short = { ...tool, description: clip(tool.description, SHORT_DESCRIPTION) ?? "" };
 	if (cacheBytes(short) <= share) return short;
-	const outlined = { ...short, inputSchema: outline(tool.inputSchema) };
+	const bare = { ...short, outputSchema: undefined };
+	if (cacheBytes(bare) <= share) return bare;
+	const outlined = { ...bare, inputSchema: outline(tool.inputSchema) };
 	if (cacheBytes(outlined) <= share) return outlined;
-	return { ...short, description: clip(tool.description, 200) ?? "", inputSchema: { type: "object" } };
+	return { ...bare, description: clip(tool.description, 200) ?? "", inputSchema: { type: "object" } };
 }
 
 /** An object schema with only its arguments' names, types and which are required. */

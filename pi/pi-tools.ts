@@ -12,6 +12,7 @@ import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
 import { type Exposure, exposureOf, type JsonSchema, piToolName } from "../types.ts";
+import { mcpResultSchema } from "./result-schema.ts";
 
 /** What this needs of Pi 1.5's extension API. */
 export interface Pi15ToolApi {
@@ -58,34 +59,6 @@ export type PiToolCall = (
 	isError: boolean;
 	result?: McpResultLike;
 }>;
-
-/**
- * The output schema of every MCP tool: the `CallToolResult` scripts receive (without `_meta`),
- * its `structuredContent` any JSON value (the cache keeps no output schema).
- */
-const RESULT_SCHEMA = {
-	type: "object",
-	properties: {
-		content: {
-			type: "array",
-			items: {
-				type: "object",
-				properties: {
-					type: { enum: ["text", "image", "audio", "resource_link", "resource"] },
-					text: { type: "string" },
-					data: { type: "string" },
-					mimeType: { type: "string" },
-				},
-				required: ["type"],
-				additionalProperties: true,
-			},
-		},
-		structuredContent: {},
-		isError: { type: "boolean" },
-	},
-	required: ["content"],
-	additionalProperties: true,
-} as const;
 
 /** Pi's tool exposure of an MCP exposure: `codemode` tools are `deferred` Pi tools (listed by no tool), as in Pi 1.5. */
 function piExposure(exposure: Exposure): "deferred" | "direct" | "hidden" {
@@ -184,6 +157,7 @@ export class McpPiTools {
 						tool.title,
 						tool.description,
 						tool.inputSchema,
+						tool.outputSchema,
 						tool.annotations,
 						exposure,
 						namespace,
@@ -218,7 +192,7 @@ export class McpPiTools {
 			const tool = this.refs.get(name);
 			const fingerprint = this.fingerprints.get(name);
 			if (!tool || !fingerprint) continue;
-			const { execute: _execute, outputSchema: _output, ...plain } = definition;
+			const { execute: _execute, ...plain } = definition;
 			tools.push({ tool, fingerprint, definition: plain });
 		}
 		return { tools, byServer: Object.fromEntries([...this.byServer].map(([server, names]) => [server, [...names]])) };
@@ -239,7 +213,7 @@ export class McpPiTools {
 
 	/** Registers a definition (its data) with the function that calls its tool, and remembers both. */
 	private register(name: string, tool: ToolRef, data: Readonly<Record<string, unknown>>, fingerprint: string): void {
-		const definition = { ...data, outputSchema: RESULT_SCHEMA, execute: this.executor(tool) };
+		const definition = { ...data, execute: this.executor(tool) };
 		this.definitions.set(name, definition);
 		this.refs.set(name, tool);
 		this.fingerprints.set(name, fingerprint);
@@ -265,16 +239,21 @@ export class McpPiTools {
 
 	/**
 	 * Activates the wanted discovery tools, as Pi 1.5's MCP does: only a tool of that name that
-	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools). True when
-	 * codemode is active and reaches MCP tools.
+	 * declares `reachesTools` (Pi's own, or a replacement that can reach MCP tools). True when Pi's
+	 * own tools reach every MCP tool the model may use, as with Pi 1.5's MCP: codemode or tool_search
+	 * is active and reaches them (either reaches every `codemode` or `deferred` tool), or none is
+	 * wanted (every tool `direct` or `hidden`, or no server). False only when tools would be out of
+	 * reach (`autoEnableCodemode: false`, codemode not loaded): then the `mcp` tool is their way in.
 	 */
 	activateDiscovery(wanted: readonly string[]): boolean {
+		if (wanted.length === 0) return true;
 		const tools = this.pi.getAllTools();
 		const reaching = (name: string) => tools.some((tool) => tool.name === name && tool.reachesTools);
 		const active = this.pi.getActiveTools();
 		const activate = wanted.filter((name) => reaching(name) && !active.includes(name));
 		if (activate.length > 0) this.pi.setActiveTools([...active, ...activate]);
-		return [...active, ...activate].includes(CODEMODE_TOOL) && reaching(CODEMODE_TOOL);
+		const reachable = [...active, ...activate];
+		return [CODEMODE_TOOL, TOOL_SEARCH_TOOL].some((name) => reachable.includes(name) && reaching(name));
 	}
 
 	/** Same sanitized name twice within a server: each gets a stable hash, as Pi 1.5 does. */
@@ -302,6 +281,8 @@ export class McpPiTools {
 			description: tool.description.trim() || tool.title || `MCP tool ${tool.name} from server ${tool.server}`,
 			// The server's JSON Schema without regexes or references (Pi's engines backtrack; the server checks them).
 			parameters: piParameters(tool.inputSchema) as JsonSchema,
+			// The CallToolResult scripts get, its structuredContent typed by the tool's own schema.
+			outputSchema: mcpResultSchema(tool.outputSchema),
 			exposure,
 			namespace,
 			...(hints(tool) ? { annotations: hints(tool) } : {}),
@@ -376,45 +357,4 @@ export async function waitForReachedServers(
 	// As long as their connects take (an npx install included); the turn's signal ends the wait.
 	if (names.length > 0) await lifecycle.ensureMetadata(names, undefined, signal);
 	return undefined;
-}
-
-/** The system prompt section Pi 1.5's MCP adds, under the same tag: how many characters it may take. */
-export const SERVERS_SECTION = "mcp_servers";
-const MAX_SECTION_CHARS = 4096;
-const MAX_SUMMARY_CHARS = 250;
-
-/**
- * The `mcp_servers` section, as Pi 1.5's MCP writes it: the servers whose tools are not declared,
- * how their tools are reached, and one line each (the configured description, else the first line
- * of the instructions cached from a run before). The model learns of the servers from it, since
- * neither codemode nor tool_search lists them. Undefined when there are none.
- */
-export function serversSection(runtime: McpRuntime): string | undefined {
-	// One line per server from its configured description only: what Pi 1.5 shows at a session's start.
-	// It fills in the instructions once a server connects and appends the changed section, which costs
-	// the conversation more; this section stays as it is, so the provider's prompt cache holds.
-	const listed = runtime.lifecycle
-		.serverNames()
-		.map((name) => ({ name, about: runtime.config.servers.get(name)?.description?.split("\n")[0]?.trim() }))
-		.filter(({ name }) => {
-			if (runtime.lifecycle.blocked(name)) return false;
-			const entry = runtime.config.servers.get(name);
-			const exposures = [entry?.exposure?.server ?? "codemode", ...(entry?.exposure?.tools ?? []).map(([, e]) => e)];
-			return entry && exposures.some((e) => e === "codemode" || e === "deferred");
-		})
-		.sort((a, b) => a.name.localeCompare(b.name));
-	if (listed.length === 0) return undefined;
-	const reach = (name: string) =>
-		(runtime.config.servers.get(name)?.exposure?.server ?? "codemode") === "deferred" ? "tool_search" : "codemode";
-	const reaches = new Set(listed.map(({ name }) => reach(name)));
-	let intro = "MCP servers whose tools are not declared to you.";
-	if (reaches.has("codemode")) intro += " Call the tools of `codemode` servers from codemode scripts.";
-	if (reaches.has("tool_search")) intro += " Load the tools of `tool_search` servers with `tool_search`.";
-	const lines = listed.map(({ name, about }) => {
-		const head = `- ${mcpNamespace(name)} (${reach(name)})`;
-		const summary = about ? about.slice(0, MAX_SUMMARY_CHARS) : "";
-		return summary ? `${head}: ${summary}` : head;
-	});
-	const text = [intro, ...lines].join("\n");
-	return text.length <= MAX_SECTION_CHARS ? text : `${text.slice(0, MAX_SECTION_CHARS - 3)}...`;
 }

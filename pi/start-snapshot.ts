@@ -23,8 +23,8 @@ import type { PiToolsState } from "./pi-tools.ts";
 import type { PromptCommandRecord } from "./prompt-commands.ts";
 import type { ResourceExposure } from "./resource-pi-tools.ts";
 
-/** Bumped whenever what a snapshot holds, or how it is read, changes. */
-export const SNAPSHOT_FORMAT = 1;
+/** Bumped whenever what a snapshot holds, or how it is read, changes (2: Pi tools keep their output schema). */
+export const SNAPSHOT_FORMAT = 2;
 export const SNAPSHOT_DIR = "mcp-start";
 /** Snapshots kept (one per working folder and server limit); the least recently written go first. */
 export const MAX_SNAPSHOTS = 32;

@@ -55,6 +55,8 @@ export async function listMetadata(
 			title: tool.title,
 			description: tool.description ?? "",
 			inputSchema: safeSchema(tool.inputSchema),
+			// The shape of its structuredContent (Pi 1.5's codemode declares it to scripts).
+			...(isObject(tool.outputSchema) ? { outputSchema: safeSchema(tool.outputSchema) } : {}),
 			annotations: annotationsOf(tool.annotations),
 			taskSupport: taskSupportOf(tool.execution),
 		})),
@@ -93,6 +95,10 @@ export async function listMetadata(
 		})),
 	);
 	return { tools, resources, templates, prompts };
+}
+
+function isObject(value: unknown): value is object {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Templates and prompts are extras: a server that declares them but fails to list them still has its tools. */

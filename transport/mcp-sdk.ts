@@ -40,6 +40,7 @@ export const LenientToolsPage = z.looseObject({
 			title: z.string().optional(),
 			description: z.string().optional(),
 			inputSchema: z.unknown().optional(),
+			outputSchema: z.unknown().optional(),
 			annotations: z.unknown().optional(),
 			execution: z.unknown().optional(),
 		}),
