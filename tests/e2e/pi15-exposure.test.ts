@@ -1,0 +1,76 @@
+// Pi 1.5: for every exposure, the model is shown what Pi 1.5.2's built-in MCP shows it (the control,
+// on the same config): the same tools declared, the same `mcp_servers` section, and no more tokens;
+// and an MCP tool with an output schema declares the type of its structuredContent to codemode
+// scripts as the built-in does. The real `pi` CLI, a scripted model and the real server-everything.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { countTokens } from "../../bench/token-count.ts";
+import { everythingStdio } from "../support/helpers.ts";
+import { lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome } from "../support/pi-cli-harness.ts";
+import { firstContext, type Pi15Mcp, runPi15 } from "../support/pi15-context.ts";
+
+const SERVER = { ...everythingStdio(), description: "Sample tools, resources and prompts" };
+const STRUCTURED = "mcp__everything__get_structured_content";
+/** The resource tools: ours are described in fewer words (checked by the token count, not word for word). */
+const RESOURCE_TOOLS = new Set(["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]);
+/**
+ * server-everything lists these only to a client that answers elicitation and sampling, which the
+ * extension does and Pi 1.5's built-in does not: tools the server has for us, not a presentation.
+ */
+const ONLY_FOR_ELICITATION_OR_SAMPLING = /^mcp__everything__trigger_(elicitation_request|url_elicitation|sampling_request)$/;
+
+describe("Pi 1.5: each exposure shows the model what the built-in MCP shows it", () => {
+	it.each([
+		{ exposure: "codemode", config: {} },
+		{ exposure: "deferred", config: { exposure: "deferred" } },
+		{ exposure: "direct", config: { exposure: "direct" } },
+		{ exposure: "hidden", config: { exposure: "hidden" } },
+		{
+			exposure: "per tool",
+			config: { exposure: "deferred", toolExposure: { "get-sum": "direct", echo: "codemode", "*resource*": "hidden" } },
+		},
+	])("$exposure: same tools and mcp_servers section, no more tokens", async ({ config }) => {
+		const servers = { everything: { ...SERVER, ...config } };
+		const builtIn = await firstContext(servers, "built-in");
+		const ours = await firstContext(servers, "ours");
+		const extra = ours.tools.filter((name) => !builtIn.tools.includes(name));
+		expect(extra.filter((name) => !ONLY_FOR_ELICITATION_OR_SAMPLING.test(name))).toEqual([]);
+		expect(builtIn.tools.filter((name) => !ours.tools.includes(name))).toEqual([]);
+		expect(ours.section).toEqual(builtIn.section);
+		for (const name of builtIn.tools.filter((t) => !RESOURCE_TOOLS.has(t)))
+			expect(JSON.parse(ours.definitions[name]), name).toEqual(JSON.parse(builtIn.definitions[name]));
+		const extraTokens = extra.reduce((sum, name) => sum + countTokens(ours.definitions[name]), 0);
+		expect(ours.tokens - extraTokens).toBeLessThanOrEqual(builtIn.tokens);
+	}, 120_000);
+});
+
+describe("Pi 1.5: a tool's output schema types its structuredContent in codemode", () => {
+	let home: PiHome;
+	beforeEach(async () => {
+		home = await createPiHome({ mcpConfig: { mcpServers: { everything: SERVER } } });
+	});
+	afterEach(async () => home.dispose());
+
+	/** What describeTool() tells a script of get-structured-content, on a warm run. */
+	const describeStructured = async (mcp: Pi15Mcp) => {
+		const code = `return await describeTool(${JSON.stringify(STRUCTURED)});`;
+		await runPi15(home, mcp, "warm", [() => ({ text: "ok" })]);
+		let seen = "";
+		const run = await runPi15(home, mcp, "describe", [
+			() => ({ toolCall: { name: "codemode", arguments: { code } } }),
+			(req) => {
+				seen = lastToolMessage(req);
+				return { text: "done" };
+			},
+		]);
+		expect(run.code, run.stderr).toBe(0);
+		return seen.slice(seen.indexOf("codemode tool declaration:"));
+	};
+
+	it("describeTool() shows the fields of structuredContent, word for word as with the built-in", async () => {
+		const builtIn = await describeStructured("built-in");
+		const ours = await describeStructured("ours");
+		expect(builtIn).toMatch(/structuredContent\?: \{[^}]*temperature: number;/);
+		expect(ours).toBe(builtIn);
+	}, 120_000);
+});
