@@ -55,15 +55,65 @@ export async function turnOn(config: McpConfig, name: string, files: EditableFil
 	return `Turned "${name}" on (saved in ${file}).`;
 }
 
-/** Sets (undefined: removes) a value under mcpServers, keeping the rest of the text as it was. */
+/**
+ * Sets (undefined: removes) a value under mcpServers, keeping the rest of the text as it was: a new
+ * key is written in the style of the object it joins (on a line of its own at its neighbours'
+ * indentation, or inline with their spacing), never by reformatting the object around it.
+ */
 function set(text: string, path: string[], value: unknown): string {
 	const { applyEdits, modify } = jsoncParser();
-	return applyEdits(
-		text,
-		modify(text, ["mcpServers", ...path], value, {
-			formattingOptions: { insertSpaces: !/^\t/m.test(text), tabSize: 2 },
-		}),
-	);
+	const full = ["mcpServers", ...path];
+	const styled = value === undefined ? undefined : insertInStyle(text, full, value);
+	if (styled !== undefined) return styled;
+	// A value replaced or removed in place; or a file with no mcpServers object yet: written formatted.
+	const fresh = value !== undefined && !hasObject(text, ["mcpServers"]);
+	const formattingOptions = fresh ? { insertSpaces: !/^\t/m.test(text), tabSize: 2 } : undefined;
+	return applyEdits(text, modify(text, full, value, { formattingOptions }));
+}
+
+/** Whether `path` names an object in the document. */
+function hasObject(text: string, path: string[]): boolean {
+	const { findNodeAtLocation, parseTree } = jsoncParser();
+	const tree = parseTree(text, [], { allowTrailingComma: true });
+	return tree !== undefined && findNodeAtLocation(tree, path)?.type === "object";
+}
+
+/**
+ * `text` with a key that is not there yet added to the deepest object of `path` that exists (the
+ * keys below it as nested objects), in that object's style; undefined when the key exists, or the
+ * object is missing or empty (no style to follow).
+ */
+function insertInStyle(text: string, path: string[], value: unknown): string | undefined {
+	const { findNodeAtLocation, parseTree } = jsoncParser();
+	const tree = parseTree(text, [], { allowTrailingComma: true });
+	if (!tree || findNodeAtLocation(tree, path)) return undefined;
+	let depth = path.length - 1;
+	while (depth > 1 && !findNodeAtLocation(tree, path.slice(0, depth))) depth--;
+	const parent = findNodeAtLocation(tree, path.slice(0, depth));
+	const properties = parent?.type === "object" ? (parent.children ?? []) : [];
+	const last = properties.at(-1);
+	const [firstKey, firstValue] = properties[0]?.children ?? [];
+	if (!parent || !last || !firstKey || !firstValue) return undefined;
+	// The spacing after a colon, and the nested value in it: `{ "enabled": false }` or `{"enabled":false}`.
+	const colon = text.slice(firstKey.offset + firstKey.length, firstValue.offset);
+	const pad = colon.endsWith(" ") ? " " : "";
+	let written = JSON.stringify(value);
+	for (const key of path.slice(depth + 1).reverse()) written = `{${pad}${JSON.stringify(key)}${colon}${written}${pad}}`;
+	const entry = `${JSON.stringify(path[depth])}${colon}${written}`;
+	const end = last.offset + last.length;
+	const comma = /^\s*,/.test(text.slice(end)) ? "" : ",";
+	if (!text.slice(parent.offset, parent.offset + parent.length).includes("\n")) {
+		const first = properties[0];
+		const between = properties.length > 1 ? text.slice(first.offset + first.length, properties[1].offset) : colon;
+		return `${text.slice(0, end)}${comma}${/\s$/.test(between) ? " " : ""}${entry}${text.slice(end)}`;
+	}
+	// On a line of its own after the last key's line (a comment ending that line stays on it).
+	const lineStart = text.lastIndexOf("\n", last.offset - 1) + 1;
+	const indent = /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? "";
+	const lineEnd = text.indexOf("\n", end);
+	const at = lineEnd < 0 || lineEnd > parent.offset + parent.length ? end : lineEnd;
+	const before = `${text.slice(0, end)}${comma}${text.slice(end, at)}`;
+	return `${before}\n${indent}${entry}${text.slice(at)}`;
 }
 
 /**

@@ -47,6 +47,46 @@ describe("/mcp enable and disable, as saved", () => {
 		});
 	});
 
+	it("each entry keeps its own layout: the key joins it inline or on a line of its own, and on again restores the text", async () => {
+		write(join(home, ".cursor/mcp.json"), JSON.stringify({ mcpServers: { figma: { command: "figma-mcp" } } }));
+		const original = [
+			"{",
+			'  "imports": ["cursor"],',
+			'  "mcpServers": {',
+			'    "a": { "command": "npx", "args": ["-y", "x"] },',
+			'    "b": {"command":"node","args":["s.js"]},',
+			'    "c": {',
+			'      "command": "node", // mine',
+			'      "args": ["s.js"]',
+			"    }",
+			"  }",
+			"}",
+			"",
+		].join("\n");
+		write(userFile(), original);
+		for (const name of ["a", "b", "c", "figma"]) await turnOff(load(), name, files());
+		expect(readFileSync(userFile(), "utf8")).toBe(
+			[
+				"{",
+				'  "imports": ["cursor"],',
+				'  "mcpServers": {',
+				'    "a": { "command": "npx", "args": ["-y", "x"], "enabled": false },',
+				'    "b": {"command":"node","args":["s.js"],"enabled":false},',
+				'    "c": {',
+				'      "command": "node", // mine',
+				'      "args": ["s.js"],',
+				'      "enabled": false',
+				"    },",
+				'    "figma": { "enabled": false }',
+				"  }",
+				"}",
+				"",
+			].join("\n"),
+		);
+		for (const name of ["a", "b", "c", "figma"]) await turnOn(load(), name, files());
+		expect(readFileSync(userFile(), "utf8")).toBe(original);
+	});
+
 	it("an imported server is hidden from the user's own file, never by editing Cursor's; on again removes the hiding entry", async () => {
 		const cursor = join(home, ".cursor/mcp.json");
 		const cursorText = JSON.stringify({ mcpServers: { figma: { command: "figma-mcp" } } });
