@@ -317,6 +317,14 @@ export class ServerLifecycle {
 		});
 	}
 
+	/** A failed server, as every call to it answers: `Server "x" not available (failed 12s ago): <why>` (the README's words). */
+	unavailable(name: string): string | undefined {
+		const failure = this.failures.get(name);
+		if (!failure) return undefined;
+		const ago = Math.round((this.now() - failure.at) / 1000);
+		return `Server "${name}" not available (failed ${ago}s ago): ${failure.message}`;
+	}
+
 	/** Why a server may not run now (needs configuration, awaiting approval, denied), or undefined when it may. */
 	blocked(name: string): string | undefined {
 		const unconfigured = this.unconfigured(name);
@@ -345,8 +353,7 @@ export class ServerLifecycle {
 				this.failures.set(name, { ...failure, untold: undefined });
 				throw failure.untold;
 			}
-			const ago = Math.round((this.now() - failure.at) / 1000);
-			throw new Error(`Server "${name}" not available (failed ${ago}s ago): ${failure.message}`);
+			throw new Error(this.unavailable(name));
 		}
 		try {
 			const connection = await this.manager.connect(entry, signal);

@@ -43,20 +43,50 @@ export function startingText(lifecycle: ServerLifecycle, name: string): string {
 
 /**
  * A failure in one line: its first line and, when the server said why on stderr, the last thing
- * it said there ("Connection closed" alone tells the user nothing; "missing API key" does).
+ * it said there that means something ("Connection closed" alone tells the user nothing; "missing
+ * API key" does).
  */
 export function failureSummary(message: string): string {
 	const [head, ...rest] = message.split("\n");
-	const stderrAt = rest.findIndex((line) => line.startsWith("Server stderr:"));
-	const said =
-		stderrAt < 0
-			? undefined
-			: rest
-					.slice(stderrAt + 1)
-					.filter((line) => line.trim())
-					.at(-1)
-					?.trim();
+	const stderrAt = rest.findIndex((line) => line.startsWith("Server stderr:") || /Its stderr ended with:$/.test(line));
+	const said = stderrAt < 0 ? undefined : meaningfulLine(rest.slice(stderrAt + 1));
 	return said && !head.includes(said) ? `${head} (the server said: ${said})` : head;
+}
+
+/**
+ * Lines that say nothing about why a server failed: blank, punctuation only (a caret under a
+ * source line), npm's pointer to its log file, a stack frame, and the Node.js version Node prints
+ * after a crash.
+ */
+const NOISE = [
+	/^[^\p{L}\p{N}]*$/u,
+	/A complete log of this run can be found in/i,
+	/^npm (error|ERR!)\s*$/i,
+	/^at\s/,
+	/^Node\.js v\d/,
+];
+
+/**
+ * The last line of a server's stderr that is not noise, trimmed. A JSON dump it ends with (the
+ * details under an error line: `{`, `"path": "x"`, `}`) is passed over for the line before it.
+ */
+export function meaningfulLine(lines: readonly string[]): string | undefined {
+	for (let i = lines.length - 1; i >= 0; i--) {
+		const line = lines[i].trim();
+		if (/^[\]}]+,?$/.test(line)) i = openingLine(lines, i) ?? i;
+		else if (!NOISE.some((noise) => noise.test(line))) return line;
+	}
+	return undefined;
+}
+
+/** Where the JSON block whose last line is `end` opens, if it does. */
+function openingLine(lines: readonly string[], end: number): number | undefined {
+	let depth = 0;
+	for (let i = end; i >= 0; i--) {
+		depth += (lines[i].match(/[\]}]/g)?.length ?? 0) - (lines[i].match(/[[{]/g)?.length ?? 0);
+		if (depth <= 0) return i;
+	}
+	return undefined;
 }
 
 /** "17 tools, 7 resources, 2 resource templates": resource tools counted apart from the server's own tools. */

@@ -50,8 +50,8 @@ export async function resolveTool(
 		};
 	}
 	// A name that points at a server which could not connect: that server's problem is the answer.
-	const ownerFailure = owner ? lifecycle.failure(owner) : undefined;
-	if (ownerFailure) return { error: ownerFailure.message };
+	const unavailable = owner ? lifecycle.unavailable(owner) : undefined;
+	if (unavailable) return { error: unavailable };
 	const hint =
 		found.suggestions.length > 0
 			? ` Did you mean: ${found.suggestions.join(", ")}?`
@@ -159,7 +159,9 @@ export async function callMode(
 		if (options.signal?.aborted)
 			return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
 		if (isAuthError(error)) return failure("tool", describeError(lifecycle.failed(tool.server, error)), details);
-		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}\n${callHelp(tool)}`, details);
+		// The parameters follow only a refusal of the arguments: after a crash or a timeout they read as if the arguments were wrong.
+		const help = isInvalidParams(error) ? `\n${callHelp(tool)}` : "";
+		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}${help}`, details);
 	}
 }
 
@@ -274,6 +276,13 @@ function converted(
 		isError: result.isError === true,
 		details: { mode: "tool", ...details, ...(forUser.length > 0 ? { forUser } : {}) },
 	};
+}
+
+/** JSON-RPC's "Invalid params" (-32602), here or in a cause (a masked message wraps it): the server refused the arguments. */
+function isInvalidParams(error: unknown): boolean {
+	for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+		if ((e as { code?: unknown }).code === -32602) return true;
+	return false;
 }
 
 function callHelp(tool: CatalogTool): string {

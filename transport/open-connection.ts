@@ -65,6 +65,8 @@ export interface ServerConnection {
 	stderrTail(): string;
 	/** Why the transport itself ended the connection (a message over the limit), if it did. */
 	transportFailure(): string | undefined;
+	/** How a stdio server's process ended by itself ("exit code 3"), once it has. */
+	exitStatus?(): string | undefined;
 	/** Closes the client and ends everything it opened (process tree, sockets). */
 	close(): Promise<void>;
 	/** The OAuth access token this connection sends, if any. */
@@ -149,6 +151,7 @@ export interface Opened {
 	readonly pid?: number;
 	readonly stderrTail: () => string;
 	readonly transportFailure: () => string | undefined;
+	readonly exitStatus?: () => string | undefined;
 	readonly close: () => Promise<void>;
 	readonly killSync: () => void;
 	/** The OAuth access token this connection sent, to know whether a refusal is about it. */
@@ -293,7 +296,9 @@ async function openStdio(
 		await connectClient(client, transport, options, signal, close);
 	} catch (error) {
 		const tail = stderr.text().trim();
-		throw tail ? new Error(`${describeError(error)}\nServer stderr:\n${tail}`, { cause: error }) : error;
+		const why = startFailure(error, transport.exit);
+		if (!tail && why === describeError(error)) throw error;
+		throw new Error(tail ? `${why}\nServer stderr:\n${tail}` : why, { cause: error });
 	}
 	return {
 		client,
@@ -301,6 +306,7 @@ async function openStdio(
 		pid: transport.pid,
 		stderrTail: () => stderr.text(),
 		transportFailure: () => transport.failure,
+		exitStatus: () => transport.exit,
 		close,
 		killSync,
 	};
@@ -453,16 +459,36 @@ export function explainRequestError(error: unknown, connection: ServerConnection
 	return error;
 }
 
-/** Adds why the connection ended: the transport's own reason, or the end of a crashed server's stderr. */
+/**
+ * Why a stdio server did not start, in words: that it exited (the SDK says "Connection closed") or
+ * closed its input (the SDK says "write EPIPE": it exited, or will not read), else the error as it is.
+ */
+function startFailure(error: unknown, exit: string | undefined): string {
+	if (exit) return `the server exited (${exit}) before it was ready`;
+	if (isGone(error)) return `the server stopped before it was ready (${describeError(error)})`;
+	return describeError(error);
+}
+
+/** A write to a server whose input is closed: it exited, or will not read again. */
+export function isGone(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return code === "EPIPE" || code === "ERR_STREAM_DESTROYED";
+}
+
+/**
+ * Adds why the connection ended: the transport's own reason, or, for a stdio server that went
+ * away during the call, that it crashed, that the next call starts it again, and the end of its
+ * stderr. The transport's error ("Connection closed", "write EPIPE") is kept only as the cause.
+ */
 export function withStderr(error: unknown, connection: ServerConnection): unknown {
-	if (connection.status === "connected") return error;
+	if (connection.status === "connected" && !isGone(error)) return error;
 	const failure = connection.transportFailure();
 	if (failure) return new Error(`${describeError(error)}: ${failure}`, { cause: error });
+	if (connection.transportKind !== "stdio") return error;
+	const exit = connection.exitStatus?.();
+	const head = `Server "${connection.name}" crashed during the call (${exit ?? describeError(error)}); it starts again at the next call.`;
 	const tail = connection.stderrTail().trim();
-	if (connection.transportKind !== "stdio" || !tail) return error;
-	return new Error(`${describeError(error)}\nServer "${connection.name}" exited. Its stderr ended with:\n${tail}`, {
-		cause: error,
-	});
+	return new Error(tail ? `${head}\nIts stderr ended with:\n${tail}` : head, { cause: error });
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

@@ -41,6 +41,8 @@ export class StdioTransport implements Transport {
 	onmessage?: (message: JSONRPCMessage) => void;
 	/** Why the connection ended, when the transport ended it (a message over the limit). */
 	failure?: string;
+	/** How the server's process ended by itself ("exit code 3", "signal SIGKILL"); undefined while it runs or when we ended it. */
+	exit?: string;
 	private child?: ChildProcess;
 	private exited?: Promise<void>;
 	/** All of the child's output read (its pipes closed): what it said last is not lost. */
@@ -85,8 +87,10 @@ export class StdioTransport implements Transport {
 		child.stdout?.on("data", (chunk: Buffer) => this.reader.read(chunk));
 		child.stderr?.on("data", (chunk: Buffer) => this.options.onStderr?.(chunk));
 		child.stdin?.on("error", (error) => this.onerror?.(error));
-		child.once("exit", () => {
-			if (!this.closing) this.closing = this.endTree().finally(() => this.onclose?.());
+		child.once("exit", (code, signal) => {
+			if (this.closing) return;
+			this.exit = code !== null ? `exit code ${code}` : `signal ${signal}`;
+			this.closing = this.endTree().finally(() => this.onclose?.());
 		});
 		return new Promise((resolve, reject) => {
 			child.once("spawn", () => resolve());

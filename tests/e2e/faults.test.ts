@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { listDescendants } from "../../bounds/process-tree.ts";
 import type { ServerLifecycle } from "../../lifecycle.ts";
@@ -65,18 +66,35 @@ describe("misbehaving servers", () => {
 		expect((await text(lc, { tool: "faulty_echo", args: { text: "after" } })).text).toBe("echo: after");
 	});
 
-	it("a server that exits mid-call: the call fails with its stderr, and the next call reconnects", async () => {
+	it("a server that exits mid-call: the call says it crashed and starts again, with its stderr (no parameter list), and the next call reconnects", async () => {
 		const lc = open({ faulty: fixture("fault-server.ts") });
 		const first = await lc.ensureConnected("faulty");
 		const result = await text(lc, { tool: "faulty_crash" });
 		expect(result.isError).toBe(true);
-		expect(result.text).toMatch(
-			/Connection closed[\s\S]*Server "faulty" exited\. Its stderr ended with:\nfatal: the disk is on fire/,
+		expect(result.text).toBe(
+			'faulty_crash failed: Server "faulty" crashed during the call (exit code 3); it starts again at the next call.\nIts stderr ended with:\nfatal: the disk is on fire',
 		);
 		expect(lc.state("faulty")).toBe("idle");
 		await otherServerWorks(lc);
 		expect((await text(lc, { tool: "faulty_echo", args: { text: "back" } })).text).toBe("echo: back");
 		expect(lc.manager.get("faulty")?.pid).not.toBe(first.pid);
+	});
+
+	it("a server that stops reading its input: the next call says it crashed (not `write EPIPE`), and the one after starts it again", async () => {
+		// Run by node with tsx's loader: tsx's CLI would keep the pipe open in its own process.
+		const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+		const script = join(ROOT, "tests/fixtures/fault-stdio.ts");
+		const lc = open({ closer: { command: process.execPath, args: ["--import", loader, script, "close-input"] } });
+		expect((await text(lc, { tool: "closer_echo", args: { text: "1" } })).text).toBe("echo: 1");
+		const first = lc.manager.get("closer");
+		await waitUntil(() => (first?.stderrTail() ?? "").includes("not reading"), "the server's last words");
+		const gone = await text(lc, { tool: "closer_echo", args: { text: "2" } });
+		expect(gone.isError).toBe(true);
+		expect(gone.text).toBe(
+			'closer_echo failed: Server "closer" crashed during the call (write EPIPE); it starts again at the next call.\nIts stderr ended with:\nthe session token expired; not reading any more\n}',
+		);
+		expect((await text(lc, { tool: "closer_echo", args: { text: "3" } })).text).toBe("echo: 3");
+		expect(lc.manager.get("closer")?.pid).not.toBe(first?.pid);
 	});
 
 	it("garbage on stdout and a flood on stderr neither break the connection nor pile up", async () => {

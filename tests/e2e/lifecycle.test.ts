@@ -148,6 +148,12 @@ describe("ServerLifecycle", () => {
 				/^Server "bad" not available \(failed 20s ago\): Server "bad" failed to connect[\s\S]*boom: no database/,
 			);
 			expect(starts()).toBe(1);
+			// A call of one of its tools says the same (the README's words), not the bare error.
+			const viaTool = await runProxy(lifecycle, { tool: "bad_anything" });
+			expect(contentText(viaTool.content)).toMatch(
+				/^Server "bad" not available \(failed 20s ago\): Server "bad" failed to connect: the server exited \(exit code 1\) before it was ready\nServer stderr:\nboom: no database/,
+			);
+			expect(starts()).toBe(1);
 
 			// An explicit connect is the user asking to retry now: it skips the backoff.
 			const retried = await runProxy(lifecycle, { connect: "bad" });
