@@ -1,10 +1,12 @@
 // What MCP adds to the model's context on Pi 1.5: the first request's tool definitions and system
 // prompt, with 1, 3 and 20 servers, for Pi 1.5.2's built-in MCP and for this extension, each minus
-// the same Pi with no MCP at all (codemode and tool_search loaded but not activated). o200k tokens.
+// the same Pi with no MCP at all (codemode and tool_search loaded but not activated); and the same
+// per exposure (codemode, deferred, direct, hidden, per tool) with server-everything. o200k tokens.
 import { EVERYTHING } from "../tests/support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../tests/support/mock-openai.ts";
 import { BENCH_RUN_MS, createPiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15 } from "../tests/support/pi-hosts.ts";
+import { firstContext } from "../tests/support/pi15-context.ts";
 import { countTokens } from "./token-count.ts";
 
 /** Tokens of what the model is sent before any message: every tool definition and the system prompt. */
@@ -55,12 +57,55 @@ export async function measurePi15Context(): Promise<{ servers: number; builtIn: 
 	return rows;
 }
 
+/** The exposures Pi 1.5 documents, on server-everything (with a description, so both write the same section). */
+const EXPOSURES: Record<string, Record<string, unknown>> = {
+	codemode: {},
+	deferred: { exposure: "deferred" },
+	direct: { exposure: "direct" },
+	hidden: { exposure: "hidden" },
+	"per tool": { exposure: "deferred", toolExposure: { "get-sum": "direct", echo: "codemode", "*resource*": "hidden" } },
+};
+
+/**
+ * Per exposure, the extra context over Pi with no MCP: the built-in's, ours, and ours without the
+ * tools server-everything lists only to a client that answers elicitation and sampling (ours does).
+ */
+export async function measurePi15Exposures() {
+	const none = (await firstContext({}, "none", BENCH_RUN_MS)).tokens;
+	const rows = [];
+	for (const [exposure, config] of Object.entries(EXPOSURES)) {
+		const servers = {
+			everything: { command: process.execPath, args: [EVERYTHING, "stdio"], description: "Sample tools", ...config },
+		};
+		const builtIn = await firstContext(servers, "built-in", BENCH_RUN_MS);
+		const ours = await firstContext(servers, "ours", BENCH_RUN_MS);
+		const extra = ours.tools.filter((name) => !builtIn.tools.includes(name));
+		const extraTokens = extra.reduce((sum, name) => sum + countTokens(ours.definitions[name]), 0);
+		rows.push({
+			exposure,
+			builtIn: builtIn.tokens - none,
+			ours: ours.tokens - none,
+			oursSameTools: ours.tokens - none - extraTokens,
+			extra,
+			sameSection: ours.section === builtIn.section,
+		});
+	}
+	return rows;
+}
+
 export async function main(): Promise<void> {
 	console.log("Pi 1.5 extra context (tool definitions + system prompt, o200k tokens), vs Pi with no MCP:");
 	for (const { servers, builtIn, ours } of await measurePi15Context()) {
 		console.log(
 			`  ${String(servers).padStart(2)} server(s): built-in ${builtIn}, ours ${ours} (${(ours / builtIn).toFixed(2)}x)`,
 		);
+	}
+	console.log("Per exposure (server-everything), extra context over Pi with no MCP:");
+	for (const row of await measurePi15Exposures()) {
+		const extra =
+			row.extra.length > 0 ? ` (${row.oursSameTools} without ${row.extra.length} tools listed only to ours)` : "";
+		const section = row.sameSection ? "same mcp_servers section" : "mcp_servers section differs";
+		console.log(`  ${row.exposure}: built-in ${row.builtIn}, ours ${row.ours}${extra}; ${section}`);
 	}
 }
 
