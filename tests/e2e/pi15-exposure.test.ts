@@ -17,7 +17,8 @@ const RESOURCE_TOOLS = new Set(["list_mcp_resources", "list_mcp_resource_templat
  * server-everything lists these only to a client that answers elicitation and sampling, which the
  * extension does and Pi 1.5's built-in does not: tools the server has for us, not a presentation.
  */
-const ONLY_FOR_ELICITATION_OR_SAMPLING = /^mcp__everything__trigger_(elicitation_request|url_elicitation|sampling_request)$/;
+const ONLY_FOR_ELICITATION_OR_SAMPLING =
+	/^mcp__everything__trigger_(elicitation_request|url_elicitation|sampling_request)$/;
 
 describe("Pi 1.5: each exposure shows the model what the built-in MCP shows it", () => {
 	it.each([
@@ -29,19 +30,23 @@ describe("Pi 1.5: each exposure shows the model what the built-in MCP shows it",
 			exposure: "per tool",
 			config: { exposure: "deferred", toolExposure: { "get-sum": "direct", echo: "codemode", "*resource*": "hidden" } },
 		},
-	])("$exposure: same tools and mcp_servers section, no more tokens", async ({ config }) => {
-		const servers = { everything: { ...SERVER, ...config } };
-		const builtIn = await firstContext(servers, "built-in");
-		const ours = await firstContext(servers, "ours");
-		const extra = ours.tools.filter((name) => !builtIn.tools.includes(name));
-		expect(extra.filter((name) => !ONLY_FOR_ELICITATION_OR_SAMPLING.test(name))).toEqual([]);
-		expect(builtIn.tools.filter((name) => !ours.tools.includes(name))).toEqual([]);
-		expect(ours.section).toEqual(builtIn.section);
-		for (const name of builtIn.tools.filter((t) => !RESOURCE_TOOLS.has(t)))
-			expect(JSON.parse(ours.definitions[name]), name).toEqual(JSON.parse(builtIn.definitions[name]));
-		const extraTokens = extra.reduce((sum, name) => sum + countTokens(ours.definitions[name]), 0);
-		expect(ours.tokens - extraTokens).toBeLessThanOrEqual(builtIn.tokens);
-	}, 120_000);
+	])(
+		"$exposure: same tools and mcp_servers section, no more tokens",
+		async ({ config }) => {
+			const servers = { everything: { ...SERVER, ...config } };
+			const builtIn = await firstContext(servers, "built-in");
+			const ours = await firstContext(servers, "ours");
+			const extra = ours.tools.filter((name) => !builtIn.tools.includes(name));
+			expect(extra.filter((name) => !ONLY_FOR_ELICITATION_OR_SAMPLING.test(name))).toEqual([]);
+			expect(builtIn.tools.filter((name) => !ours.tools.includes(name))).toEqual([]);
+			expect(ours.section).toEqual(builtIn.section);
+			for (const name of builtIn.tools.filter((t) => !RESOURCE_TOOLS.has(t)))
+				expect(JSON.parse(ours.definitions[name]), name).toEqual(JSON.parse(builtIn.definitions[name]));
+			const extraTokens = extra.reduce((sum, name) => sum + countTokens(ours.definitions[name]), 0);
+			expect(ours.tokens - extraTokens).toBeLessThanOrEqual(builtIn.tokens);
+		},
+		120_000,
+	);
 });
 
 describe("Pi 1.5: a tool's output schema types its structuredContent in codemode", () => {
