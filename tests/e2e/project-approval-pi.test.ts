@@ -236,11 +236,10 @@ describe("Pi 1.5 project trust", () => {
 		home = await createPiHome({ mcpConfig: { mcpServers: {} } });
 		const marker = join(home.root, "started");
 		home.writeProjectFile(".pi/mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
-		const status = () => ({ toolCall: { name: "mcp", arguments: {} } });
-
-		const untrusted = await runPi(home, "status", { host: PI_15, steps: [status, callProj, answer] });
+		const untrusted = await runPi(home, "status", { host: PI_15, steps: [callProj, answer] });
 		expect(untrusted.code, untrusted.stderr).toBe(0);
-		expect(lastToolMessage(home.model.requests[1])).toContain("No MCP servers configured");
+		// No server to reach: as with Pi 1.5's own MCP, no MCP tool is declared (the call finds none).
+		expect((home.model.requests[0].tools ?? []).map((t) => t.function.name)).not.toContain("mcp");
 		expect(existsSync(marker)).toBe(false);
 
 		rmSync(marker, { force: true });
