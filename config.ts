@@ -13,6 +13,7 @@ import { fileFrom236, hash236, serverFrom236, settingsFrom236, sharedConfigPaths
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
 import { readJsoncFile } from "./config/jsonc-file.ts";
+import { checkOAuth } from "./config/oauth-fields.ts";
 import {
 	FileSchema,
 	isValid,
@@ -23,7 +24,7 @@ import {
 	unknownKeys,
 } from "./config/schema.ts";
 import { launchIdentity } from "./trust/project-approval.ts";
-import { isSecretName, maskUrl, worthMasking } from "./trust/redaction.ts";
+import { maskUrl, worthMasking } from "./trust/redaction.ts";
 import { hasHiddenCharacters, visible } from "./trust/safe-text.ts";
 import {
 	type ConfigProblem,
@@ -309,10 +310,11 @@ export function normalizeServer(
 		const headers = expandMap("headers", raw.headers);
 		const bearerToken = raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken);
 		secrets.push(...Object.values(headers).filter((v) => !isCommandValue(v)), ...(bearerToken ? [bearerToken] : []));
-		const oauth = raw.oauth && expandOAuth(raw.oauth, expand);
-		// The client secret and private key are credentials whether written out or taken from a variable.
-		for (const [key, value] of Object.entries(oauth ?? {}))
-			if (typeof value === "string" && isSecretName(key) && worthMasking(key, value)) secrets.push(value);
+		const oauth = raw.oauth && checkOAuth(raw.oauth, source.scope, expand, ictx.home);
+		failures.push(...(oauth?.errors ?? []));
+		secrets.push(...(oauth?.secrets ?? []));
+		for (const message of oauth?.warnings ?? [])
+			problems.push({ severity: "warning", file: source.path, server: name, message });
 		entry = {
 			...base,
 			transport: raw.type === "sse" ? "sse" : "http",
@@ -321,27 +323,11 @@ export function normalizeServer(
 			auth: raw.auth,
 			bearerToken,
 			bearerTokenEnv: raw.bearerTokenEnv,
-			oauth,
+			oauth: oauth?.oauth,
 		};
 	}
 	if (failures.length > 0) return invalid(failures.join("; "));
 	return { kind: "entry", entry };
-}
-
-/**
- * `${VAR}` expands in every text of `oauth` (the README writes `"clientSecret": "${EXAMPLE_SECRET}"`;
- * a client id, a tenant in `authServerMetadataUrl` or a PEM key come from variables too).
- */
-function expandOAuth(
-	oauth: Readonly<Record<string, unknown>>,
-	expand: (field: string, value: string) => string,
-): Record<string, unknown> {
-	return Object.fromEntries(
-		Object.entries(oauth).map(([key, value]) => [
-			key,
-			typeof value === "string" ? expand(`oauth.${key}`, value) : value,
-		]),
-	);
 }
 
 type PiExposure = "codemode" | "codemode-deferred" | "deferred" | "direct" | "hidden";

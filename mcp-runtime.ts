@@ -12,7 +12,7 @@ import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
 import type { SignInOptions } from "./oauth/sign-in.ts";
-import { authHelp, credentialRenewal, grantType, storedSignInNote, usesOAuth } from "./oauth-handler.ts";
+import { authHelp, credentialRenewal, signsInWithBrowser, storedSignInNote } from "./oauth-handler.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
 import { about, type ServerBlurb } from "./proxy/surface.ts";
 import { BackgroundIndex } from "./search/background-index.ts";
@@ -312,7 +312,7 @@ export class McpRuntime {
 		if (blocked) throw new Error(blocked);
 		const entry = this.config.servers.get(name);
 		if (!entry) throw new Error(this.lifecycle.unknownServer(name));
-		if (!usesOAuth(entry) || grantType(entry) === "client_credentials") {
+		if (!signsInWithBrowser(entry)) {
 			throw new Error(
 				`"${name}" does not sign in with a browser: ${authHelp(entry, name, { agentDir: this.agentDir, env: this.env })}`,
 			);

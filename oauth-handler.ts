@@ -6,8 +6,12 @@
 import { statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/client";
+import type { OAuthConfig } from "./config/schema.ts";
+import { describeSource, idTokenSource, readToken, workloadTokenSource } from "./oauth/credential-sources.ts";
+import { dpopSession, isDpopBound, type StoredDpopKey } from "./oauth/dpop.ts";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
 import { parseJson, readTextFile } from "./storage/file-guard.ts";
+import { describeError } from "./transport/errors.ts";
 import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
@@ -24,11 +28,13 @@ export class AuthRequiredError extends Error {
 		readonly server: string,
 		detail: string,
 		readonly kind: "sign-in" | "token" = "sign-in",
+		options?: ErrorOptions,
 	) {
 		super(
 			kind === "sign-in"
 				? `Server "${server}" needs sign-in: ask the user to run /mcp-auth ${server} (${detail})`
 				: `Server "${server}" needs authentication: /mcp-auth ${server} explains (${detail})`,
+			options,
 		);
 		this.name = "AuthRequiredError";
 	}
@@ -41,18 +47,31 @@ export function usesOAuth(entry: ServerEntry): entry is HttpServerEntry {
 	return !Object.keys(entry.headers).some((h) => h.toLowerCase() === "authorization");
 }
 
-/** Which grant a server's `oauth` asks for: client credentials (machine to machine) needs no user. */
-export function grantType(entry: HttpServerEntry): "authorization_code" | "client_credentials" {
-	return (entry.oauth as { grantType?: unknown } | undefined)?.grantType === "client_credentials"
-		? "client_credentials"
+/** The grants a server's `oauth` may ask for; all but `authorization_code` need no user (no browser). */
+export type GrantType = "authorization_code" | "client_credentials" | "jwt_bearer" | "enterprise";
+
+/** Which grant a server's `oauth` asks for (config/oauth-fields.ts checked the value). */
+export function grantType(entry: HttpServerEntry): GrantType {
+	const value = (entry.oauth as { grantType?: unknown } | undefined)?.grantType;
+	return value === "client_credentials" || value === "jwt_bearer" || value === "enterprise"
+		? value
 		: "authorization_code";
 }
 
-/** Headers for an HTTP server, and the OAuth access token among them (to know later which one a server refused). */
+/** Whether the server signs in with a browser (`/mcp-auth login`), rather than by a grant that needs no user. */
+export function signsInWithBrowser(entry: ServerEntry): entry is HttpServerEntry {
+	return usesOAuth(entry) && grantType(entry) === "authorization_code";
+}
+
+/**
+ * Headers for an HTTP server, and the OAuth access token among them (to know later which one a
+ * server refused). A DPoP-bound token is not among the headers: it goes with its key, and the
+ * connection presents it with a fresh proof per request (oauth/dpop.ts).
+ */
 export async function requestHeaders(
 	entry: HttpServerEntry,
 	ctx: AuthContext,
-): Promise<{ headers: Record<string, string>; oauthToken?: string }> {
+): Promise<{ headers: Record<string, string>; oauthToken?: string; dpopKey?: StoredDpopKey }> {
 	const headers: Record<string, string> = { ...entry.headers };
 	const token = entry.bearerToken ?? (entry.bearerTokenEnv ? ctx.env[entry.bearerTokenEnv] : undefined);
 	if (entry.bearerTokenEnv && !token && entry.bearerToken === undefined) {
@@ -63,8 +82,10 @@ export async function requestHeaders(
 		);
 	}
 	if (token) headers.Authorization = `Bearer ${token}`;
-	if (!usesOAuth(entry) || grantType(entry) === "client_credentials") return { headers };
-	const access = (await accessToken(entry, ctx)) ?? piSignInToken(ctx.agentDir, entry.name, entry.url);
+	if (!signsInWithBrowser(entry)) return { headers };
+	const signedIn = await accessToken(entry, ctx);
+	if (signedIn?.dpopKey) return { headers, oauthToken: signedIn.token, dpopKey: signedIn.dpopKey };
+	const access = signedIn?.token ?? piSignInToken(ctx.agentDir, entry.name, entry.url);
 	if (access) return { headers: { ...headers, Authorization: `Bearer ${access}` }, oauthToken: access };
 	// The hand-made token file of earlier versions keeps working, for the user's own servers only:
 	// it is keyed by name alone, and a project server may reuse that name for another URL.
@@ -76,15 +97,32 @@ export async function requestHeaders(
 	return { headers };
 }
 
-/** The signed-in access token, refreshed first when it expires within a minute. */
-async function accessToken(entry: HttpServerEntry, ctx: AuthContext): Promise<string | undefined> {
+/**
+ * The signed-in access token, refreshed first when it expires within a minute; with the key it
+ * is bound to when it is DPoP-bound.
+ */
+async function accessToken(
+	entry: HttpServerEntry,
+	ctx: AuthContext,
+): Promise<{ token: string; dpopKey?: StoredDpopKey } | undefined> {
 	const store = new SignInStore(ctx.agentDir, entry.name, entry.url);
 	const now = ctx.now?.() ?? Date.now();
-	const tokens = store.read().tokens;
+	const signIn = store.read();
+	let tokens = signIn.tokens;
 	if (!tokens) return undefined;
-	if (stillValid(tokens, now)) return tokens.access_token;
-	if (!tokens.refresh_token) return stillValid(tokens, now, 0) ? tokens.access_token : undefined;
-	return (await refreshUnlessDone(store, tokens.access_token, ctx))?.access_token;
+	if (!stillValid(tokens, now)) {
+		if (!tokens.refresh_token) tokens = stillValid(tokens, now, 0) ? tokens : undefined;
+		else tokens = await refreshUnlessDone(store, tokens.access_token, ctx);
+	}
+	if (!tokens) return undefined;
+	if (!isDpopBound(tokens)) return { token: tokens.access_token };
+	const dpopKey = store.read().dpopKey;
+	if (!dpopKey)
+		throw new AuthRequiredError(
+			entry.name,
+			"its tokens are bound to a DPoP key that is no longer stored beside them; sign in again",
+		);
+	return { token: tokens.access_token, dpopKey };
 }
 
 /**
@@ -120,7 +158,7 @@ export const PI_AUTH_FILE = "mcp-auth.json";
  */
 export function storedSignInNote(agentDir: string): (entry: ServerEntry) => string | undefined {
 	return (entry) => {
-		if (!usesOAuth(entry) || grantType(entry) !== "authorization_code") return undefined;
+		if (!signsInWithBrowser(entry)) return undefined;
 		return new SignInStore(agentDir, entry.name, entry.url).read().tokens ||
 			piSignInToken(agentDir, entry.name, entry.url)
 			? "sends your stored OAuth sign-in for this name and URL"
@@ -194,6 +232,8 @@ async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthCon
 				clientInformation: current.client,
 				refreshToken: tokens.refresh_token,
 				resource: discovery.resourceMetadata?.resource ? new URL(discovery.resourceMetadata.resource) : undefined,
+				// A public client's refresh token is bound to the sign-in's DPoP key too (RFC 9449 section 5).
+				dpop: current.dpopKey ? await dpopSession(current.dpopKey) : undefined,
 				fetchFn: ctx.fetchFn,
 			});
 			// A server that does not rotate keeps the refresh token it gave before.
@@ -288,16 +328,17 @@ export function authHelp(entry: ServerEntry | undefined, name: string, ctx: Auth
 		lines.push(
 			'Sends the Authorization of its config ("bearerToken" or "headers"). If the server rejects it, replace it (use ${VAR} to keep it out of the file).',
 		);
-	} else if (grantType(entry) === "client_credentials") {
-		lines.push("Signs in with OAuth client credentials from its config (no user sign-in).");
+	} else if (!signsInWithBrowser(entry)) {
+		lines.push(machineGrantHelp(entry, ctx.env));
 	} else {
 		const signIn = new SignInStore(ctx.agentDir, entry.name, entry.url).read();
 		const tokens = signIn.tokens;
 		const now = ctx.now?.() ?? Date.now();
 		if (tokens && (stillValid(tokens, now, 0) || tokens.refresh_token)) {
 			const until = tokens.expires_at ? `, access valid until ${new Date(tokens.expires_at).toISOString()}` : "";
+			const bound = isDpopBound(tokens) ? " (DPoP-bound: the token works only with the key kept beside it)" : "";
 			lines.push(
-				`Signed in with OAuth${until}${tokens.refresh_token ? " (refreshed automatically)" : ""}${tokens.scope ? `; scope: ${tokens.scope}` : ""}.`,
+				`Signed in with OAuth${until}${tokens.refresh_token ? " (refreshed automatically)" : ""}${tokens.scope ? `; scope: ${tokens.scope}` : ""}${bound}.`,
 			);
 			lines.push(`/mcp-auth ${name} again signs in anew; /mcp-auth ${name} logout signs out.`);
 		} else {
@@ -310,6 +351,26 @@ export function authHelp(entry: ServerEntry | undefined, name: string, ctx: Auth
 		if (entry.auth === "oauth") lines.push(...handMadeToken(name, ctx));
 	}
 	return lines.join("\n");
+}
+
+/** How a server that needs no user signs in, for /mcp-auth: the grant, and whether its token source is there. */
+function machineGrantHelp(entry: HttpServerEntry, env: Readonly<Record<string, string | undefined>>): string {
+	const oauth = (entry.oauth ?? {}) as OAuthConfig;
+	const grant = grantType(entry);
+	if (grant === "client_credentials")
+		return "Signs in with OAuth client credentials from its config (no user sign-in).";
+	const source = grant === "jwt_bearer" ? workloadTokenSource(oauth) : idTokenSource(oauth);
+	let state = "present";
+	try {
+		readToken(source, env, () => undefined);
+	} catch (error) {
+		state = describeError(error);
+	}
+	const how =
+		grant === "jwt_bearer"
+			? `Signs in as a workload (no user sign-in): the workload token from ${describeSource(source)} is exchanged for an access token (JWT bearer grant).`
+			: `Signs in through your enterprise IdP ${oauth.idp?.tokenEndpoint ?? oauth.idp?.issuer}: the ID token from ${describeSource(source)} is exchanged there for a grant to this server (ID-JAG), then for an access token.`;
+	return `${how}\nToken: ${state}.`;
 }
 
 /** The state of the hand-made token file of `auth: "oauth"` (earlier versions' way), for /mcp-auth. */

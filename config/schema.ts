@@ -59,6 +59,44 @@ export const RawServerSchema = Type.Object({
 });
 export type RawServer = Static<typeof RawServerSchema>;
 
+/** An enterprise identity provider (SEP-990): the user's ID token is exchanged there for an ID-JAG. */
+export const IdpSchema = Type.Object({
+	issuer: Type.Optional(Type.String({ minLength: 1 })),
+	tokenEndpoint: Type.Optional(Type.String({ minLength: 1 })),
+	clientId: Type.Optional(Type.String({ minLength: 1 })),
+	clientSecret: Type.Optional(Type.String()),
+	idTokenFile: Type.Optional(Type.String({ minLength: 1 })),
+	idTokenEnv: Type.Optional(Type.String({ minLength: 1 })),
+});
+
+/** A server's `oauth` (Pi 1.5's keys, client credentials, DPoP, workload identity, enterprise sign-in). */
+export const OAuthSchema = Type.Object({
+	clientId: Type.Optional(Type.String()),
+	clientSecret: Type.Optional(Type.String()),
+	scope: Type.Optional(Type.String()),
+	callbackPort: Type.Optional(Type.Number({ minimum: 0, maximum: 65535 })),
+	clientName: Type.Optional(Type.String()),
+	clientRegistration: Type.Optional(Type.Union([Type.Literal("auto"), Type.Literal("dcr"), Type.Literal("cimd")])),
+	clientMetadataUrl: Type.Optional(Type.String()),
+	callbackUrl: Type.Optional(Type.String()),
+	authServerMetadataUrl: Type.Optional(Type.String()),
+	grantType: Type.Optional(
+		Type.Union([
+			Type.Literal("authorization_code"),
+			Type.Literal("client_credentials"),
+			Type.Literal("jwt_bearer"),
+			Type.Literal("enterprise"),
+		]),
+	),
+	privateKey: Type.Optional(Type.String()),
+	algorithm: Type.Optional(Type.String()),
+	dpop: Type.Optional(Type.Boolean()),
+	assertionFile: Type.Optional(Type.String({ minLength: 1 })),
+	assertionEnv: Type.Optional(Type.String({ minLength: 1 })),
+	idp: Type.Optional(IdpSchema),
+});
+export type OAuthConfig = Static<typeof OAuthSchema>;
+
 export const OutputGuardSchema = Type.Object({
 	maxBytes: Type.Optional(Type.Number({ minimum: 1024 })),
 	maxLines: Type.Optional(Type.Number({ minimum: 10 })),
@@ -106,7 +144,17 @@ export function schemaErrors(schema: TSchema, value: unknown): string {
 	return lines.join("; ") || "is not valid";
 }
 
-const SECRET_FIELDS = new Set(["env", "headers", "bearerToken", "oauth", "url", "args"]);
+const SECRET_FIELDS = new Set([
+	"env",
+	"headers",
+	"bearerToken",
+	"oauth",
+	"url",
+	"args",
+	"clientSecret",
+	"privateKey",
+	"idp",
+]);
 
 function kindOf(value: unknown): string {
 	if (value === undefined) return "nothing";

@@ -6,10 +6,13 @@
 // callback on 127.0.0.1 that checks `state` (and `iss`, RFC 9207), the URL shown (and a browser
 // opened) so it works over SSH too, a pasted redirect URL as another way back, a deadline. A token
 // endpoint may echo what it was sent (the client secret, the code, the PKCE verifier): every
-// secret the sign-in handles goes to the redactor, and its errors are masked with it.
+// secret the sign-in handles goes to the redactor, and its errors are masked with it. Where the
+// authorization server takes DPoP proofs (or `oauth.dpop` says so), the tokens are bound to a key
+// kept with them (oauth/dpop.ts); the SDK signs the token request and answers its nonce.
 
 import { randomBytes } from "node:crypto";
 import type {
+	DpopSession,
 	FetchLike,
 	OAuthClientInformationMixed,
 	OAuthClientMetadata,
@@ -22,6 +25,7 @@ import { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
 import { boundedFetch, pinAuthorizationServer, probe } from "./discovery.ts";
+import { dpopAlg, dpopSession, newDpopKey } from "./dpop.ts";
 import { isWebAddress, openSystemBrowser } from "./open-browser.ts";
 import { type SignIn, SignInStore } from "./store.ts";
 
@@ -42,6 +46,8 @@ export interface OAuthSettings {
 	readonly callbackUrl?: string;
 	/** The right authorization server's metadata, for servers that advertise a wrong one or none. */
 	readonly authServerMetadataUrl?: string;
+	/** DPoP: true always, false never, unset when the authorization server advertises it. */
+	readonly dpop?: boolean;
 }
 
 export function oauthSettings(entry: HttpServerEntry): OAuthSettings {
@@ -58,6 +64,7 @@ export function oauthSettings(entry: HttpServerEntry): OAuthSettings {
 		clientMetadataUrl: text("clientMetadataUrl"),
 		callbackUrl: text("callbackUrl"),
 		authServerMetadataUrl: text("authServerMetadataUrl"),
+		dpop: typeof raw.dpop === "boolean" ? raw.dpop : undefined,
 	};
 }
 
@@ -188,6 +195,7 @@ class SignInProvider implements OAuthClientProvider {
 	private verifier = "";
 	private readonly expectedState = randomBytes(24).toString("hex");
 	private current: SignIn;
+	private session?: Promise<DpopSession>;
 
 	constructor(
 		private readonly store: SignInStore,
@@ -201,9 +209,10 @@ class SignInProvider implements OAuthClientProvider {
 		this.heard(this.current);
 	}
 
-	/** The secrets of a stored sign-in (a registered client's secret, tokens) go to the redactor. */
+	/** The secrets of a stored sign-in (a registered client's secret, tokens, the DPoP key) go to the redactor. */
 	private heard(signIn: SignIn): SignIn {
 		this.secrets.add(signIn.client?.client_secret, signIn.tokens?.access_token, signIn.tokens?.refresh_token);
+		this.secrets.add(signIn.dpopKey?.privateJwk.d);
 		return signIn;
 	}
 
@@ -258,6 +267,22 @@ class SignInProvider implements OAuthClientProvider {
 
 	tokens(): OAuthTokens | undefined {
 		return this.current.tokens;
+	}
+
+	/**
+	 * The SDK asks before the token request (discovery is done by then): DPoP when the metadata or
+	 * `oauth.dpop` call for it, with the key this server's sign-in keeps (made and stored at first use).
+	 */
+	dpop(): Promise<DpopSession> | undefined {
+		const { discovery } = this.current;
+		const alg = dpopAlg(this.settings.dpop, discovery?.authorizationServerMetadata, discovery?.resourceMetadata);
+		if (!alg) return undefined;
+		this.session ??= (async () => {
+			const key = this.current.dpopKey ?? (await newDpopKey(alg));
+			this.current = this.heard(await this.store.update((s) => ({ ...s, dpopKey: s.dpopKey ?? key })));
+			return dpopSession(this.current.dpopKey ?? key);
+		})();
+		return this.session;
 	}
 
 	async saveTokens(tokens: OAuthTokens): Promise<void> {

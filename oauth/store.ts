@@ -1,12 +1,14 @@
 // Where OAuth sign-ins live: one file per server name and URL, <agentDir>/mcp-oauth/<name>-<hash>.json
 // (folder 0700, files 0600), holding what the SDK's auth flow produced: the client identity, the
 // tokens (with the time they expire) and the discovery results. Every write is locked across
-// processes, so two Pi sessions refreshing at once rotate a refresh token exactly once.
+// processes, so two Pi sessions refreshing at once rotate a refresh token exactly once. A sign-in
+// whose tokens are DPoP-bound keeps its signing key here too: the tokens are useless without it.
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from "@modelcontextprotocol/client";
 import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
+import type { StoredDpopKey } from "./dpop.ts";
 
 export const OAUTH_DIR = "mcp-oauth";
 
@@ -22,6 +24,8 @@ export interface SignIn {
 	readonly discovery?: OAuthDiscoveryState;
 	/** A scope the server asked for (403 insufficient_scope) that the next sign-in requests. */
 	readonly stepUpScope?: string;
+	/** The DPoP signing key the tokens are bound to (RFC 9449), kept until sign-out. */
+	readonly dpopKey?: StoredDpopKey;
 }
 
 /** The sign-in file of a server: its name (made safe) and a hash of its URL, so an account per URL stays apart. */

@@ -5,7 +5,7 @@ import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "../config.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { authHelp, grantType, storedSignInNote, usesOAuth } from "../oauth-handler.ts";
+import { authHelp, signsInWithBrowser, storedSignInNote } from "../oauth-handler.ts";
 import type { DirectSummary } from "../tool-registrar.ts";
 import { describeError } from "../transport/errors.ts";
 import type { ApproveAnswer } from "../trust/approve-flow.ts";
@@ -255,8 +255,7 @@ async function authCommand(
 		return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
 	const entry = runtime.config.servers.get(name);
 	const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
-	if (sub === "status" || !entry || !usesOAuth(entry) || grantType(entry) === "client_credentials")
-		return say(ctx, runtime, help());
+	if (sub === "status" || !entry || !signsInWithBrowser(entry)) return say(ctx, runtime, help());
 	if (sub === "logout") {
 		const had = await runtime.signOut(name);
 		return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);

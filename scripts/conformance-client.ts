@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ClientFeatures } from "../client/client-features.ts";
 import { defineServer } from "../config.ts";
 import { signIn } from "../oauth/sign-in.ts";
-import { credentialRenewal } from "../oauth-handler.ts";
+import { credentialRenewal, signsInWithBrowser } from "../oauth-handler.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { causeChain, isAuthError } from "../transport/errors.ts";
 import type { HttpServerEntry, JsonSchema } from "../types.ts";
@@ -41,6 +41,24 @@ function oauthFor(scenario: string, context: Record<string, string | undefined>)
 			clientSecret: context.client_secret,
 			privateKey: context.private_key_pem,
 			algorithm: context.signing_algorithm,
+		};
+	}
+	// Workload identity and the enterprise sign-in read their JWT from the environment, as a CI job would.
+	if (scenario.startsWith("auth/wif-")) {
+		process.env.CONFORMANCE_WORKLOAD_TOKEN = context.valid_jwt;
+		return { grantType: "jwt_bearer", clientId: context.client_id, assertionEnv: "CONFORMANCE_WORKLOAD_TOKEN" };
+	}
+	if (scenario === "auth/enterprise-managed-authorization") {
+		process.env.CONFORMANCE_ID_TOKEN = context.idp_id_token;
+		return {
+			grantType: "enterprise",
+			clientId: context.client_id,
+			clientSecret: context.client_secret,
+			idp: {
+				tokenEndpoint: context.idp_token_endpoint,
+				clientId: context.idp_client_id,
+				idTokenEnv: "CONFORMANCE_ID_TOKEN",
+			},
 		};
 	}
 	if (context.client_id) return { clientId: context.client_id, clientSecret: context.client_secret };
@@ -105,7 +123,8 @@ async function run(signIns = 0): Promise<number> {
 		}
 		return code;
 	} catch (error) {
-		if (!isAuthError(error) || signIns >= 3) throw error;
+		// A grant that needs no user (client credentials, workload, enterprise) has no sign-in to fall back on.
+		if (!isAuthError(error) || signIns >= 3 || !signsInWithBrowser(entry)) throw error;
 		const challenge = manager.challenge(entry.name);
 		log(`needs sign-in (${challenge?.status ?? "?"} ${challenge?.error ?? ""} ${challenge?.scope ?? ""}): signing in`);
 		await manager.close(entry.name);

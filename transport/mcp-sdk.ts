@@ -4,10 +4,8 @@
 
 import {
 	Client,
-	ClientCredentialsProvider,
 	deserializeMessage,
 	extractWWWAuthenticateParams,
-	PrivateKeyJwtProvider,
 	SSEClientTransport,
 	StreamableHTTPClientTransport,
 	UriTemplate,
@@ -18,12 +16,10 @@ import * as z from "zod/v4";
 export {
 	CallToolResultSchema,
 	Client,
-	ClientCredentialsProvider,
 	CreateTaskResultSchema,
 	deserializeMessage,
 	extractWWWAuthenticateParams,
 	GetTaskResultSchema,
-	PrivateKeyJwtProvider,
 	SSEClientTransport,
 	StreamableHTTPClientTransport,
 	UriTemplate,

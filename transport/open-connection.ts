@@ -4,11 +4,13 @@
 // fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
 // The pool around connections is server-manager.ts.
 import type {
+	AuthProvider,
 	Client,
 	CreateMessageRequest,
 	CreateMessageResult,
 	ElicitRequest,
 	ElicitResult,
+	FetchLike,
 	LoggingMessageNotification,
 	Root,
 	Transport,
@@ -19,7 +21,9 @@ import { untilAborted } from "../bounds/waits.ts";
 import { type BrokerOptions, openBrokerTransport, sharedKey } from "../broker/client.ts";
 import type { SharedLaunch } from "../broker/wire.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
-import { type AuthContext, AuthRequiredError, grantType, requestHeaders } from "../oauth-handler.ts";
+import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
+import { machineGrant } from "../oauth/machine-grants.ts";
+import { type AuthContext, requestHeaders, signsInWithBrowser, usesOAuth } from "../oauth-handler.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import { oneLine, terminalSafe } from "../trust/safe-text.ts";
 import type {
@@ -364,9 +368,7 @@ async function openHttp(
 	if (signal.aborted) throw signal.reason;
 	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
-	// Machine-to-machine OAuth: the SDK's client-credentials providers, through the transports' own 401 handling.
-	const authProvider =
-		grantType(entry) === "client_credentials" ? clientCredentials(sdk, entry, options.redactor) : undefined;
+	const { authProvider, fetch: signing } = await authorization(entry, credentials, options);
 	const onRefused = (response: Response) => {
 		const { scope, error, resourceMetadataUrl } = sdk.extractWWWAuthenticateParams(response);
 		options.onChallenge?.({
@@ -377,7 +379,8 @@ async function openHttp(
 		});
 	};
 	const attempt = async (kind: "streamable-http" | "sse"): Promise<Opened> => {
-		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes, onRefused });
+		// A DPoP proof is made under the guard: a request it sends again gets a fresh one.
+		const guard = new HttpGuard({ maxMessageBytes: options.maxMessageBytes, onRefused, fetch: signing });
 		const inner =
 			kind === "sse"
 				? new sdk.SSEClientTransport(url, { requestInit, fetch: guard.fetch, authProvider })
@@ -415,33 +418,33 @@ async function openHttp(
 	}
 }
 
-/** The SDK provider for `oauth: { grantType: "client_credentials", clientId, clientSecret | privateKey, algorithm? }`. */
-function clientCredentials(sdk: McpSdk, entry: HttpServerEntry, redactor: Redactor) {
-	const oauth = (entry.oauth ?? {}) as {
-		clientId?: string;
-		clientSecret?: string;
-		privateKey?: string;
-		algorithm?: string;
-		scope?: string;
-	};
-	if (!oauth.clientId)
-		throw new AuthRequiredError(entry.name, 'oauth.grantType "client_credentials" needs oauth.clientId', "token");
-	redactor.add(oauth.clientSecret, oauth.privateKey);
-	if (oauth.privateKey) {
-		return new sdk.PrivateKeyJwtProvider({
-			clientId: oauth.clientId,
-			privateKey: oauth.privateKey,
-			algorithm: oauth.algorithm ?? "RS256",
-			scope: oauth.scope,
-		});
+/**
+ * How the connection authorizes beyond its headers: a grant that needs no user (client
+ * credentials, workload identity, enterprise) as the transports' auth provider; a DPoP-bound
+ * token (the sign-in's, or such a grant's) presented by a signing fetch under the HTTP guard.
+ */
+async function authorization(
+	entry: HttpServerEntry,
+	credentials: Awaited<ReturnType<typeof requestHeaders>>,
+	options: OpenOptions,
+): Promise<{ authProvider?: AuthProvider; fetch?: FetchLike }> {
+	if (usesOAuth(entry) && !signsInWithBrowser(entry)) {
+		const grant = await machineGrant(entry, { env: options.env, redactor: options.redactor });
+		return { authProvider: grant.authProvider, fetch: await grant.wrapFetch(fetch) };
 	}
-	if (!oauth.clientSecret)
-		throw new AuthRequiredError(entry.name, "client credentials need oauth.clientSecret or oauth.privateKey", "token");
-	return new sdk.ClientCredentialsProvider({
-		clientId: oauth.clientId,
-		clientSecret: oauth.clientSecret,
-		scope: oauth.scope,
-	});
+	const key = credentials.dpopKey;
+	if (!key) return {};
+	options.redactor.add(key.privateJwk.d);
+	const session = await dpopSession(key);
+	const token = credentials.oauthToken;
+	return {
+		fetch: await dpopFetch(
+			() => session,
+			() => token,
+			fetch,
+			(secret) => options.redactor.add(secret),
+		),
+	};
 }
 
 export { type ListedMetadata, listMetadata } from "./list-metadata.ts";
