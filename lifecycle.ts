@@ -8,7 +8,7 @@ import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
-import { AuthRequiredError, usesOAuth } from "./oauth-handler.ts";
+import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
 import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
 import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
 import type { Challenge } from "./transport/open-connection.ts";
@@ -377,7 +377,7 @@ export class ServerLifecycle {
 				? new AuthRequiredError(
 						name,
 						authDetail(raw, this.manager.challenge(name)),
-						usesOAuth(entry) ? "sign-in" : "token",
+						signsInWithBrowser(entry) ? "sign-in" : "token",
 					)
 				: raw;
 		this.failures.set(name, {

@@ -53,7 +53,8 @@ export interface MachineGrant {
 /** A grant's provider for fetchToken, and what it is called in messages. */
 interface Grant {
 	readonly provider: OAuthClientProvider;
-	readonly refused: string;
+	/** The refusal in words, given the server's reason. */
+	refused(reason: string): string;
 	/** Called before the token request with what discovery found (the enterprise grant needs both). */
 	readonly found?: (issuer: string, resource: string) => void;
 }
@@ -95,7 +96,7 @@ export async function machineGrant(entry: HttpServerEntry, ctx: MachineGrantCont
 			} catch (error) {
 				// A token that could not be read is said as it is; anything else is the server's refusal.
 				const detail =
-					error instanceof CredentialSourceError ? error.message : `${grant.refused} (${describeError(error)})`;
+					error instanceof CredentialSourceError ? error.message : grant.refused(reason(error));
 				throw new AuthRequiredError(entry.name, ctx.redactor.scrub(detail), "token", { cause: error });
 			}
 			onSecret(tokens.access_token);
@@ -114,6 +115,13 @@ export async function machineGrant(entry: HttpServerEntry, ctx: MachineGrantCont
 	};
 }
 
+/** Why a token request failed: the OAuth error code with the server's description, or what went wrong. */
+function reason(error: unknown): string {
+	const code = (error as { code?: unknown } | null)?.code;
+	const message = describeError(error);
+	return typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
 /** What a grant's provider is made with. */
 interface GrantContext {
 	readonly env: Readonly<Record<string, string | undefined>>;
@@ -129,7 +137,8 @@ function grantFor(sdk: Sdk, entry: HttpServerEntry, oauth: OAuthConfig, ctx: Gra
 		const source = workloadTokenSource(oauth);
 		return {
 			provider: new WorkloadIdentityProvider(oauth.clientId, () => readToken(source, env, onSecret)),
-			refused: `the authorization server did not accept the workload token from ${describeSource(source)}; it is not sent again until the next connect`,
+			refused: (why) =>
+				`the authorization server did not accept the workload token from ${describeSource(source)}: ${why}. It is not sent again before the next connect; check that it is issued for this server's authorization server and still valid`,
 		};
 	}
 	if (oauth.grantType === "enterprise") return enterpriseGrant(sdk, entry, oauth, ctx);
@@ -137,7 +146,8 @@ function grantFor(sdk: Sdk, entry: HttpServerEntry, oauth: OAuthConfig, ctx: Gra
 	onSecret(oauth.privateKey ?? "");
 	if (!oauth.clientId)
 		throw new AuthRequiredError(entry.name, 'oauth.grantType "client_credentials" needs oauth.clientId', "token");
-	const refused = "the authorization server refused the client credentials: check oauth.clientId and its secret or key";
+	const refused = (why: string) =>
+		`the authorization server refused the client credentials: ${why}. Check oauth.clientId and its secret or key`;
 	if (oauth.privateKey) {
 		const provider = new sdk.PrivateKeyJwtProvider({
 			clientId: oauth.clientId,
@@ -199,11 +209,10 @@ function enterpriseGrant(sdk: Sdk, entry: HttpServerEntry, oauth: OAuthConfig, c
 	const idpName = idp.tokenEndpoint ?? idp.issuer ?? "";
 	return {
 		provider,
-		get refused() {
-			return exchanging
-				? `the enterprise IdP ${idpName} did not exchange the ID token from ${describeSource(source)} for a grant to this server (ID-JAG): check oauth.idp and that the IdP allows this server`
-				: `the authorization server of "${entry.name}" did not accept the enterprise grant (ID-JAG): check oauth.clientId and oauth.clientSecret`;
-		},
+		refused: (why) =>
+			exchanging
+				? `the enterprise IdP ${idpName} did not exchange the ID token from ${describeSource(source)} for a grant to this server (ID-JAG): ${why}. Check oauth.idp and that the IdP lets you use this server`
+				: `the authorization server of "${entry.name}" did not accept the enterprise grant (ID-JAG): ${why}. Check oauth.clientId and oauth.clientSecret`,
 		found: (issuer, resource) => {
 			provider.saveAuthorizationServerUrl(issuer);
 			provider.saveResourceUrl?.(resource);

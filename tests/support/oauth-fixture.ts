@@ -14,7 +14,10 @@ const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 export interface OAuthServer {
 	readonly url: string;
-	stats(): Promise<{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number }>;
+	/** What it counted; its DPoP and workload identity modes count more (tests/fixtures/oauth-server.ts). */
+	stats(): Promise<
+		{ signIns: number; refreshes: number; refusedRefreshes: number; requests: number } & Record<string, number | string>
+	>;
 	/** The form bodies the token endpoint received, in order. */
 	tokenRequests(): Promise<Record<string, string>[]>;
 	stop(): Promise<void>;
