@@ -81,6 +81,10 @@ function grantProblems(oauth: OAuthConfig): string[] {
 		);
 	if (grant !== "jwt_bearer" && sources > 0)
 		problems.push('oauth.assertionFile and oauth.assertionEnv go with "grantType": "jwt_bearer" (workload identity)');
+	if (grant === "client_credentials" && (!oauth.clientId || (!oauth.clientSecret && !oauth.privateKey)))
+		problems.push(
+			'oauth.grantType "client_credentials" needs oauth.clientId and oauth.clientSecret (or oauth.privateKey for a private key JWT)',
+		);
 	if (grant === "enterprise") problems.push(...enterpriseProblems(oauth));
 	else if (oauth.idp !== undefined) problems.push('oauth.idp goes with "grantType": "enterprise"');
 	return problems;

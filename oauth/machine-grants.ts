@@ -95,8 +95,7 @@ export async function machineGrant(entry: HttpServerEntry, ctx: MachineGrantCont
 				});
 			} catch (error) {
 				// A token that could not be read is said as it is; anything else is the server's refusal.
-				const detail =
-					error instanceof CredentialSourceError ? error.message : grant.refused(reason(error));
+				const detail = error instanceof CredentialSourceError ? error.message : grant.refused(reason(error));
 				throw new AuthRequiredError(entry.name, ctx.redactor.scrub(detail), "token", { cause: error });
 			}
 			onSecret(tokens.access_token);
