@@ -10,7 +10,7 @@ import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { es256Keys, signJwt } from "../fixtures/jws.ts";
 import { tempDir } from "../support/helpers.ts";
-import { browser, type OAuthServer, startOAuthServer } from "../support/oauth-fixture.ts";
+import { browser, markSignInsExpired, type OAuthServer, startOAuthServer } from "../support/oauth-fixture.ts";
 
 describe("OAuth sign-in extensions", () => {
 	let server: OAuthServer | undefined;
@@ -59,11 +59,18 @@ describe("OAuth sign-in extensions", () => {
 		expect((await server.stats()).dpopRequests).toBeGreaterThan(0);
 
 		// The access token runs out (as stored): the refresh is signed with the same key, nonce and all.
-		writeFileSync(path, JSON.stringify({ ...stored, tokens: { ...stored.tokens, expires_at: Date.now() - 1000 } }));
 		await runtime.lifecycle.manager.closeAll();
+		await server.expireTokens();
+		markSignInsExpired(agentDir);
 		const second = await ask(runtime, { tool: "prot_whoami" });
 		expect(second).toBe("hello, client signed in");
-		expect(await server.stats()).toMatchObject({ refreshes: 1, tokenProofs: 2, refusedProofs: 0, bearerRequests: 0 });
+		expect(await server.stats()).toMatchObject({
+			refreshes: 1,
+			tokenProofs: 2,
+			refusedProofs: 0,
+			bearerRequests: 0,
+			refusedTokens: 0,
+		});
 		const refreshed = JSON.parse(readFileSync(path, "utf8"));
 		expect(refreshed.dpopKey).toEqual(stored.dpopKey);
 		const shown = [first, second, await ask(runtime, {}), await ask(runtime, { server: "prot" })].join("\n");

@@ -1,7 +1,8 @@
 // Signing in to a remote MCP server with OAuth, against a real OAuth-protected server built from
 // the SDK's server auth pieces: the call says "needs sign-in" (never waits for a browser); the
-// sign-in completes through the loopback callback; tokens are private files, refreshed after they
-// expire (once, even when two sessions refresh at once); a wrong state is refused; logout deletes.
+// sign-in completes through the loopback callback; tokens are private files, refreshed when they
+// expire or the server refuses them (once, even when two sessions refresh at once); a wrong state
+// is refused; logout deletes.
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +13,13 @@ import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { ROOT, tempDir } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
-import { browser, type OAuthServer, oauthRuntimes, startOAuthServer } from "../support/oauth-fixture.ts";
+import {
+	browser,
+	markSignInsExpired,
+	type OAuthServer,
+	oauthRuntimes,
+	startOAuthServer,
+} from "../support/oauth-fixture.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
 
@@ -58,12 +65,9 @@ describe("OAuth sign-in", () => {
 			child.on("close", (code) => resolve({ code, out }));
 		});
 
-	const setUp = async (ttl?: number, oauth?: Record<string, unknown>, env?: Record<string, string>) => {
-		server = await startOAuthServer(ttl, env);
-		writeFileSync(
-			join(agentDir, "mcp.json"),
-			JSON.stringify({ mcpServers: { prot: { url: server.url, ...(oauth ? { oauth } : {}) } } }),
-		);
+	const setUp = async (env?: Record<string, string>) => {
+		server = await startOAuthServer(3600, env);
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { prot: { url: server.url } } }));
 	};
 	beforeEach(() => {
 		dir = tempDir();
@@ -121,32 +125,47 @@ describe("OAuth sign-in", () => {
 		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
 	});
 
-	it("an expired access token is refreshed: the call still works", async () => {
-		await setUp(2);
+	// Expiry without waiting for it: the fixture refuses its tokens on command, and the sign-in file
+	// says they ran out (the client's clock). Tokens issued after that live an hour, so a slow machine
+	// cannot see the new one expire too.
+	it("an expired access token is refreshed before it is sent: the call still works", async () => {
+		await setUp();
 		const runtime = open();
 		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
-		await new Promise((r) => setTimeout(r, 2500));
 		await runtime.lifecycle.manager.closeAll(); // the next call connects with the (expired) token
+		await server.expireTokens();
+		markSignInsExpired(agentDir);
 		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
-		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1 });
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedTokens: 0 });
 	});
 
-	it("two sessions (processes) refreshing at once both keep working; the refresh token rotates exactly once", async () => {
-		await setUp(2);
+	it("an access token the server refuses before its time is refreshed once: the call still works", async () => {
+		await setUp();
+		const runtime = open();
+		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
+		await runtime.lifecycle.manager.closeAll();
+		await server.expireTokens(); // the client still holds it valid for an hour
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedTokens: 1 });
+	});
+
+	it("two sessions (processes) whose token is refused at once both keep working; the refresh token rotates exactly once", async () => {
+		await setUp();
 		const login = await cli("login", "prot");
 		expect(login.code, login.out).toBe(0);
 		expect(login.out).toContain('Signed in to "prot".');
-		await new Promise((r) => setTimeout(r, 2500));
+		// Both refusals are answered together: each session holds the old token when it goes to refresh.
+		await server.expireTokens(2);
 		const [a, b] = await Promise.all([cli("call", "prot_whoami"), cli("call", "prot_whoami")]);
 		expect(a.code, a.out).toBe(0);
 		expect(b.code, b.out).toBe(0);
 		expect(a.out).toContain("hello, client signed in");
 		expect(b.out).toContain("hello, client signed in");
-		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedRefreshes: 0 });
-	});
+		expect(await server.stats()).toMatchObject({ signIns: 1, refreshes: 1, refusedRefreshes: 0, refusedTokens: 2 });
+	}, 120_000); // three CLI runs; a loaded machine takes 10-25 s per run
 
 	it("a sign-in after one that did not finish works: the registered client's redirect port is used again", async () => {
-		await setUp(undefined, undefined, { EXACT_REDIRECT: "1" });
+		await setUp({ EXACT_REDIRECT: "1" });
 		const runtime = open();
 		const stop = new AbortController();
 		// The first sign-in registers a client and is given up before the browser comes back.

@@ -2,7 +2,7 @@
 // 127.0.0.1 port, a "browser" that approves a sign-in by following its redirect, and the runtimes
 // of a describe block signing in to it.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { McpRuntime } from "../../mcp-runtime.ts";
@@ -20,6 +20,11 @@ export interface OAuthServer {
 	>;
 	/** The form bodies the token endpoint received, in order. */
 	tokenRequests(): Promise<Record<string, string>[]>;
+	/**
+	 * Every access token it issued so far expires now: it refuses them from here on. With
+	 * `holdRefusals`, it answers those refusals only once that many have come.
+	 */
+	expireTokens(holdRefusals?: number): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -39,8 +44,26 @@ export async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<strin
 		url: `http://127.0.0.1:${port}/mcp`,
 		stats: () => get("/stats"),
 		tokenRequests: () => get("/token-requests"),
+		expireTokens: async (holdRefusals = 0) => {
+			const address = `http://127.0.0.1:${port}/expire-tokens?holdRefusals=${holdRefusals}`;
+			const response = await fetch(address, { method: "POST" });
+			if (!response.ok) throw new Error(`the fixture did not expire its tokens: ${response.status}`);
+		},
 		stop: () => stopChild(child),
 	};
+}
+
+/**
+ * The sign-ins stored under an agent dir say their access tokens expired a second ago, as the
+ * client's clock would have it once their time ran out (the server's side: `expireTokens`).
+ */
+export function markSignInsExpired(agentDir: string): void {
+	const folder = join(agentDir, "mcp-oauth");
+	for (const file of readdirSync(folder)) {
+		const stored = JSON.parse(readFileSync(join(folder, file), "utf8"));
+		const tokens = { ...stored.tokens, expires_at: Date.now() - 1000 };
+		writeFileSync(join(folder, file), JSON.stringify({ ...stored, tokens }));
+	}
 }
 
 /** A browser that approves: it follows the authorization page's redirect to the callback. */
