@@ -2,44 +2,41 @@
 // tokens with node:crypto (not the SDK): a DPoP-bound sign-in whose token endpoint and MCP endpoint
 // both demand a nonce first (and its refresh), and workload identity from a token file the
 // platform renews, with a refusal that is said in words and not retried.
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { McpRuntime } from "../../mcp-runtime.ts";
-import { runProxy } from "../../proxy/proxy-tool.ts";
-import { contentText } from "../../proxy/tool-results.ts";
+import { describe, expect, it } from "vitest";
 import { es256Keys, signJwt } from "../fixtures/jws.ts";
-import { tempDir } from "../support/helpers.ts";
-import { browser, markSignInsExpired, type OAuthServer, startOAuthServer } from "../support/oauth-fixture.ts";
+import { browser, markSignInsExpired, oauthRuntimes } from "../support/oauth-fixture.ts";
 
 describe("OAuth sign-in extensions", () => {
-	let server: OAuthServer | undefined;
-	let dir: ReturnType<typeof tempDir>;
-	let agentDir: string;
-	const runtimes: McpRuntime[] = [];
-	const open = (servers: Record<string, unknown>) => {
-		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: servers }));
-		const runtime = new McpRuntime({ cwd: dir.path, env: { ...process.env, PI_CODING_AGENT_DIR: agentDir } });
-		runtimes.push(runtime);
-		return runtime;
+	const prot = oauthRuntimes();
+	const { ask } = prot;
+	/**
+	 * A runtime whose server takes workload tokens from a file (not yet written), and a signer of
+	 * such tokens (claims over a valid default: this fixture's audience, ten minutes to live).
+	 */
+	const workload = async () => {
+		const { privateKey, publicJwk } = es256Keys();
+		const tokenFile = join(prot.folder(), "workload-token");
+		const runtime = await prot.configure(
+			{ grantType: "jwt_bearer", assertionFile: tokenFile },
+			{ WIF_JWK: JSON.stringify(publicJwk) },
+		);
+		const server = prot.fixture();
+		const defaults = () => ({
+			iss: "https://ci.example",
+			sub: "ci-job",
+			aud: new URL(server.url).origin,
+			exp: Math.floor(Date.now() / 1000) + 600,
+		});
+		const sign = (claims: Record<string, unknown>) => signJwt({ ...defaults(), ...claims }, privateKey);
+		return { runtime, server, tokenFile, sign };
 	};
-	const ask = async (runtime: McpRuntime, input: Parameters<typeof runProxy>[1]) =>
-		contentText((await runProxy(runtime.lifecycle, input)).content);
-	beforeEach(() => {
-		dir = tempDir();
-		agentDir = join(dir.path, "agent");
-		mkdirSync(agentDir);
-	});
-	afterEach(async () => {
-		for (const runtime of runtimes.splice(0)) await runtime.shutdown();
-		await server?.stop();
-		server = undefined;
-		dir.remove();
-	});
 
 	it("DPoP: a server that advertises it gets a bound token; both nonces are answered; the key stays private, even on refresh", async () => {
-		server = await startOAuthServer(3600, { DPOP: "1", DPOP_NONCE: "1" });
-		const runtime = open({ prot: { url: server.url } });
+		const runtime = await prot.configure({}, { DPOP: "1", DPOP_NONCE: "1" });
+		const server = prot.fixture();
+		const agentDir = prot.agentDir();
 		await runtime.signIn("prot", { show: () => undefined, openBrowser: browser });
 		const first = await ask(runtime, { tool: "prot_whoami" });
 		expect(first).toBe("hello, client signed in");
@@ -79,54 +76,34 @@ describe("OAuth sign-in extensions", () => {
 	});
 
 	it("workload identity: the token in the file signs in without a user; a renewed file is read at the next connect", async () => {
-		const { privateKey, publicJwk } = es256Keys();
-		server = await startOAuthServer(3600, { WIF_JWK: JSON.stringify(publicJwk) });
-		const issuer = new URL(server.url).origin;
-		const tokenFile = join(dir.path, "workload-token");
-		const workloadToken = (jti: string, claims: Record<string, unknown> = {}) =>
-			signJwt(
-				{
-					iss: "https://ci.example",
-					sub: "ci-job",
-					aud: issuer,
-					exp: Math.floor(Date.now() / 1000) + 600,
-					jti,
-					...claims,
-				},
-				privateKey,
-			);
-		writeFileSync(tokenFile, `${workloadToken("first")}\n`);
-		const runtime = open({ ci: { url: server.url, oauth: { grantType: "jwt_bearer", assertionFile: tokenFile } } });
-		expect(await ask(runtime, { tool: "ci_whoami" })).toBe("hello, client signed in");
+		const { runtime, server, tokenFile, sign } = await workload();
+		writeFileSync(tokenFile, `${sign({ jti: "first" })}\n`);
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
 		expect(await server.stats()).toMatchObject({ workloadRequests: 1, workloadGrants: 1, lastAssertionJti: "first" });
 
-		writeFileSync(tokenFile, workloadToken("renewed"));
+		writeFileSync(tokenFile, sign({ jti: "renewed" }));
 		await runtime.lifecycle.manager.closeAll();
-		expect(await ask(runtime, { tool: "ci_whoami" })).toBe("hello, client signed in");
+		expect(await ask(runtime, { tool: "prot_whoami" })).toBe("hello, client signed in");
 		expect(await server.stats()).toMatchObject({ workloadRequests: 2, lastAssertionJti: "renewed" });
 	});
 
 	it("workload identity: a token the server refuses is said in words, sent once, never shown; an expired one is not sent", async () => {
-		const { privateKey, publicJwk } = es256Keys();
-		server = await startOAuthServer(3600, { WIF_JWK: JSON.stringify(publicJwk) });
-		const tokenFile = join(dir.path, "workload-token");
-		const exp = Math.floor(Date.now() / 1000) + 600;
-		const wrongAudience = signJwt({ sub: "ci-job", aud: "https://elsewhere.example", exp, jti: "a" }, privateKey);
+		const { runtime, server, tokenFile, sign } = await workload();
+		const wrongAudience = sign({ aud: "https://elsewhere.example", jti: "a" });
 		writeFileSync(tokenFile, wrongAudience);
-		const runtime = open({ ci: { url: server.url, oauth: { grantType: "jwt_bearer", assertionFile: tokenFile } } });
-		const refused = await ask(runtime, { tool: "ci_whoami" });
-		expect(refused).toContain('Server "ci" needs authentication');
+		const refused = await ask(runtime, { tool: "prot_whoami" });
+		expect(refused).toContain('Server "prot" needs authentication');
 		expect(refused).toContain(`did not accept the workload token from the file ${tokenFile}`);
 		expect(refused).toContain("invalid_grant");
 		expect(refused).not.toContain(wrongAudience);
-		expect(runtime.lifecycle.state("ci")).toBe("needs-auth");
+		expect(runtime.lifecycle.state("prot")).toBe("needs-auth");
 		expect(await server.stats()).toMatchObject({ workloadRequests: 1, workloadGrants: 0 });
 
-		const expired = signJwt({ sub: "ci-job", aud: new URL(server.url).origin, exp: exp - 1200, jti: "b" }, privateKey);
+		const expired = sign({ exp: Math.floor(Date.now() / 1000) - 600, jti: "b" });
 		writeFileSync(tokenFile, expired);
 		// The user renewed the file and asks for the server again (/mcp reconnect): it is read, and not sent.
-		await runtime.lifecycle.reconnect("ci").catch(() => undefined);
-		const told = await ask(runtime, { tool: "ci_whoami" });
+		await runtime.lifecycle.reconnect("prot").catch(() => undefined);
+		const told = await ask(runtime, { tool: "prot_whoami" });
 		expect(told).toMatch(
 			new RegExp(`the workload token in the file ${tokenFile} \\(oauth.assertionFile\\) expired at`),
 		);

@@ -110,6 +110,12 @@ export function oauthRuntimes() {
 			writeConfig(oauth);
 			return open(env);
 		},
+		/** The test's folder (the runtimes' cwd) and the agent dir in it. */
+		folder: () => (dir as ReturnType<typeof tempDir>).path,
+		agentDir,
+		/** The proxy's answer to `input` in a runtime. */
+		ask: async (runtime: McpRuntime, input: Parameters<typeof runProxy>[1]) =>
+			contentText((await runProxy(runtime.lifecycle, input)).content),
 		/** The fixture's one tool, called through the proxy of a runtime. */
 		call: async (runtime: McpRuntime) =>
 			contentText((await runProxy(runtime.lifecycle, { tool: "prot_whoami" })).content),
