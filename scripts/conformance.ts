@@ -74,9 +74,19 @@ async function alone(name: string, revision: string): Promise<boolean> {
 	return result !== null && Number(result[3]) === 0 && Number(result[1]) > 0;
 }
 
+/**
+ * How long the suite lets one client run (its default is 30 s). Longer than our own deadlines
+ * after a slow start: killed at 30 s, a starved client (20-40 s to its first request at a load
+ * of 50) had printed nothing, so nothing told it was starved and it was not run again alone.
+ */
+const CLIENT_MS = 90_000;
+
 function run(args: string[]): Promise<string> {
 	return new Promise((resolve) => {
-		const child = spawn(NODE22, [SUITE, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(NODE22, [SUITE, ...args, "--timeout", String(CLIENT_MS)], {
+			cwd: ROOT,
+			stdio: ["ignore", "pipe", "pipe"],
+		});
 		let output = "";
 		child.stdout.on("data", (c) => (output += c));
 		child.stderr.on("data", (c) => (output += c));
