@@ -128,9 +128,11 @@ describe("misbehaving servers", () => {
 	it("tools/list_changed refreshes the catalog", async () => {
 		const lc = open({ growing: fixture("fault-server.ts") });
 		expect((await text(lc, { tool: "growing_add_tool" })).text).toBe("added added_5");
-		const deadline = Date.now() + 5000;
-		while (!lc.catalog.forServer("growing").some((t) => t.name === "added_5") && Date.now() < deadline)
-			await new Promise((r) => setTimeout(r, 20));
+		await waitUntil(
+			() => lc.catalog.forServer("growing").some((t) => t.name === "added_5"),
+			"the catalog to follow tools/list_changed",
+			60_000, // the test's own timeout bounds it
+		);
 		expect((await text(lc, { search: "added_5" })).text).toContain("growing_added_5");
 	});
 
@@ -148,16 +150,7 @@ describe("misbehaving servers", () => {
 			);
 			cleanups.push(() => stopChild(child));
 			const lc = open({ remote: { url: `http://127.0.0.1:${port}/mcp` } });
-			for (
-				let i = 0;
-				i < 50 &&
-				!(await fetch(`http://127.0.0.1:${port}/x`).then(
-					() => true,
-					() => false,
-				));
-				i++
-			)
-				await new Promise((r) => setTimeout(r, 100));
+			await waitForPort(port, child); // bounded by the test's timeout: a loaded machine starts tsx slowly
 			expect((await text(lc, { tool: "remote_whoami" })).text).toBe("initialization 1");
 			await fetch(`http://127.0.0.1:${port}/forget`, { method: "POST" });
 			const again = await text(lc, { tool: "remote_whoami" });
