@@ -10,6 +10,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { closestNames } from "./catalog/closest-name.ts";
 import { isCommandValue } from "./config/command-values.ts";
 import { fileFrom236, hash236, serverFrom236, settingsFrom236, sharedConfigPaths } from "./config/compat-236.ts";
+import { launchIdentity } from "./config/identity.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
 import { readJsoncFile } from "./config/jsonc-file.ts";
@@ -23,7 +24,6 @@ import {
 	schemaErrors,
 	unknownKeys,
 } from "./config/schema.ts";
-import { launchIdentity } from "./trust/project-approval.ts";
 import { maskUrl, worthMasking } from "./trust/redaction.ts";
 import { hasHiddenCharacters, visible } from "./trust/safe-text.ts";
 import {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { ClientHost } from "./client/client-features.ts";
 import type { RegisteredServer } from "./config.ts";
+import { describeError } from "./errors.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
 import { callThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
@@ -50,7 +51,6 @@ import type { Progress } from "./server-manager.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { type FileStamp, recordReads } from "./storage/file-guard.ts";
 import { DIRECT_TOOLS_TOKEN_WARNING } from "./tool-registrar.ts";
-import { describeError } from "./transport/errors.ts";
 import { oneLine, terminalSafe } from "./trust/safe-text.ts";
 
 type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: unknown }) => void;
@@ -509,7 +509,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		if (!ctx.hasUI) return;
 		// Asked in the background: Pi starts at once, and the servers wait for the answer.
 		const [{ askApproval }, { decidedAnswer }, { storedSignInNote }, { safeDialogs }] = await Promise.all([
-			import("./trust/project-approval.ts"),
+			import("./client/approval-question.ts"),
 			import("./trust/approve-flow.ts"),
 			import("./oauth-handler.ts"),
 			import("./client/user-dialogs.ts"),

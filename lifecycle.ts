@@ -5,16 +5,16 @@
 import { mapLimit, within } from "./bounds/waits.ts";
 import { ToolCatalog, type ToolFilter } from "./catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
+import type { ApprovalRefusal } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
+import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
 import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
-import { authStatus, describeError, isAuthError, quote } from "./transport/errors.ts";
 import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
 import { type Redactor, scrubStrings } from "./trust/redaction.ts";
-import type { ApprovalRefusal } from "./trust/tool-approval.ts";
 import {
 	exposureOf,
 	type McpConfig,
@@ -79,7 +79,7 @@ export interface LifecycleOptions {
 	 * allowed is never started, connected to or resolved, and its cached tools are not offered.
 	 */
 	readonly gate?: (entry: ServerEntry) => GateState;
-	/** Asks the user about a tool 2.36's `approveTools` names (trust/tool-approval.ts); without it, such tools are refused. */
+	/** Asks the user about a tool 2.36's `approveTools` names (client/tool-approval.ts); without it, such tools are refused. */
 	readonly askApproval?: (
 		entry: ServerEntry,
 		tool: ToolMetadata,

@@ -64,7 +64,7 @@ export class McpRuntime {
 	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
 	private resolver?: Promise<NpxResolver>;
 	/** The session's answers to `approveTools` questions (made at the first call that asks). */
-	private toolApprovals?: Promise<import("./trust/tool-approval.ts").ToolApprovals>;
+	private toolApprovals?: Promise<import("./client/tool-approval.ts").ToolApprovals>;
 	private readonly listeners = new Set<() => void>();
 	private stopExitCleanup?: () => void;
 
@@ -131,7 +131,7 @@ export class McpRuntime {
 			gate: (entry) => this.approvals.state(entry),
 			// Loaded at the first call `approveTools` names, never with the extension.
 			askApproval: async (entry, tool, args, signal) => {
-				this.toolApprovals ??= import("./trust/tool-approval.ts").then(
+				this.toolApprovals ??= import("./client/tool-approval.ts").then(
 					({ ToolApprovals }) =>
 						new ToolApprovals({ dialogs: () => this.client.host.dialogs, scrub: (t) => this.redactor.scrub(t) }),
 				);

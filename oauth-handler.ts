@@ -7,11 +7,15 @@ import { statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "./config/schema.ts";
+import { AuthRequiredError, describeError } from "./errors.ts";
 import { describeSource, idTokenSource, readToken, workloadTokenSource } from "./oauth/credential-sources.ts";
 import { dpopSession, isDpopBound, type StoredDpopKey } from "./oauth/dpop.ts";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
 import { parseJson, readTextFile } from "./storage/file-guard.ts";
-import { describeError } from "./transport/errors.ts";
+
+/** Where it was always imported from; it lives in errors.ts so lower layers (oauth/) can raise it. */
+export { AuthRequiredError };
+
 import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
@@ -20,24 +24,6 @@ export interface AuthContext {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly now?: () => number;
 	readonly fetchFn?: FetchLike;
-}
-
-/** Raised when a server needs credentials it does not have: a sign-in, a token, or more scope. */
-export class AuthRequiredError extends Error {
-	constructor(
-		readonly server: string,
-		detail: string,
-		readonly kind: "sign-in" | "token" = "sign-in",
-		options?: ErrorOptions,
-	) {
-		super(
-			kind === "sign-in"
-				? `Server "${server}" needs sign-in: ask the user to run /mcp-auth ${server} (${detail})`
-				: `Server "${server}" needs authentication: /mcp-auth ${server} explains (${detail})`,
-			options,
-		);
-		this.name = "AuthRequiredError";
-	}
 }
 
 /** OAuth sign-in applies to HTTP servers that are not given an Authorization of their own (as in Pi 1.5). */

@@ -3,22 +3,22 @@
 // variables, fills them in (RFC 6570, the SDK's UriTemplate) and reads the resulting URI. Lets
 // the model find, describe and read documents through the same `mcp` modes as tools.
 // The SDK's UriTemplate comes with the SDK (v2 exports it only from the client's index, ~100 ms to
-// load): never with the catalog at start-up, but by loadUriTemplate() before a template is used.
+// load): never with the catalog at start-up; whoever uses a template first hands the loaded SDK to
+// useUriTemplate() (the SDK's loader sits in transport/, a layer above this module).
 
 import type { ReadResourceResult, UriTemplate as UriTemplateClass } from "@modelcontextprotocol/client";
-import { loadSdk } from "./transport/sdk-loader.ts";
 import type { JsonSchema, ResourceMetadata, ResourceTemplateMetadata, ToolMetadata } from "./types.ts";
 
 let UriTemplate: typeof UriTemplateClass | undefined;
 
-/** Makes templates usable (expand, match, variables): the SDK loads once, as a connect would load it. */
-export async function loadUriTemplate(): Promise<void> {
-	UriTemplate ??= (await loadSdk()).UriTemplate;
+/** Makes templates usable (expand, match, variables) with the loaded SDK's class (`transport/sdk-loader.ts`). */
+export function useUriTemplate(sdk: { readonly UriTemplate: typeof UriTemplateClass }): void {
+	UriTemplate ??= sdk.UriTemplate;
 }
 
 /** The class, or a programming error (thrown outside the callers' parse-error handling, never read as "no match"). */
 function templateClass(): typeof UriTemplateClass {
-	if (!UriTemplate) throw new Error("resource templates are used before loadUriTemplate()");
+	if (!UriTemplate) throw new Error("resource templates are used before useUriTemplate()");
 	return UriTemplate;
 }
 

@@ -12,9 +12,9 @@ import type {
 } from "@modelcontextprotocol/client";
 import { once, untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
+import { describeError, isAuthError, isSessionLost } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
-import { describeError, isAuthError, isSessionLost } from "./transport/errors.ts";
 import type { InstallProgress } from "./transport/npx-install.ts";
 import type {
 	Challenge,
@@ -35,7 +35,9 @@ export type { Progress } from "./types.ts";
  */
 const loadConnections = once(() => import("./transport/open-connection.ts"));
 /** The task API's calls, loaded on the first task-only tool. */
-const loadTasks = once(() => import("./proxy/tool-tasks.ts"));
+const loadTasks = once(() => import("./transport/tool-tasks.ts"));
+/** The per-user broker's client, loaded with the first connect (as opening connections is). */
+const loadBroker = once(() => import("./broker/client.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
 const DEFAULT_MAX_MESSAGE_BYTES = DEFAULT_SETTINGS.maxMessageMB * 1024 * 1024;
@@ -418,7 +420,7 @@ export class McpServerManager {
 			debugLog: this.options.debugLog,
 			live: this.live,
 			requests: this.options.requests,
-			broker: this.options.broker,
+			broker: this.options.broker && (await loadBroker()).brokerServers(this.options.broker),
 			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
 			onCredential: (token) => (sent = token),
 		};

@@ -24,7 +24,7 @@ export async function loadBaselineEngine(): Promise<SearchFn | undefined> {
 				stdio: ["ignore", "pipe", "ignore"],
 			});
 			// Its own two files side by side; the modules it shares with today's code where they live now.
-			const moved: Record<string, string> = { errors: "transport/errors", "tool-catalog": "catalog/tool-catalog" };
+			const moved: Record<string, string> = { errors: "errors", "tool-catalog": "catalog/tool-catalog" };
 			writeFileSync(
 				join(dir, file),
 				source.replace(/from "\.\/(errors|tool-catalog)\.ts"/g, (_, name: string) => `from "../../${moved[name]}.ts"`),

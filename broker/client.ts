@@ -11,6 +11,7 @@ import { isAlive, killAllSync, tagged } from "../bounds/process-tree.ts";
 import { delay } from "../bounds/waits.ts";
 import { configHash, stableStringify } from "../config/identity.ts";
 import { openOwnFile, readTextFile } from "../storage/file-guard.ts";
+import type { SharedLaunch, SharedServers } from "../transport/open-connection.ts";
 import type { StdioServerEntry } from "../types.ts";
 import {
 	ADAPTER_VERSION,
@@ -23,7 +24,6 @@ import {
 	type OpenParams,
 	privateDir,
 	readBrokerFile,
-	type SharedLaunch,
 	SocketTransport,
 	STARTING_MARKER,
 	STATUS_METHOD,
@@ -38,6 +38,20 @@ export interface BrokerOptions {
 	readonly shares: (entry: StdioServerEntry) => boolean;
 	/** How long the server may stay up after the last session leaves (its idle timeout). */
 	readonly lingerMs: (entry: StdioServerEntry) => number;
+}
+
+/** The broker as a connection opens shared servers through it (`transport/open-connection.ts`). */
+export function brokerServers(options: BrokerOptions): SharedServers {
+	return {
+		shares: options.shares,
+		open: (entry, launch, limits, parse, signal) =>
+			openBrokerTransport(
+				options,
+				{ key: sharedKey(entry, launch), name: entry.name, launch, ...limits, lingerMs: options.lingerMs(entry) },
+				parse,
+				signal,
+			),
+	};
 }
 
 /** Said of a call in flight when the broker goes away: it cannot know whether the server ran it. */

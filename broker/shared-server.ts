@@ -10,7 +10,7 @@
 
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { deserializeMessage, ProtocolErrorCode } from "@modelcontextprotocol/client";
-import { CONNECTION_CLOSED_CODE } from "../transport/errors.ts";
+import { CONNECTION_CLOSED_CODE } from "../errors.ts";
 import { StdioTransport } from "../transport/stdio.ts";
 import { TailBuffer } from "../transport/tail-buffer.ts";
 import type { OpenParams, SocketTransport } from "./wire.ts";

@@ -11,10 +11,11 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { parseJson, readTextFile } from "../storage/file-guard.ts";
 import { LineReader } from "../transport/line-reader.ts";
+import type { SharedLaunch } from "../transport/open-connection.ts";
 
 /** Bumped when the broker's methods or relaying change: a session and a broker of another protocol do not talk. */
 export const BROKER_PROTOCOL = 1;
-export { ADAPTER_VERSION } from "../transport/client-info.ts";
+export { ADAPTER_VERSION } from "../client-info.ts";
 
 export const OPEN_METHOD = "pi-broker/open";
 /** In a shared server's environment: the pid of the broker that started it. */
@@ -22,14 +23,6 @@ export const BROKER_TAG = "PI_MCP_BROKER_PID";
 export const STATUS_METHOD = "pi-broker/status";
 /** JSON-RPC error code of a broker that will not serve this session (another version). */
 export const WRONG_VERSION = -32050;
-
-/** How a shared server is started: resolved by the session (npx, `!command` values), run by the broker. */
-export interface SharedLaunch {
-	readonly command: string;
-	readonly args: readonly string[];
-	readonly env: Readonly<Record<string, string>>;
-	readonly cwd?: string;
-}
 
 /** `pi-broker/open` params: the server a session wants, under the identity that decides who shares it. */
 export interface OpenParams {

@@ -2,8 +2,8 @@
 // authorization server the config pins (checked against its issuer, RFC 8414), and every OAuth
 // document read within a size and time bound, since they come from servers the user has not vetted.
 import type { FetchLike } from "@modelcontextprotocol/client";
-import { CLIENT_INFO } from "../transport/client-info.ts";
-import { describeError } from "../transport/errors.ts";
+import { CLIENT_INFO } from "../client-info.ts";
+import { describeError } from "../errors.ts";
 import type { SignInStore } from "./store.ts";
 
 /** The largest OAuth document (metadata, registration, token answer) read; real ones are a few KB. */

@@ -18,8 +18,7 @@ import type {
 	StoredOAuthClientInformation,
 } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../config/schema.ts";
-import { AuthRequiredError } from "../oauth-handler.ts";
-import { describeError } from "../transport/errors.ts";
+import { AuthRequiredError, describeError } from "../errors.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import {

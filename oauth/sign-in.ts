@@ -20,7 +20,7 @@ import type {
 	OAuthDiscoveryState,
 	OAuthTokens,
 } from "@modelcontextprotocol/client";
-import { describeError } from "../transport/errors.ts";
+import { describeError } from "../errors.ts";
 import { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";

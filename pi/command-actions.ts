@@ -3,17 +3,17 @@
 import { homedir } from "node:os";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "../config.ts";
+import { describeError } from "../errors.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { authHelp, signsInWithBrowser, storedSignInNote } from "../oauth-handler.ts";
+import { brokerReport, countLabel, stateText, turnedOffLine } from "../proxy/server-status.ts";
 import type { DirectSummary } from "../tool-registrar.ts";
-import { describeError } from "../transport/errors.ts";
 import type { ApproveAnswer } from "../trust/approve-flow.ts";
 import { isShownCode } from "../trust/shown-launches.ts";
 import type { ConfigSource, ServerEntry } from "../types.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
-import { brokerReport, countLabel, stateText, turnedOffLine } from "./server-status.ts";
 
 /** /mcp [sub] [server]. */
 export async function mcpCommand(
@@ -144,7 +144,7 @@ function sourceLabel(source: ConfigSource): string {
 async function approve(ctx: ExtensionCommandContext, runtime: McpRuntime, words: string[]): Promise<ApproveAnswer> {
 	const [{ approveCommand }, { askApproval }, { safeDialogs }] = await Promise.all([
 		import("../trust/approve-flow.ts"),
-		import("../trust/project-approval.ts"),
+		import("../client/approval-question.ts"),
 		import("../client/user-dialogs.ts"),
 	]);
 	const ask = ctx.hasUI

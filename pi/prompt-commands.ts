@@ -7,9 +7,9 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { GetPromptResult } from "@modelcontextprotocol/client";
 import { plain } from "../client/user-dialogs.ts";
+import { describeError } from "../errors.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { convertResult, type PiContent } from "../proxy/tool-results.ts";
-import { describeError } from "../transport/errors.ts";
 import { oneLine } from "../trust/safe-text.ts";
 import type { PromptArgument, PromptMetadata } from "../types.ts";
 

@@ -4,8 +4,8 @@
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { ServerLifecycle } from "../lifecycle.ts";
+import { startingText } from "../proxy/server-status.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
-import { startingText } from "./server-status.ts";
 
 const SUBCOMMANDS = [
 	{ value: "status", description: "servers, their state and tools" },

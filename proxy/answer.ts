@@ -2,9 +2,9 @@
 // which servers an answer could not cover (still starting, failed, awaiting approval).
 
 import type { ServerLifecycle } from "../lifecycle.ts";
-import { startingText } from "../pi/server-status.ts";
 import type { Progress } from "../server-manager.ts";
 import type { OutputGuard } from "./output-guard.ts";
+import { startingText } from "./server-status.ts";
 import type { McpResultLike, PiContent } from "./tool-results.ts";
 
 export interface ProxyResult {

@@ -5,16 +5,11 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/client";
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
+import { describeError, isAuthError, quote } from "../errors.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
-import {
-	expandTemplate,
-	loadUriTemplate,
-	matchTemplate,
-	readCall,
-	resourceResultToContent,
-} from "../resource-tools.ts";
+import { expandTemplate, matchTemplate, readCall, resourceResultToContent, useUriTemplate } from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
-import { describeError, isAuthError, quote } from "../transport/errors.ts";
+import { loadSdk } from "../transport/sdk-loader.ts";
 import { serverPrefix } from "../types.ts";
 import { failedNote, failure, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import type { ProxyInput } from "./surface.ts";
@@ -114,7 +109,7 @@ export async function planCall(
 ): Promise<CallPlan> {
 	// Templates are expanded and matched with the SDK's UriTemplate, which loads with the SDK (as the
 	// call's connect would load it), never at start-up.
-	await loadUriTemplate();
+	useUriTemplate(await loadSdk());
 	if (URI.test(name)) return planUriRead(lifecycle, name, input.server);
 	// A first call to a server that is starting (a cold npx install) waits for it, with progress
 	// ("waiting for everything: installing ... 12 s"), instead of asking to call again.

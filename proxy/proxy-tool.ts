@@ -3,14 +3,14 @@
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
 
 import { formatProblem } from "../config.ts";
+import { describeError, quote } from "../errors.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
-import { countLabel, stateText } from "../pi/server-status.ts";
 import { loadSearch } from "../search/background-index.ts";
-import { describeError, quote } from "../transport/errors.ts";
 import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
 import { instructionsInListing, wholeInstructions } from "./instructions.ts";
+import { countLabel, stateText } from "./server-status.ts";
 import { callsTool, type ProxyInput } from "./surface.ts";
 import { describeTool, toolLine } from "./tool-format.ts";
 import { waitForServers } from "./waiting.ts";

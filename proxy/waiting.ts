@@ -5,8 +5,8 @@
 // turn's signal ends the wait. The model is never sent back to ask again for a server that is
 // merely installing or starting.
 import type { ServerLifecycle } from "../lifecycle.ts";
-import { startingText } from "../pi/server-status.ts";
 import type { ProxyRunOptions } from "./answer.ts";
+import { startingText } from "./server-status.ts";
 
 /** Waits until every server in `names` has its tools listed or has failed, or the signal aborts. */
 export async function waitForServers(

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClientFeatures } from "../client/client-features.ts";
 import { defineServer } from "../config.ts";
+import { causeChain, isAuthError } from "../errors.ts";
 import { signIn } from "../oauth/sign-in.ts";
 import { credentialRenewal, signsInWithBrowser } from "../oauth-handler.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { causeChain, isAuthError } from "../transport/errors.ts";
 import type { HttpServerEntry, JsonSchema } from "../types.ts";
 
 /** Plausible arguments for a tool: the first enum value, 1 for numbers, "test" for strings, ... */

@@ -8,7 +8,7 @@
 // One index per catalog, updated in place when its tools change (in the background: prepareSearch).
 import { RE2JS } from "re2js";
 import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
-import { quote } from "../transport/errors.ts";
+import { quote } from "../errors.ts";
 import { Bm25Index, type QueryTerm } from "./bm25.ts";
 import { analyze, analyzeTokens, expandQuery, tokenize } from "./query.ts";
 

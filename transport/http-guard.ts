@@ -8,7 +8,7 @@
 // - a passing fault (a dropped keep-alive socket, 408/429/502/503/504) is retried twice.
 import type { FetchLike, JSONRPCMessage, Transport, TransportSendOptions } from "@modelcontextprotocol/client";
 import { sleep } from "../bounds/waits.ts";
-import { CONNECTION_CLOSED_CODE } from "./errors.ts";
+import { CONNECTION_CLOSED_CODE } from "../errors.ts";
 
 type RequestId = string | number;
 

@@ -3,7 +3,7 @@
 // not lose a whole list) and schemas made safe to store and show.
 import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
-import { loadUriTemplate, templateVariables } from "../resource-tools.ts";
+import { templateVariables, useUriTemplate } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
 	ResourceMetadata,
@@ -69,7 +69,7 @@ export async function listMetadata(
 			mimeType: r.mimeType,
 		})),
 	);
-	await loadUriTemplate();
+	useUriTemplate(sdk);
 	const templates = templatePages.flatMap((page) =>
 		page.resourceTemplates.flatMap((t) => {
 			const variables = templateVariables(t.uriTemplate);

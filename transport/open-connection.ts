@@ -11,6 +11,7 @@ import type {
 	ElicitRequest,
 	ElicitResult,
 	FetchLike,
+	JSONRPCMessage,
 	LoggingMessageNotification,
 	Root,
 	Transport,
@@ -18,9 +19,9 @@ import type {
 import { SdkErrorCode } from "@modelcontextprotocol/client";
 // Loaded with the connection code, on the first connect (like the rest of the SDK).
 import { untilAborted } from "../bounds/waits.ts";
-import { type BrokerOptions, openBrokerTransport, sharedKey } from "../broker/client.ts";
-import type { SharedLaunch } from "../broker/wire.ts";
+import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
+import { describeError, isAuthError } from "../errors.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
 import { machineGrant } from "../oauth/machine-grants.ts";
 import { type AuthContext, requestHeaders, signsInWithBrowser, usesOAuth } from "../oauth-handler.ts";
@@ -36,8 +37,6 @@ import type {
 	ToolMetadata,
 	TransportKind,
 } from "../types.ts";
-import { CLIENT_INFO } from "./client-info.ts";
-import { describeError, isAuthError } from "./errors.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { InstallProgress } from "./npx-install.ts";
 import type { McpSdk } from "./sdk-loader.ts";
@@ -100,7 +99,37 @@ export interface OpenOptions {
 	/** Answers to what a server may ask the client; what is given here is what the client declares it can do. */
 	readonly requests?: ClientRequests;
 	/** Which stdio servers run in the per-user broker, shared with other sessions. */
-	readonly broker?: BrokerOptions;
+	readonly broker?: SharedServers;
+}
+
+/** How a shared server is started: resolved by the session (npx, `!command` values), run by the broker. */
+export interface SharedLaunch {
+	readonly command: string;
+	readonly args: readonly string[];
+	readonly env: Readonly<Record<string, string>>;
+	readonly cwd?: string;
+}
+
+/** The broker's end of a shared server: an SDK transport that can say why it failed and be dropped at once. */
+export interface SharedTransport extends Transport {
+	readonly failure?: string;
+	destroy(): void;
+}
+
+/**
+ * The per-user broker as a connection uses it, passed in (`broker/client.ts` `brokerServers` builds it):
+ * the broker runs servers through this folder's stdio, so this folder cannot import it.
+ */
+export interface SharedServers {
+	shares(entry: StdioServerEntry): boolean;
+	/** A transport to the broker's copy of the server; undefined when the broker cannot serve it (then it runs here). */
+	open(
+		entry: StdioServerEntry,
+		launch: SharedLaunch,
+		limits: { readonly maxMessageBytes: number; readonly connectTimeoutMs: number },
+		parse: (line: string) => JSONRPCMessage,
+		signal: AbortSignal,
+	): Promise<SharedTransport | undefined>;
 }
 
 /**
@@ -321,18 +350,11 @@ async function openShared(
 	sdk: McpSdk,
 	entry: StdioServerEntry,
 	launch: SharedLaunch,
-	options: OpenOptions & { broker: BrokerOptions },
+	options: OpenOptions & { broker: SharedServers },
 	signal: AbortSignal,
 ): Promise<Opened | undefined> {
-	const request = {
-		key: sharedKey(entry, launch),
-		name: entry.name,
-		launch,
-		maxMessageBytes: options.maxMessageBytes,
-		connectTimeoutMs: options.connectTimeoutMs,
-		lingerMs: options.broker.lingerMs(entry),
-	};
-	const transport = await openBrokerTransport(options.broker, request, sdk.deserializeMessage, signal);
+	const limits = { maxMessageBytes: options.maxMessageBytes, connectTimeoutMs: options.connectTimeoutMs };
+	const transport = await options.broker.open(entry, launch, limits, sdk.deserializeMessage, signal);
 	if (!transport) return undefined;
 	const client = newClient(sdk, entry, options.requests);
 	const close = async () => {

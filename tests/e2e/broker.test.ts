@@ -32,7 +32,7 @@ import {
 	STARTING_MARKER,
 	socketPath,
 } from "../../broker/wire.ts";
-import { brokerReport } from "../../pi/server-status.ts";
+import { brokerReport } from "../../proxy/server-status.ts";
 import { type ServerManagerOptions as ManagerOptions, McpServerManager } from "../../server-manager.ts";
 import type { StdioServerEntry } from "../../types.ts";
 import {

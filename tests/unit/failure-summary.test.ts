@@ -2,7 +2,7 @@
 // stderr that says why, not the last line whatever it is (npm's pointer to its log, the `}` that
 // closes a JSON dump, the Node.js version printed after a crash, a stack frame, a blank line).
 import { describe, expect, it } from "vitest";
-import { failureSummary } from "../../pi/server-status.ts";
+import { failureSummary } from "../../proxy/server-status.ts";
 
 const failed = (...stderr: string[]) =>
 	`Server "x" failed to connect: the server exited (exit code 1) before it was ready\nServer stderr:\n${stderr.join("\n")}`;

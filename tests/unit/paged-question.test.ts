@@ -2,10 +2,10 @@
 // its top (pi 0.73) or its choices (Pi 1.5). Every page must fit with Pi's frame and footer,
 // every line must be on a page, and the answer Enter gives is never a yes.
 import { describe, expect, it } from "vitest";
+import { askApproval } from "../../client/approval-question.ts";
 import { askPaged, type PagedQuestion, paginate, type Screen } from "../../client/paged-question.ts";
 import { SamplingConsent } from "../../client/sampling.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
-import { askApproval } from "../../trust/project-approval.ts";
 import type { ServerEntry } from "../../types.ts";
 
 const SCREEN: Screen = { rows: 24, columns: 80 };

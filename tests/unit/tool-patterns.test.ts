@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "../../catalog/tool-patterns.ts";
+import { ToolApprovals } from "../../client/tool-approval.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
 import { defineServer } from "../../config.ts";
-import { ToolApprovals } from "../../trust/tool-approval.ts";
 import { DEFAULT_SETTINGS, type ToolMetadata } from "../../types.ts";
 
 const tool = (server: string, name: string, extra: Partial<ToolMetadata> = {}): ToolMetadata => ({

@@ -1,8 +1,8 @@
 // A task-only tool call given up (Esc) while the server is still answering the call that creates
 // its task: the task is cancelled on the server once its id arrives, not left running to its TTL.
 import { describe, expect, it, vi } from "vitest";
-import { callToolAsTask } from "../../proxy/tool-tasks.ts";
 import type { McpSdk } from "../../transport/open-connection.ts";
+import { callToolAsTask } from "../../transport/tool-tasks.ts";
 
 describe("callToolAsTask", () => {
 	it("cancels a task whose creation was still answering when the call was given up", async () => {

@@ -7,8 +7,8 @@
 
 import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { sleep, untilAborted } from "../bounds/waits.ts";
-import type { McpSdk } from "../transport/open-connection.ts";
 import type { Progress } from "../types.ts";
+import type { McpSdk } from "./open-connection.ts";
 
 export interface TaskCallOptions {
 	readonly signal?: AbortSignal;

@@ -81,3 +81,21 @@ export function quote(text: string, max = 100): string {
 		(text.length > max ? ` (${text.length.toLocaleString("en-US")} characters)` : "")
 	);
 }
+
+/** Raised when a server needs credentials it does not have: a sign-in, a token, or more scope. */
+export class AuthRequiredError extends Error {
+	constructor(
+		readonly server: string,
+		detail: string,
+		readonly kind: "sign-in" | "token" = "sign-in",
+		options?: ErrorOptions,
+	) {
+		super(
+			kind === "sign-in"
+				? `Server "${server}" needs sign-in: ask the user to run /mcp-auth ${server} (${detail})`
+				: `Server "${server}" needs authentication: /mcp-auth ${server} explains (${detail})`,
+			options,
+		);
+		this.name = "AuthRequiredError";
+	}
+}

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
+const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "package.json"), "utf8")) as {
 	name: string;
 	version: string;
 };

@@ -6,10 +6,10 @@
 // (`pi -p`, json, the shell) the call is refused with the reason and how to allow it. Which tools
 // ask: catalog/tool-patterns.ts `needsApproval`. Loaded at the first call that asks.
 import { createHash } from "node:crypto";
-import { askPaged } from "../client/paged-question.ts";
-import { DialogQueue, type Dialogs, plain } from "../client/user-dialogs.ts";
 import { stableStringify } from "../config/identity.ts";
 import type { ServerEntry, ToolMetadata } from "../types.ts";
+import { askPaged } from "./paged-question.ts";
+import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
 
 /** Why a call did not run: 2.36's `details.error` values, and the text the model reads. */
 export interface ApprovalRefusal {

@@ -1,0 +1,133 @@
+// The layers point one way: every module's relative imports (static, `import type`, `export from`
+// and `import()`) read from its text and checked against the layer table in ARCHITECTURE.md, the
+// one place the allowed direction is written. A module may import its own unit (folder or root
+// module) and units of its layer or below; no two units import each other; every unit has a row.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+/** Not the package: tests, benchmarks, scripts and data may import anything. */
+const OUTSIDE = new Set(["node_modules", "tests", "bench", "scripts", "data", "scratch", "vitest.config.mts"]);
+
+interface Import {
+	readonly from: string;
+	readonly to: string;
+}
+
+/** Every .ts/.mjs/.mts file of the package, relative to the root, with forward slashes. */
+function sourceFiles(dir = ROOT): string[] {
+	const files: string[] = [];
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		if (entry.name.startsWith(".") || (dir === ROOT && OUTSIDE.has(entry.name))) continue;
+		const path = join(dir, entry.name);
+		if (entry.isDirectory()) files.push(...sourceFiles(path));
+		else if (/\.(ts|mts|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.mts"))
+			files.push(relative(ROOT, path).split("\\").join("/"));
+	}
+	return files;
+}
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm;
+
+/** The relative imports a module's text makes, as paths from the root. */
+function importsOf(file: string, text: string): Import[] {
+	return [...text.matchAll(SPECIFIER)].map((m) => ({
+		from: file,
+		to: normalize(join(dirname(file), m[1]))
+			.split("\\")
+			.join("/"),
+	}));
+}
+
+/** A file's unit: its top folder (`proxy/`), or the root module itself (`lifecycle.ts`). */
+function unitOf(file: string): string {
+	const slash = file.indexOf("/");
+	return slash === -1 ? file : `${file.slice(0, slash)}/`;
+}
+
+interface Layers {
+	readonly rank: ReadonlyMap<string, number>;
+	/** `from -> to` file pairs allowed to point up. */
+	readonly upward: readonly string[];
+}
+
+/** The `## Layers` section of ARCHITECTURE.md: rows `| <n> | \`unit\`, ... | ... |`, and the named upward imports. */
+function readLayers(markdown: string): Layers {
+	const section = markdown.split(/^## /m).find((s) => s.startsWith("Layers")) ?? "";
+	const rank = new Map<string, number>();
+	for (const row of section.matchAll(/^\|\s*(\d+)\s*\|([^|]*)\|/gm))
+		for (const unit of row[2].matchAll(/`([^`]+)`/g)) rank.set(unit[1], Number(row[1]));
+	const upward = [...section.matchAll(/upward import: `([^`]+)` -> `([^`]+)`/g)].map((m) => `${m[1]} -> ${m[2]}`);
+	return { rank, upward };
+}
+
+/** What breaks the layers: units with no row, upward imports not named, pairs of units importing each other. */
+function layerProblems(imports: readonly Import[], layers: Layers, units: readonly string[]): string[] {
+	const problems = units.filter((u) => !layers.rank.has(u)).map((u) => `${u} has no row in the layer table`);
+	const edges = new Set<string>();
+	const used = new Set<string>();
+	for (const { from, to } of imports) {
+		const [a, b] = [unitOf(from), unitOf(to)];
+		if (a === b) continue;
+		edges.add(`${a} ${b}`);
+		const [ra, rb] = [layers.rank.get(a), layers.rank.get(b)];
+		if (ra === undefined || rb === undefined || rb <= ra) continue;
+		if (layers.upward.includes(`${from} -> ${to}`)) used.add(`${from} -> ${to}`);
+		else problems.push(`${from} (layer ${ra}) imports ${to} (layer ${rb}): upward`);
+	}
+	for (const edge of edges) {
+		const [a, b] = edge.split(" ");
+		if (a < b && edges.has(`${b} ${a}`)) problems.push(`${a} and ${b} import each other`);
+	}
+	for (const named of layers.upward)
+		if (!used.has(named)) problems.push(`the upward import ${named} is named but not made`);
+	return problems;
+}
+
+describe("layers", () => {
+	const files = sourceFiles();
+	const imports = files.flatMap((f) => importsOf(f, readFileSync(join(ROOT, f), "utf8")));
+	const layers = readLayers(readFileSync(join(ROOT, "ARCHITECTURE.md"), "utf8"));
+	const units = [...new Set(files.map(unitOf))];
+
+	it("point one way, with at most one named upward import", () => {
+		expect(imports.length).toBeGreaterThan(100);
+		expect(layers.upward.length).toBeLessThanOrEqual(1);
+		expect(layerProblems(imports, layers, units)).toEqual([]);
+	});
+
+	it("catch an upward import, a mutual pair and a unit with no row", () => {
+		const planted = [
+			...imports,
+			{ from: "storage/file-guard.ts", to: "proxy/calls.ts" },
+			{ from: "bounds/waits.ts", to: "transport/stdio.ts" },
+			{ from: "lifecycle.ts", to: "brand-new/thing.ts" },
+		];
+		const problems = layerProblems(planted, layers, [...units, "brand-new/"]);
+		const [low, high] = [layers.rank.get("storage/"), layers.rank.get("proxy/")];
+		expect(problems).toContain(`storage/file-guard.ts (layer ${low}) imports proxy/calls.ts (layer ${high}): upward`);
+		expect(problems).toContain("bounds/ and transport/ import each other");
+		expect(problems).toContain("brand-new/ has no row in the layer table");
+	});
+
+	it("read every form of import", () => {
+		const text = [
+			'import { a } from "./a.ts";',
+			'import type { B } from "../b/b.ts";',
+			'export { c } from "./c.ts";',
+			'const d = await import("./d.ts");',
+			'import "./e.ts";',
+			'type F = typeof import("./f.ts");',
+			'import { g } from "node:fs";',
+		].join("\n");
+		expect(importsOf("x/y.ts", text).map((i) => i.to)).toEqual([
+			"x/a.ts",
+			"b/b.ts",
+			"x/c.ts",
+			"x/d.ts",
+			"x/e.ts",
+			"x/f.ts",
+		]);
+	});
+});
