@@ -1,11 +1,19 @@
-// Error classification and wording shared by the manager, the proxy tool and the CLI.
-// Deciding (pure predicates) is kept apart from throwing.
+// Error classification and wording shared by the manager, the proxy tool and the CLI, and the one
+// decision of what follows a failure (`afterError`). Deciding (pure functions) is kept apart from
+// throwing and retrying. Loaded with Pi: the SDK's codes are named here by type only.
+import type { ProtocolErrorCode } from "@modelcontextprotocol/client";
 
 /**
  * The JSON-RPC error code a reply we make up for a request whose connection went carries (what
  * SDK v1's ErrorCode.ConnectionClosed was; v2's SdkErrorCode is a local string, not a wire code).
  */
 export const CONNECTION_CLOSED_CODE = -32000;
+
+/** The SDK's `ProtocolErrorCode.UrlElicitationRequired`: the server needs the user to visit a page first. */
+export const URL_ELICITATION_REQUIRED: ProtocolErrorCode.UrlElicitationRequired = -32042;
+
+/** SEP-2243's HEADER_MISMATCH: a call's `Mcp-Param-*` headers and its body disagree (the SDK has no name for it). */
+export const HEADER_MISMATCH = -32020;
 
 /** The message of any thrown value, without a stack. */
 export function describeError(error: unknown): string {
@@ -98,4 +106,31 @@ export class AuthRequiredError extends Error {
 		);
 		this.name = "AuthRequiredError";
 	}
+}
+
+/**
+ * What follows a failure: list the server's tools again (their header declarations changed), have the
+ * user visit the pages the server names, connect again (a streamable HTTP server forgot our session),
+ * renew the credentials (a refresh or a sign-in), or give up. Each is tried once: a retried attempt
+ * gives up. A connect is only ever followed by new credentials.
+ */
+export type FollowUp = "list-again" | "visit-pages" | "reconnect" | "sign-in" | "give-up";
+
+export interface Failure {
+	readonly error: unknown;
+	/** A request on an open connection, or the connect itself. */
+	readonly during: "request" | "connect";
+	readonly transport?: "stdio" | "streamable-http" | "sse";
+	readonly retried?: boolean;
+}
+
+export function afterError({ error, during, transport, retried }: Failure): FollowUp {
+	if (retried) return "give-up";
+	if (during === "request") {
+		const code = (error as { code?: unknown } | null | undefined)?.code;
+		if (code === HEADER_MISMATCH) return "list-again";
+		if (code === URL_ELICITATION_REQUIRED) return "visit-pages";
+		if (transport === "streamable-http" && isSessionLost(error)) return "reconnect";
+	}
+	return isAuthError(error) ? "sign-in" : "give-up";
 }

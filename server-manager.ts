@@ -12,7 +12,7 @@ import type {
 } from "@modelcontextprotocol/client";
 import { once, untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
-import { describeError, isAuthError, isSessionLost } from "./errors.ts";
+import { afterError, describeError } from "./errors.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 import type { InstallProgress } from "./transport/npx-install.ts";
@@ -221,7 +221,7 @@ export class McpServerManager {
 		}
 		// Counted in flight from the first moment, so an idle sweep can never close under it.
 		return this.track(name, async (connection) => {
-			const { loadSdk, headerSource, HEADER_MISMATCH } = await loadConnections();
+			const { loadSdk, headerSource } = await loadConnections();
 			const sdk = await loadSdk();
 			const params = { name: tool, arguments: args };
 			const call = async () => {
@@ -239,13 +239,14 @@ export class McpServerManager {
 			try {
 				return await call();
 			} catch (error) {
+				const next = afterError({ error, during: "request", transport: connection.transportKind });
 				// The tool's header declarations changed since we listed it: list again and retry once (the spec's recovery).
-				if ((error as { code?: unknown })?.code === HEADER_MISMATCH) {
+				if (next === "list-again") {
 					await this.refresh(name);
 					return call();
 				}
-				// The server needs the user to visit a page first (-32042): ask, and retry once when they did.
-				if (!(await this.visitRequiredPages(name, error, options.signal))) throw error;
+				// The server needs the user to visit a page first: ask, and retry once when they did.
+				if (next !== "visit-pages" || !(await this.visitRequiredPages(name, error, options.signal))) throw error;
 				return call();
 			}
 		});
@@ -254,9 +255,8 @@ export class McpServerManager {
 	/** For a "URL elicitation required" error: asks the user to open each page; true when all were accepted. */
 	private async visitRequiredPages(server: string, error: unknown, signal: AbortSignal | undefined): Promise<boolean> {
 		const elicit = this.options.requests?.elicit;
-		const { code, data } = (error ?? {}) as { code?: unknown; data?: { elicitations?: unknown } };
-		if (code !== -32042 || !elicit || !Array.isArray(data?.elicitations) || data.elicitations.length === 0)
-			return false;
+		const { data } = (error ?? {}) as { data?: { elicitations?: unknown } };
+		if (!elicit || !Array.isArray(data?.elicitations) || data.elicitations.length === 0) return false;
 		for (const page of data.elicitations as ElicitRequestURLParams[]) {
 			if (page?.mode !== "url" || typeof page.url !== "string") return false;
 			const answer = await elicit(server, page, signal ?? new AbortController().signal);
@@ -349,11 +349,8 @@ export class McpServerManager {
 		} catch (error) {
 			// A streamable HTTP server that forgot our session (restarted), or refused a token that could
 			// be refreshed: connect again and retry once.
-			const sessionLost = connection.transportKind === "streamable-http" && isSessionLost(error);
-			if (
-				!retried &&
-				(sessionLost || (isAuthError(error) && (await this.renew(connection.entry, connection.oauthToken))))
-			) {
+			const next = afterError({ error, during: "request", transport: connection.transportKind, retried });
+			if (next === "reconnect" || (next === "sign-in" && (await this.renew(connection.entry, connection.oauthToken)))) {
 				await this.close(name);
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
@@ -429,7 +426,8 @@ export class McpServerManager {
 		try {
 			opened = await openConnection(sdk, entry, options, signal);
 		} catch (error) {
-			if (!renewed && !signal.aborted && isAuthError(error) && (await this.renew(entry, sent)))
+			const next = afterError({ error, during: "connect", retried: renewed });
+			if (!signal.aborted && next === "sign-in" && (await this.renew(entry, sent)))
 				return this.open(entry, signal, true);
 			if (error instanceof AuthRequiredError) throw error;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.

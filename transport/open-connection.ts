@@ -21,7 +21,7 @@ import { SdkErrorCode } from "@modelcontextprotocol/client";
 import { untilAborted } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
-import { describeError, isAuthError } from "../errors.ts";
+import { afterError, describeError } from "../errors.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
 import { machineGrant } from "../oauth/machine-grants.ts";
 import { type AuthContext, requestHeaders, signsInWithBrowser, usesOAuth } from "../oauth-handler.ts";
@@ -428,11 +428,13 @@ async function openHttp(
 	try {
 		return await attempt("streamable-http");
 	} catch (streamableError) {
-		if (isAuthError(streamableError) || signal.aborted) throw streamableError;
+		// New credentials, not another transport, follow a refusal.
+		if (afterError({ error: streamableError, during: "connect" }) === "sign-in" || signal.aborted)
+			throw streamableError;
 		try {
 			return await attempt("sse");
 		} catch (sseError) {
-			if (isAuthError(sseError) || signal.aborted) throw sseError;
+			if (afterError({ error: sseError, during: "connect" }) === "sign-in" || signal.aborted) throw sseError;
 			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
 				cause: streamableError,
 			});
@@ -470,7 +472,7 @@ async function authorization(
 }
 
 export { type ListedMetadata, listMetadata } from "./list-metadata.ts";
-export { HEADER_MISMATCH, headerSource } from "./param-headers.ts";
+export { headerSource } from "./param-headers.ts";
 
 /** Timeouts and cancellations in words a user can act on. */
 export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {

@@ -11,9 +11,6 @@ import type { Client, Tool } from "@modelcontextprotocol/client";
 import type { TransportKind } from "../types.ts";
 import type { ToolsPage } from "./mcp-sdk.ts";
 
-/** JSON-RPC error code of a call whose `Mcp-Param-*` headers and body disagree (the SDK's HEADER_MISMATCH). */
-export const HEADER_MISMATCH = -32020;
-
 type ExcludingClient = { _excludeInvalidXMcpHeaderTools?: (page: ToolsPage) => void };
 
 /**
