@@ -47,7 +47,8 @@ export class McpRuntime {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly configEnv: Readonly<Record<string, string | undefined>>;
 	readonly lifecycle: ServerLifecycle;
-	private readonly options: RuntimeOptions;
+	/** As built; a session that takes this runtime gives it its trust (`servesLike`). */
+	private options: RuntimeOptions;
 	/** Servers other extensions registered, as of the last config read. */
 	private registered?: readonly RegisteredServer[];
 	/** The one owner of connections; the rest of the adapter reaches servers through the lifecycle. */
@@ -84,7 +85,8 @@ export class McpRuntime {
 			agentDir: this.agentDir,
 			cwd: options.cwd,
 			trustAll: config.settings.trustProjectServers,
-			piTrusted: options.piTrusted,
+			// Read when asked: the session that takes this runtime may give it its trust (servesLike).
+			piTrusted: () => this.options.piTrusted,
 		});
 		const { settings } = config;
 		this.client = new ClientFeatures({
@@ -153,7 +155,7 @@ export class McpRuntime {
 		const same = (a: unknown, b: unknown) => stableStringify(a ?? null) === stableStringify(b ?? null);
 		// Pi 1.5's trust decides only whether <cwd>/.pi/mcp.json is read (and approved).
 		const trustMatters = existsSync(join(options.cwd, ".pi", "mcp.json"));
-		return (
+		const serves =
 			options.cwd === mine.cwd &&
 			options.configPath === mine.configPath &&
 			options.env === mine.env &&
@@ -163,8 +165,10 @@ export class McpRuntime {
 				options.registered?.length ? options.registered : undefined,
 				this.registered?.length ? this.registered : undefined,
 			) &&
-			(!trustMatters || options.piTrusted === mine.piTrusted)
-		);
+			(!trustMatters || options.piTrusted === mine.piTrusted);
+		// Taken: a .pi/mcp.json written later (the /mcp manager's "in this project") is read with the session's trust.
+		if (serves) this.options = { ...mine, piTrusted: options.piTrusted };
+		return serves;
 	}
 
 	/** The session's config: the files as read at start, or at the last `reload`. */
@@ -217,6 +221,11 @@ export class McpRuntime {
 
 	/** Project servers waiting for the user's decision. */
 	/** A server as the user approves it: every line of its launch, and a stored sign-in it would be sent. */
+	/** Whether the project's .pi/mcp.json is read (not on Pi 1.5 in an untrusted project): where "in this project" is saved. */
+	get readsProjectFile(): boolean {
+		return this.options.piTrusted !== false;
+	}
+
 	describeLaunch(entry: ServerEntry): string {
 		return describeLaunch(entry, storedSignInNote(this.agentDir));
 	}

@@ -60,7 +60,7 @@ export async function turnOn(config: McpConfig, name: string, files: EditableFil
  * key is written in the style of the object it joins (on a line of its own at its neighbours'
  * indentation, or inline with their spacing), never by reformatting the object around it.
  */
-function set(text: string, path: string[], value: unknown): string {
+export function set(text: string, path: string[], value: unknown): string {
 	const { applyEdits, modify } = jsoncParser();
 	const full = ["mcpServers", ...path];
 	const styled = value === undefined ? undefined : insertInStyle(text, full, value);
@@ -121,11 +121,11 @@ function insertInStyle(text: string, path: string[], value: unknown): string | u
  * once lose nothing), atomically and keeping its mode; a missing file starts empty, a broken one
  * is left alone, a symlink to it stays a symlink.
  */
-function edit(file: string, change: (text: string) => string): Promise<void> {
+export function edit(file: string, change: (text: string) => string): Promise<void> {
 	return withFileLock(file, () => {
 		const read = readTextFile(file);
 		if (read.kind === "error") throw new Error(`${file} ${read.message}; it was not changed.`);
-		const text = read.kind === "ok" ? read.text : "";
+		const text = read.kind === "ok" ? read.text : "{}"; // jsonc-parser reads "" as an error
 		const errors: import("jsonc-parser").ParseError[] = [];
 		jsoncParser().parse(text, errors, { allowTrailingComma: true });
 		if (errors.length > 0) throw new Error(`${file} does not parse; fix it first (it was not changed).`);

@@ -141,7 +141,11 @@ function sourceLabel(source: ConfigSource): string {
  * /mcp approve [server] [code]: with a dialog the launches are shown in it and the answer binds
  * them; without one (pi -p, json) only the code printed with what the user read approves.
  */
-async function approve(ctx: ExtensionCommandContext, runtime: McpRuntime, words: string[]): Promise<ApproveAnswer> {
+export async function approve(
+	ctx: ExtensionCommandContext,
+	runtime: McpRuntime,
+	words: string[],
+): Promise<ApproveAnswer> {
 	const [{ approveCommand }, { askApproval }, { safeDialogs }] = await Promise.all([
 		import("../trust/approve-flow.ts"),
 		import("../client/approval-question.ts"),
@@ -154,7 +158,7 @@ async function approve(ctx: ExtensionCommandContext, runtime: McpRuntime, words:
 	return approveCommand(runtime, words, ask);
 }
 
-async function deny(runtime: McpRuntime, server: string | undefined): Promise<string> {
+export async function deny(runtime: McpRuntime, server: string | undefined): Promise<string> {
 	const decided = await runtime.decide(server ? [server] : [], "denied");
 	if (decided.length === 0) {
 		return server
@@ -175,7 +179,7 @@ function toolsReport(lifecycle: ServerLifecycle, server?: string): string {
 		.join("\n");
 }
 
-async function reconnect(lifecycle: ServerLifecycle, server?: string): Promise<string> {
+export async function reconnect(lifecycle: ServerLifecycle, server?: string): Promise<string> {
 	const targets = server
 		? [server]
 		: lifecycle.serverNames().filter((n) => ["connected", "failed", "needs-auth"].includes(lifecycle.state(n)));
@@ -223,7 +227,7 @@ function signInIo(ctx: ExtensionCommandContext, runtime: McpRuntime, name: strin
 }
 
 /** /mcp enable|disable <server>: saved to the config file, then the session's MCP starts again from it. */
-async function turnOnOff(
+export async function turnOnOff(
 	ctx: ExtensionCommandContext,
 	runtime: McpRuntime,
 	sub: "enable" | "disable",
@@ -245,7 +249,7 @@ async function turnOnOff(
 }
 
 /** Sign in, sign out, or say how a server authenticates: /mcp-auth <server> [sub] and /mcp login|logout <server>. */
-async function authCommand(
+export async function authCommand(
 	ctx: ExtensionCommandContext,
 	runtime: McpRuntime,
 	name: string,

@@ -74,6 +74,11 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 		handler: async (args, ctx) => {
 			const runtime = await deps.runtime();
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
+			// Bare /mcp where Pi has dialogs (TUI, rpc) is the manager; -p and subcommands answer in text.
+			if (args.trim() === "" && ctx.hasUI) {
+				const { openManager } = await import("./mcp-manager.ts");
+				return openManager(ctx, deps);
+			}
 			// The command's work loads with its first use, not with the extension (start-up cost).
 			const { mcpCommand } = await import("./command-actions.ts");
 			await mcpCommand(ctx, runtime, args, deps);

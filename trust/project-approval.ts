@@ -38,8 +38,8 @@ export interface ProjectApprovalsOptions {
 	readonly cwd: string;
 	/** The user's own setting: every project server is trusted (settings.trustProjectServers). */
 	readonly trustAll?: boolean;
-	/** Pi 1.5's project trust for this session; undefined on hosts without it. */
-	readonly piTrusted?: boolean;
+	/** Pi 1.5's project trust for this session (asked each time: the session may set it later); undefined on hosts without it. */
+	readonly piTrusted?: () => boolean | undefined;
 	readonly now?: () => number;
 }
 
@@ -62,7 +62,7 @@ export class ProjectApprovals {
 		if (entry.source.scope !== "project" || this.options.trustAll) return false;
 		// Pi 1.5 reads .pi/mcp.json only in a trusted project: that trust is the user's yes for it.
 		return !(
-			this.options.piTrusted &&
+			this.options.piTrusted?.() === true &&
 			entry.source.kind === "pi-project" &&
 			entry.source.path.endsWith(join(".pi", "mcp.json"))
 		);

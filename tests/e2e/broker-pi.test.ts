@@ -108,7 +108,7 @@ describe.each(PI_HOSTS)("servers shared between sessions ($name)", (host) => {
 			expect(startedPids(log)).toHaveLength(1);
 			// /mcp tells the user what runs in the broker, for how many sessions.
 			const from = a.events.length;
-			a.send({ id: "status", type: "prompt", message: "/mcp" });
+			a.send({ id: "status", type: "prompt", message: "/mcp status" });
 			const status = String(
 				(await a.waitFor((e) => e.method === "notify" && String(e.message).includes("MCP servers"), from)).message,
 			);

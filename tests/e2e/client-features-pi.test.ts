@@ -142,7 +142,7 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		expect(sent).toContain("Paris");
 		expect(sent).toContain("Texas");
 		const from = pi.events.length;
-		pi.send({ id: "status", type: "prompt", message: "/mcp" });
+		pi.send({ id: "status", type: "prompt", message: "/mcp status" });
 		const status = await pi.waitFor((e) => e.method === "notify" && String(e.message).includes("MCP servers"), from);
 		expect(String(status.message)).toContain("prompts: /everything:simple-prompt, /everything:args-prompt city state?");
 	});

@@ -38,7 +38,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		};
 
 		await pi.waitFor((e) => status(e) && e.statusText === "MCP 0/3 1 failed 1 need config");
-		const report = await ask("/mcp");
+		const report = await ask("/mcp status");
 		expect(report).toContain("MCP servers (0/3 connected):");
 		// Where each server is configured, as Pi 1.5's /mcp shows it (the home folder as ~).
 		expect(report).toMatch(
@@ -75,7 +75,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		);
 		expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.everything.enabled).toBe(false);
 		await pi.waitFor((e) => status(e) && String(e.statusText).startsWith("MCP 0/2"), mark);
-		expect(await ask("/mcp")).toContain(`everything: turned off ("enabled": false in ${file})`);
+		expect(await ask("/mcp status")).toContain(`everything: turned off ("enabled": false in ${file})`);
 		mark = pi.events.length;
 		expect(await ask("/mcp enable everything")).toBe(
 			`Turned "everything" on (saved in ${file}). MCP reloaded its config.`,
@@ -105,7 +105,7 @@ describe.each(PI_HOSTS)("commands in rpc mode ($name)", (host) => {
 		expect(await ask("/mcp disable toggled")).toContain('Turned "toggled" off');
 		await waitUntil(() => marked(markers.toggled).length === 0, "the turned-off server to end");
 		expect(marked(markers.kept)).toEqual(kept);
-		expect(await ask("/mcp")).toMatch(/kept: connected/);
+		expect(await ask("/mcp status")).toMatch(/kept: connected/);
 
 		expect(await ask("/mcp enable toggled")).toContain('Turned "toggled" on');
 		expect(await ask("/mcp tools toggled")).toMatch(/^toggled \(\d+ tools/);

@@ -83,7 +83,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 			await pi.waitFor(
 				(e) => e.type === "extension_ui_request" && e.method === "setStatus" && /failed/.test(String(e.statusText)),
 			);
-			for (const command of ["/mcp", "/mcp tools", "/mcp-auth queried status", "/mcp reconnect crasher"]) {
+			for (const command of ["/mcp status", "/mcp tools", "/mcp-auth queried status", "/mcp reconnect crasher"]) {
 				const from = pi.events.length;
 				pi.send({ id: command, type: "prompt", message: command });
 				seen.push(

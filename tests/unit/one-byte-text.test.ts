@@ -18,6 +18,8 @@ const PEOPLE_ONLY = new Set([
 	"pi/tool-render.ts",
 	"pi/slash-commands.ts",
 	"pi/command-actions.ts",
+	"pi/manager-menus.ts",
+	"pi/mcp-manager.ts",
 ]);
 /** The package's root and the folders it ships (`files` in package.json): a new subsystem is read too. */
 const SOURCE_FOLDERS = [
