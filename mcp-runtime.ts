@@ -133,9 +133,16 @@ export class McpRuntime {
 			gate: (entry) => this.approvals.state(entry),
 			// Loaded at the first call `approveTools` names, never with the extension.
 			askApproval: async (entry, tool, args, signal) => {
-				this.toolApprovals ??= import("./client/tool-approval.ts").then(
-					({ ToolApprovals }) =>
-						new ToolApprovals({ dialogs: () => this.client.host.dialogs, scrub: (t) => this.redactor.scrub(t) }),
+				this.toolApprovals ??= Promise.all([
+					import("./client/tool-approval.ts"),
+					import("./trust/saved-tool-approvals.ts"),
+				]).then(
+					([{ ToolApprovals }, { SavedToolApprovals }]) =>
+						new ToolApprovals({
+							dialogs: () => this.client.host.dialogs,
+							scrub: (t) => this.redactor.scrub(t),
+							saved: new SavedToolApprovals(this.agentDir),
+						}),
 				);
 				return (await this.toolApprovals).ask(entry, tool, args, signal);
 			},

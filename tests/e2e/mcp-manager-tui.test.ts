@@ -15,10 +15,10 @@ describe.each(PI_HOSTS)("the /mcp manager in the TUI ($name)", (host) => {
 			tui.press("/mcp");
 			await tui.waitForText("/mcp");
 			tui.press("\r");
-			const list = await tui.waitForScreen(/MCP servers \(\d\/1 connected\)[^]*everything — [^]*Close/, 40_000);
+			const list = await tui.waitForScreen(/MCP servers \(\d\/1 connected\)[\s\S]*everything — [\s\S]*Close/, 40_000);
 			expect(list).toContain("codemode · ~/agent/mcp.json");
 			tui.press("\r");
-			const menu = await tui.waitForScreen(/MCP server everything[^]*Exposure: codemode[^]*Back/, 40_000);
+			const menu = await tui.waitForScreen(/MCP server everything[\s\S]*Exposure: codemode[\s\S]*Back/, 40_000);
 			expect(menu).toContain("Disable (saved to ~/agent/mcp.json)");
 			tui.press("\x1b");
 			await tui.waitForScreen(/MCP servers \(\d\/1 connected\)/);

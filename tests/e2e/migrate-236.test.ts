@@ -145,7 +145,13 @@ describe("switching from 2.36: its config at ~/.config/mcp/mcp.json", () => {
 				60_000,
 			);
 			expect(dialog.title).toContain("MCP: github wants to run get-sum");
-			expect(dialog.options).toEqual(["Deny", "Allow once", "Allow for session", "Allow server for this session"]);
+			expect(dialog.options).toEqual([
+				"Deny",
+				"Allow once",
+				"Allow for session",
+				"Allow server for this session",
+				"Always allow this tool (saved)",
+			]);
 			pi.send({ type: "extension_ui_response", id: dialog.id, value: "Allow once" });
 			await pi.waitFor((e) => e.type === "agent_end", 0, 60_000);
 			expect(lastToolMessage(home.model.requests[1])).toContain("The sum of 3 and 4 is 7");

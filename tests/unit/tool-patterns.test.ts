@@ -3,10 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "../../catalog/tool-patterns.ts";
-import { ToolApprovals } from "../../client/tool-approval.ts";
+import { ToolApprovals, ToolApprovals } from "../../client/tool-approval.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
 import { defineServer } from "../../config.ts";
+import { SavedToolApprovals } from "../../trust/saved-tool-approvals.ts";
 import { DEFAULT_SETTINGS, type ToolMetadata } from "../../types.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const tool = (server: string, name: string, extra: Partial<ToolMetadata> = {}): ToolMetadata => ({
 	server,
@@ -116,5 +118,28 @@ describe("approveTools", () => {
 		const headless = await new ToolApprovals({ dialogs: () => undefined }).ask(github, del, {});
 		expect(headless).toMatchObject({ error: "approval_required" });
 		expect(headless?.message).toContain("requires an interactive session");
+	});
+
+	it("'Always allow' is saved in the user's file: later sessions and runs without a UI run it; a new launch asks again", async () => {
+		const dir = tempDir();
+		try {
+			const saved = new SavedToolApprovals(dir.path);
+			const { dialogs, asked } = answering("Always allow this tool (saved)", "Deny");
+			expect(
+				await new ToolApprovals({ dialogs: () => dialogs, saved }).ask(github, del, { repo: "a" }),
+			).toBeUndefined();
+			// Another session, other arguments, no UI: the saved answer holds.
+			const later = new ToolApprovals({ dialogs: () => undefined, saved: new SavedToolApprovals(dir.path) });
+			expect(await later.ask(github, del, { repo: "b" })).toBeUndefined();
+			expect(asked).toHaveLength(1);
+			// The same name launching something else is not what the user allowed.
+			const moved = defineServer("github", { command: "y", approveTools: ["delete_*"] });
+			expect(await new ToolApprovals({ dialogs: () => dialogs, saved }).ask(moved, del, {})).toMatchObject({
+				error: "approval_denied",
+			});
+			expect(asked).toHaveLength(2);
+		} finally {
+			dir.remove();
+		}
 	});
 });
