@@ -30,7 +30,7 @@ export const EXPOSURES: Readonly<Record<Exposure, string>> = {
 
 /** Servers that need the user first, as Pi 1.5 sorts them. */
 const ATTENTION = ["failed", "needs-auth", "needs-config", "awaiting-approval"];
-const ROW_STATE = 120;
+const ROW_STATE = 160;
 
 export function files(runtime: McpRuntime): EditableFiles {
 	return editableFiles(runtime.agentDir, runtime.cwd);

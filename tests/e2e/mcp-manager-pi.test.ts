@@ -95,7 +95,10 @@ describe.each(PI_HOSTS)("the /mcp manager over rpc ($name)", (host) => {
 
 		const user = readFileSync(join(home.agentDir, "mcp.json"), "utf8");
 		expect(user).toContain("\t// the user's own note\n");
-		expect(user).toMatch(/\n\t\t\t"toolExposure": \{\n\t\t\t\t"echo": "direct"\n\t\t\t\}/);
+		// On a line of its own, at its neighbours' indentation (config/edit.ts writes in the file's style).
+		expect(user).toMatch(/\n\t\t\t"toolExposure": /);
+		const parsed = JSON.parse(user.replace("\t// the user's own note\n", ""));
+		expect(parsed.mcpServers.everything.toolExposure).toEqual({ echo: "direct" });
 		expect(JSON.parse(readFileSync(project, "utf8"))).toEqual({ mcpServers: { everything: { enabled: false } } });
 	});
 });
