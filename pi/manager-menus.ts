@@ -6,9 +6,9 @@ import { type EditableFiles, editableFiles } from "../config/edit.ts";
 import { settingsFile } from "../config/server-settings.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { grantType, usesOAuth } from "../oauth-handler.ts";
+import { stateText } from "../proxy/server-status.ts";
 import { oneLine } from "../trust/safe-text.ts";
 import { type Exposure, exposureOf, type ServerEntry } from "../types.ts";
-import { stateText } from "./server-status.ts";
 
 export interface MenuItem {
 	readonly value: string;

@@ -14,8 +14,8 @@ import {
 	saveToolExposure,
 	settingsFile,
 } from "../config/server-settings.ts";
+import { describeError } from "../errors.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { describeError } from "../transport/errors.ts";
 import { type Exposure, exposureOf } from "../types.ts";
 import { approve, authCommand, deny, reconnect, turnOnOff } from "./command-actions.ts";
 import { type CommandDeps, say } from "./command-io.ts";

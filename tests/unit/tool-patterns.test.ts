@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "../../catalog/tool-patterns.ts";
-import { ToolApprovals, ToolApprovals } from "../../client/tool-approval.ts";
+import { ToolApprovals } from "../../client/tool-approval.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
 import { defineServer } from "../../config.ts";
 import { SavedToolApprovals } from "../../trust/saved-tool-approvals.ts";
