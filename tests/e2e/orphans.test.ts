@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EVERYTHING, marked, TEST_NPM_CACHE, tempDir } from "../support/helpers.ts";
+import { EVERYTHING, marked, TEST_NPM_CACHE, tempDir, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { runPiCli } from "../support/pi-cli-harness.ts";
 
@@ -47,11 +47,10 @@ describe("no orphans", () => {
 		try {
 			expect(run.code, run.stderr).toBe(0);
 			expect(run.stdout).toContain("done: Echo: still here");
-			// While Pi ran: everything and its helper, plus npm and the real memory server under it.
-			expect(Math.max(...seen.map((s) => s.length))).toBeGreaterThanOrEqual(4);
-			const deadline = Date.now() + 5000;
-			while (marked(value).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-			expect(marked(value)).toEqual([]);
+			// While Pi ran: everything and its helper, and the memory server (run from its installed
+			// folder, or under npm when npx runs it as configured).
+			expect(Math.max(...seen.map((s) => s.length))).toBeGreaterThanOrEqual(3);
+			await waitUntil(() => marked(value).length === 0, "every server process to end", 60_000);
 		} finally {
 			await run.cleanup();
 			work.remove();

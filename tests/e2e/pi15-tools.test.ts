@@ -30,10 +30,10 @@ describe.each([
 			extraArgs: extra.args,
 			env: extra.env,
 		});
-	const configure = (everything: Record<string, unknown> = {}) =>
+	const configure = (everything: Record<string, unknown> = {}, settings: Record<string, unknown> = {}) =>
 		home.writeAgentFile(
 			"mcp.json",
-			JSON.stringify({ mcpServers: { everything: { ...countedServer(log), ...everything } } }),
+			JSON.stringify({ mcpServers: { everything: { ...countedServer(log), ...everything } }, settings }),
 		);
 	beforeEach(async () => {
 		home = await createPiHome({});
@@ -78,6 +78,9 @@ describe.each([
 	it("a permission extension blocks mcp__everything__echo from codemode (and through mcp) and sees the real name", async () => {
 		const probe = join(home.root, "probe.jsonl");
 		const env = { PROBE_FILE: probe, PROBE_BLOCK: "mcp__everything__echo" };
+		// With a start ahead of the call (the default) the script's words start the server before the
+		// hook decides; `prestart: false` is how a user keeps a blocked call from starting it.
+		configure({}, { prestart: false });
 		const args = ["-e", PROBE];
 		await run("warm", [codemode(SUM), say], { args, env });
 		const startsBefore = startedPids(log).length;

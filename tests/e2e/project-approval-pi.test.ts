@@ -90,7 +90,7 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		expect(after.stdout).toContain("tool said: Echo: hi");
 		expect(existsSync(marker)).toBe(true);
 		expect(recorder.requests).toEqual([]);
-	}, 120_000); // four runs of Pi: a loaded machine takes 10 s or more for each
+	}, 300_000); // four runs of Pi: a loaded machine takes 10 s or more for each
 
 	it("-p: a pull between what was shown and /mcp approve <code> approves nothing; the new launch is shown, with its own code", async () => {
 		const shown = await runPi(home, "hi", { host, env, steps: [() => ({ text: "hello" })] });
@@ -117,7 +117,7 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 		const approved = await runPi(home, `/mcp approve ${now}`, { host, env, steps: [] });
 		expect(approved.stdout + approved.stderr).toContain("Approved (starting as configured)");
 		expect(approved.stdout + approved.stderr).toContain("--pulled");
-	}, 120_000); // four runs of Pi
+	}, 300_000); // four runs of Pi
 
 	it("a .mcp.json that links to /dev/zero: a clear error, and Pi answers and exits as usual", async () => {
 		rmSync(join(home.cwd, ".mcp.json"));

@@ -88,13 +88,14 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 				pi.send({ id: command, type: "prompt", message: command });
 				seen.push(
 					String(
-						(await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "notify", from, 30_000)).message,
+						(await pi.waitFor((e) => e.type === "extension_ui_request" && e.method === "notify", from, 150_000))
+							.message,
 					),
 				);
 			}
 			const from = pi.events.length;
 			pi.send({ id: "model", type: "prompt", message: "use the servers" });
-			await pi.waitFor((e) => e.type === "agent_end", from, 40_000);
+			await pi.waitFor((e) => e.type === "agent_end", from, 150_000);
 		} finally {
 			await pi.close();
 		}
@@ -125,7 +126,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 		} finally {
 			await home.dispose();
 		}
-	}, 120_000);
+	}, 300_000);
 });
 
 /** Every text in the messages the model was sent, as plain text. */
@@ -198,7 +199,7 @@ describe.each(PI_HOSTS)("a secret in any form on any channel ($name)", (host) =>
 			const pi = await startPiRpc({ home, host, env, session: true, steps: [() => ({ text: "ok" })] });
 			try {
 				pi.send({ id: "p", type: "prompt", message: "/leaky:p" });
-				await pi.waitFor((e) => e.type === "agent_end", 0, 40_000);
+				await pi.waitFor((e) => e.type === "agent_end", 0, 150_000);
 			} finally {
 				await pi.close();
 			}
@@ -236,5 +237,5 @@ describe.each(PI_HOSTS)("a secret in any form on any channel ($name)", (host) =>
 		} finally {
 			await home.dispose();
 		}
-	}, 180_000);
+	}, 400_000);
 });

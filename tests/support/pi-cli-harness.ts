@@ -157,7 +157,8 @@ export async function runPi(
 	child.stderr.on("data", (c) => {
 		stderr += c;
 	});
-	const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+	// Only a hang is cut: a loaded machine takes tens of seconds for a run (the test's timeout bounds it first).
+	const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 170_000);
 	const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
 	clearTimeout(timer);
 	return { code, stdout, stderr, model: home.model, agentDir: home.agentDir, pid: child.pid ?? -1 };
@@ -213,7 +214,7 @@ export async function startPiRpc(options: HomeOptions & RunOptions & { home?: Pi
 		events,
 		stderr: () => stderr,
 		send: (command) => child.stdin.write(`${JSON.stringify(command)}\n`),
-		async waitFor(match, from = 0, timeoutMs = 20_000) {
+		async waitFor(match, from = 0, timeoutMs = 170_000) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
 				const found = events.slice(from).find(match);
