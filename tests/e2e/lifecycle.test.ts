@@ -108,13 +108,20 @@ describe("ServerLifecycle", () => {
 		);
 	});
 
+	/** A lifecycle with server "bad", which says "boom: no database" and exits, and how often it was started. */
+	const failingServer = (dir: string) => {
+		const log = join(dir, "starts.log");
+		const script = `require('fs').appendFileSync(${JSON.stringify(log)}, 'x'); console.error('boom: no database'); process.exit(1)`;
+		const lc = lifecycleOf(configOf({ bad: { command: process.execPath, args: ["-e", script] } }));
+		return { lc, starts: () => readFileSync(log, "utf8").length };
+	};
+
 	it("a start ahead of a call (the streamed call named it) that fails is told to that call as its own failure", async () => {
 		const dir = tempDir();
 		try {
-			const log = join(dir.path, "starts.log");
-			const script = `require('fs').appendFileSync(${JSON.stringify(log)}, 'x'); console.error('boom: no database'); process.exit(1)`;
-			lifecycle = lifecycleOf(configOf({ bad: { command: process.execPath, args: ["-e", script] } }));
-			const starts = () => readFileSync(log, "utf8").length;
+			const bad = failingServer(dir.path);
+			lifecycle = bad.lc;
+			const { starts } = bad;
 			await lifecycle.ensureConnected("bad", undefined, true).catch(() => undefined);
 			expect(starts()).toBe(1);
 
@@ -133,10 +140,9 @@ describe("ServerLifecycle", () => {
 	it("after a failed connect, calls fail fast for 60 s with the original error, then retry", async () => {
 		const dir = tempDir();
 		try {
-			const log = join(dir.path, "starts.log");
-			const script = `require('fs').appendFileSync(${JSON.stringify(log)}, 'x'); console.error('boom: no database'); process.exit(1)`;
-			lifecycle = lifecycleOf(configOf({ bad: { command: process.execPath, args: ["-e", script] } }));
-			const starts = () => readFileSync(log, "utf8").length;
+			const bad = failingServer(dir.path);
+			lifecycle = bad.lc;
+			const { starts } = bad;
 
 			const first = await runProxy(lifecycle, { tool: "bad_anything" });
 			expect(first.isError).toBe(true);
