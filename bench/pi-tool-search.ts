@@ -64,8 +64,22 @@ const options = (stack: Stack, extra: string[] = []) => ({
 	timeoutMs: 900_000,
 });
 
-/** One tool_search call per query in one session; the names each answer lists. */
+/**
+ * Queries per session: every turn sends Pi the whole conversation again, so one session of 190
+ * queries cost time by the square of its length (30-40 min of `npm run bench`); sessions of 25
+ * keep each turn short, at one Pi start per 25 queries.
+ */
+const QUERIES_PER_SESSION = 25;
+
+/** One tool_search call per query, in sessions of QUERIES_PER_SESSION; the names each answer lists. */
 async function viaToolSearch(home: PiHome, stack: Stack, queries: readonly Query[]): Promise<string[][]> {
+	const listed: string[][] = [];
+	for (let from = 0; from < queries.length; from += QUERIES_PER_SESSION)
+		listed.push(...(await toolSearchSession(home, stack, queries.slice(from, from + QUERIES_PER_SESSION))));
+	return listed;
+}
+
+async function toolSearchSession(home: PiHome, stack: Stack, queries: readonly Query[]): Promise<string[][]> {
 	const listed: string[][] = [];
 	const steps = [...queries, undefined].map((query, i) => (request: ChatRequest) => {
 		if (i > 0) listed.push([...lastToolMessage(request).matchAll(/^- ([^\s:]+):/gm)].map((m) => m[1]));
