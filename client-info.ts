@@ -1,9 +1,15 @@
 // Who this client is on the wire (MCP's clientInfo, the broker's version check): the package's
 // own name and version, read once from package.json.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
-const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "package.json"), "utf8")) as {
+/**
+ * This module sits beside package.json; a bundle of it one folder down (the conformance client,
+ * scripts/.conformance-client.mjs, where the modules of subfolders find their files) looks one up.
+ */
+const here = join(import.meta.dirname, "package.json");
+const manifestPath = existsSync(here) ? here : join(dirname(import.meta.dirname), "package.json");
+const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
 	name: string;
 	version: string;
 };

@@ -19,7 +19,7 @@ const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/in
  * per scenario, ~40 at once, and each through tsx cost 2.4 s of CPU against 0.8 s bundled. On a
  * 2-core machine that load delayed clients by seconds, long enough for a scenario server to drop
  * an idle keep-alive socket as the client reused it ("fetch failed", ECONNRESET) in one run of
- * three. Beside the script, so the code's own paths (package.json one folder up) hold.
+ * three. Beside the script, so the paths modules of subfolders read (../data) hold; client-info.ts looks one folder up for package.json.
  */
 const BUNDLE = join(ROOT, "scripts", ".conformance-client.mjs");
 await build({
