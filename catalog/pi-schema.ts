@@ -18,9 +18,14 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 /** Keywords whose value is data (a `$ref` key in it is no reference). */
-const DATA = new Set(["const", "enum", "default", "examples", "required"]);
-/** Keywords whose value maps names to schemas. */
-const MAPS = new Set(["properties", "patternProperties", "dependentSchemas", "dependencies"]);
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(["const", "enum", "default", "examples", "required"]);
+/** Keywords whose value maps names to schemas (its keys are names, not keywords). */
+export const NAME_MAP_KEYWORDS: ReadonlySet<string> = new Set([
+	"properties",
+	"patternProperties",
+	"dependentSchemas",
+	"dependencies",
+]);
 /** Keywords whose value is a schema or a list of schemas. */
 const SCHEMAS = new Set([
 	"items",
@@ -70,8 +75,8 @@ export function inlineRefs(schema: JsonSchema): JsonSchema {
 		for (const [key, item] of Object.entries(value)) {
 			if (key === "$ref" && typeof item === "string") continue;
 			if (DEFINITIONS.has(key)) continue;
-			if (DATA.has(key) || typeof item !== "object" || item === null) out[key] = item;
-			else if (MAPS.has(key) && !Array.isArray(item))
+			if (DATA_KEYWORDS.has(key) || typeof item !== "object" || item === null) out[key] = item;
+			else if (NAME_MAP_KEYWORDS.has(key) && !Array.isArray(item))
 				out[key] = Object.fromEntries(Object.entries(item).map(([name, sub]) => [name, copy(sub, depth + 2, within)]));
 			else if (SCHEMAS.has(key)) out[key] = copy(item, depth + 1, within);
 			else out[key] = item; // an annotation or an unknown keyword: data to a validator

@@ -3,6 +3,7 @@
 // as the type of `structuredContent`. Codemode renders it into the tool's TypeScript declaration
 // (the codemode listing, `describeTool`), so a script knows the fields of a structured result. Pi
 // only renders it; it never checks a result against it.
+import { DATA_KEYWORDS, NAME_MAP_KEYWORDS } from "../catalog/pi-schema.ts";
 import type { JsonSchema } from "../types.ts";
 
 /** MCP content blocks as one compact type with the fields scripts read most (Pi 1.5's own). */
@@ -20,17 +21,8 @@ const CONTENT_BLOCK_SCHEMA = {
 
 /** Where the tool's own schema sits in the result schema: its local references are rewritten to point below it. */
 const STRUCTURED_POINTER = "#/properties/structuredContent";
-/** Keywords whose values are data, so a `$ref` key in them is not a reference. */
-const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
-/** Keywords whose values map names to schemas, so their keys are names, not keywords. */
-const MAP_KEYWORDS = new Set([
-	"properties",
-	"patternProperties",
-	"dependentSchemas",
-	"dependencies",
-	"$defs",
-	"definitions",
-]);
+/** Keywords whose values map names to schemas; here the tool's own `$defs` too, which move with it. */
+const MAP_KEYWORDS = new Set([...NAME_MAP_KEYWORDS, "$defs", "definitions"]);
 
 /**
  * The output schema of an MCP tool as Pi gets it; `structuredContent` is any JSON value when the
