@@ -339,8 +339,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 			if (active === runtime) piTools?.sync(active); // tools of a server that connected for the first time
 			if (active === runtime) resourceTools?.sync(active);
 			// 2.36's status event, for the GUIs built on it.
-			const directCount = (server: string) => direct.state().tools.filter((t) => t.tool.server === server).length;
-			if (active === runtime) emitStatus(pi, statusSnapshot(active.lifecycle, directCount));
+			if (active === runtime) emitStatus(pi, statusSnapshot(active.lifecycle, direct.toolServers()));
 		};
 		active.onChange(update);
 		update();

@@ -87,6 +87,11 @@ export class DirectPiTools {
 		return this.registered.get(name)?.tool.server;
 	}
 
+	/** The server of each registered direct tool (one entry per tool). */
+	toolServers(): string[] {
+		return [...this.registered.values()].map((record) => record.tool.server);
+	}
+
 	/** The names registered. */
 	names(): string[] {
 		return [...this.registered.keys()];

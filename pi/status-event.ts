@@ -52,12 +52,15 @@ const STATUS: Record<ServerState, McpServerStatus["status"]> = {
 	denied: "not-connected",
 };
 
-/** The snapshot of every configured server, turned-off ones last; `directCount` counts its direct tools. */
+/** The snapshot of every configured server, turned-off ones last; `directToolServers`: each direct tool's server. */
 export function statusSnapshot(
 	lifecycle: ServerLifecycle,
-	directCount: (server: string) => number,
+	directToolServers: readonly string[],
 	now = Date.now(),
 ): McpStatusSnapshot {
+	// Counted once per snapshot, not once per server (it is sent at every change).
+	const directCounts = new Map<string, number>();
+	for (const server of directToolServers) directCounts.set(server, (directCounts.get(server) ?? 0) + 1);
 	const servers: McpServerStatus[] = lifecycle.serverNames().map((name) => {
 		const status = STATUS[lifecycle.state(name)];
 		const failure = lifecycle.failure(name);
@@ -69,7 +72,7 @@ export function statusSnapshot(
 			status,
 			listenState: status === "connected" ? "legacy" : "disconnected",
 			toolCount: known ? lifecycle.catalog.forServer(name).length : 0,
-			directToolCount: directCount(name),
+			directToolCount: directCounts.get(name) ?? 0,
 			...(resourceCount === undefined ? {} : { resourceCount }),
 			...(status === "failed" && failure
 				? { failedAgoSeconds: Math.max(0, Math.round((now - failure.at) / 1000)) }
