@@ -163,6 +163,11 @@ export interface McpSettings {
 	readonly roots: readonly string[];
 	/** 2.36's default `approveTools` for servers that do not set their own. */
 	readonly approveTools?: ApproveTools;
+	/**
+	 * MCP Apps: a tool result whose tool declares a `ui://` view opens it in the user's browser
+	 * where Pi has an interactive UI (apps/); `false` shows none.
+	 */
+	readonly apps: boolean;
 }
 
 export const DEFAULT_SETTINGS: McpSettings = {
@@ -179,6 +184,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	shareServers: false,
 	prestart: true,
 	roots: [],
+	apps: true,
 };
 
 export interface ConfigProblem {

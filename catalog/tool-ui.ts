@@ -7,6 +7,9 @@
 
 import type { ToolAudience, ToolUi } from "../types.ts";
 
+/** The client's declaration that it shows apps (SEP-1865's extension, with the one content type it defines). */
+export const APPS_EXTENSION = { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } };
+
 /** The spec's former flat key for the resource (`_meta["ui/resourceUri"]`), still sent by older servers. */
 const FLAT_RESOURCE_KEY = "ui/resourceUri";
 
