@@ -57,9 +57,10 @@ const directive = (name: string, sources: readonly string[], fallback: string) =
 /**
  * The view's policy, sent as its response header (a header, unlike a meta tag, cannot be edited by
  * the page). The spec's default, widened only by the declared origins; workers, plugins and form
- * submissions off (a form could post anywhere); framed only by the sandbox page (`sandboxOrigin`).
+ * submissions off (a form could post anywhere); framed only inside our pages (`ancestors`: the
+ * sandbox page and the host page above it, since a browser checks every ancestor).
  */
-export function viewCsp(declared: ViewCsp | undefined, sandboxOrigin: string): string {
+export function viewCsp(declared: ViewCsp | undefined, ancestors: readonly string[]): string {
 	const resources = cspSources(declared?.resourceDomains);
 	return [
 		"default-src 'none'",
@@ -74,7 +75,7 @@ export function viewCsp(declared: ViewCsp | undefined, sandboxOrigin: string): s
 		"worker-src 'none'",
 		"object-src 'none'",
 		"form-action 'none'",
-		`frame-ancestors ${sandboxOrigin}`,
+		`frame-ancestors ${ancestors.join(" ")}`,
 		`sandbox ${VIEW_SANDBOX}`,
 	].join("; ");
 }

@@ -68,7 +68,7 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 			const viewPath = `/${sandboxToken}/view`;
 			send(res, 200, "text/html", sandboxPage({ nonce, hostOrigin, viewPath, allow }), sandboxCsp(nonce, hostOrigin));
 		} else if (path === `/${sandboxToken}/view` && req.method === "GET")
-			send(res, 200, "text/html", view.html, viewCsp(view.csp, sandboxOrigin));
+			send(res, 200, "text/html", view.html, viewCsp(view.csp, [sandboxOrigin, hostOrigin]));
 		else if (path !== undefined) send(res, 404, "text/plain", "Not found");
 	});
 	let closing: Promise<void> | undefined;

@@ -14,6 +14,8 @@ import type { ToolMetadata } from "../../types.ts";
 import { configOf } from "../support/helpers.ts";
 
 const SANDBOX = "http://127.0.0.1:4001";
+const HOST = "http://127.0.0.1:4000";
+const OURS = [SANDBOX, HOST];
 /** A policy as directive name -> its sources. */
 const directives = (csp: string) =>
 	Object.fromEntries(
@@ -24,8 +26,8 @@ const directives = (csp: string) =>
 	);
 
 describe("a view's policy", () => {
-	it("is the spec's restrictive default when the view declares nothing, and never lets it out of its frame", () => {
-		expect(directives(viewCsp(undefined, SANDBOX))).toEqual({
+	it("is the spec's restrictive default when the view declares nothing, and is framed only inside our two pages", () => {
+		expect(directives(viewCsp(undefined, OURS))).toEqual({
 			"default-src": "'none'",
 			"script-src": "'self' 'unsafe-inline'",
 			"style-src": "'self' 'unsafe-inline'",
@@ -38,7 +40,7 @@ describe("a view's policy", () => {
 			"worker-src": "'none'",
 			"object-src": "'none'",
 			"form-action": "'none'",
-			"frame-ancestors": SANDBOX,
+			"frame-ancestors": `${SANDBOX} ${HOST}`,
 			sandbox: "allow-scripts allow-same-origin allow-forms",
 		});
 	});
@@ -52,7 +54,7 @@ describe("a view's policy", () => {
 					frameDomains: ["https://www.youtube.com"],
 					baseUriDomains: ["https://cdn.board.example"],
 				},
-				SANDBOX,
+				OURS,
 			),
 		);
 		expect(policy["connect-src"]).toBe("https://api.board.example wss://live.board.example");
@@ -78,7 +80,7 @@ describe("a view's policy", () => {
 		];
 		expect(cspSources(hostile)).toEqual(["https://ok.example:8443/path"]);
 		expect(cspSources("https://a.example")).toEqual([]);
-		const policy = viewCsp({ connectDomains: hostile as string[] }, SANDBOX);
+		const policy = viewCsp({ connectDomains: hostile as string[] }, OURS);
 		expect(directives(policy)["connect-src"]).toBe("https://ok.example:8443/path");
 		expect(policy).not.toContain("unsafe-eval");
 		expect(appliedCsp({ connectDomains: hostile as string[] })).toEqual({
@@ -104,11 +106,11 @@ describe("a view's policy", () => {
 			"frame-src": SANDBOX,
 			"frame-ancestors": "'none'",
 		});
-		const sandbox = directives(sandboxCsp("N2", "http://127.0.0.1:4000"));
+		const sandbox = directives(sandboxCsp("N2", HOST));
 		expect(sandbox).toMatchObject({
 			"script-src": "'nonce-N2'",
 			"frame-src": "'self'",
-			"frame-ancestors": "http://127.0.0.1:4000",
+			"frame-ancestors": HOST,
 		});
 		expect(sandbox["connect-src"]).toBeUndefined(); // default-src 'none': the relay reaches nothing
 	});
@@ -227,7 +229,7 @@ describe("an app's page servers", () => {
 		const viewPath = /const VIEW = "([^"]+)"/.exec(await sandboxPage.text())?.[1];
 		const served = await fetch(`${sandboxOrigin}${viewPath}`);
 		expect(await served.text()).toBe("<p>board</p>");
-		expect(served.headers.get("content-security-policy")).toBe(viewCsp(view.csp, sandboxOrigin));
+		expect(served.headers.get("content-security-policy")).toBe(viewCsp(view.csp, [sandboxOrigin, url.origin]));
 
 		const message = JSON.stringify({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
 		const post = (origin: string) =>
