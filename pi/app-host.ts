@@ -17,7 +17,7 @@ import { plain, safeDialogs } from "../client/user-dialogs.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { openSystemBrowser } from "../oauth/open-browser.ts";
 import { readResource } from "../proxy/calls.ts";
-import { runProxy } from "../proxy/proxy-tool.ts";
+import { refusal, runProxy } from "../proxy/proxy-tool.ts";
 import type { ProxyInput } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
@@ -51,9 +51,10 @@ export function piAppHost(
 		const heard = (value: object) => {
 			structured = value;
 		};
-		const viaPi = routes ? await callThroughPi(routes, runtime, input, ctx, signal, undefined, heard) : undefined;
-		const answer = viaPi ?? (await runProxy(lifecycle, input, { signal, onResult: heard }));
-		return { answer, structured };
+		if (!routes) return { answer: await runProxy(lifecycle, input, { signal, onResult: heard }), structured };
+		// On Pi 1.5 never around Pi: without a way through it (no executeTool here) the request is refused.
+		const viaPi = await callThroughPi(routes, runtime, input, ctx, signal, undefined, heard);
+		return { answer: viaPi ?? refusal("Pi cannot run this request from here."), structured };
 	};
 	return {
 		lifecycle,
