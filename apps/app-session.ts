@@ -120,6 +120,8 @@ export class AppSession {
 	/** The handlers of the view's requests. */
 	private answer(host: AppHost): void {
 		const { bridge, server } = this;
+		// The sandbox page then loads the view from its own address, where it is served with its CSP
+		// as a header: the HTML never crosses the host page (the spec's `html` field stays empty).
 		bridge.onsandboxready = () => void bridge.sendSandboxResourceReady({ html: "" });
 		bridge.oninitialized = () => {
 			this.initialized = true;
