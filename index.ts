@@ -13,6 +13,7 @@ import type { ClientHost } from "./client/client-features.ts";
 import type { RegisteredServer } from "./config.ts";
 import { describeError } from "./errors.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
+import { PiApps } from "./pi/apps.ts";
 import { callThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
 import { dependenciesInstalled } from "./pi/dependency-check.ts";
@@ -38,6 +39,7 @@ import type { ToolSearchApi } from "./pi/tool-ranking.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { registerToolSearch } from "./pi/tool-search.ts";
 import { warmWhileModelThinks } from "./pi/warm-up.ts";
+import type { ProxyResult } from "./proxy/answer.ts";
 import {
 	normalizeProxyInput,
 	PROXY_DESCRIPTION,
@@ -181,7 +183,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		onUpdate: OnUpdate | undefined,
 		ctx: ExtensionContext,
 		onResult?: (result: McpResultLike) => void,
-	) => {
+	): Promise<ProxyResult> => {
 		const active = await requireRuntime(ctx);
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
 		// The proxy's call path loads at the first request, not with the extension (start-up cost);
@@ -193,7 +195,16 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		// Why an answer waits (a server installing or starting): shown to the user as the call's progress.
 		const onWait = (text: string) => onUpdate?.({ content: [{ type: "text", text }], details: { waiting: text } });
 		const notes = (server: string) => active.client.takeNotes(server);
-		return runProxy(active.lifecycle, input, { signal, onProgress, onWait, output: active.output, notes, onResult });
+		const showApp = apps.forCall(active, ctx); // MCP Apps: a result's `ui://` view, in the browser
+		return runProxy(active.lifecycle, input, {
+			signal,
+			onProgress,
+			onWait,
+			output: active.output,
+			notes,
+			onResult,
+			showApp,
+		});
 	};
 
 	// Pi 1.5: MCP tools are Pi tools too (codemode, tool_search, permission hooks reach them).
@@ -208,6 +219,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 			})
 		: undefined;
 	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => requireRuntime()) : undefined;
+	const apps = new PiApps(pi, piTools && resourceTools ? { tools: piTools, resources: resourceTools } : undefined);
 	// Pi 1.5's tool_search and codemode's searchTools() ranked by our engine (registered while loading: that replaces Pi's).
 	if (isPi15(pi)) registerToolSearch(pi as unknown as ToolSearchApi);
 
@@ -601,7 +613,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		sessionCtx = undefined;
 		const ending = runtime ?? (await building?.catch(() => undefined));
 		runtime = undefined;
-		await ending?.shutdown();
+		await Promise.all([ending?.shutdown(), apps.closeAll()]);
 		emitStatus(pi, EMPTY_STATUS);
 	});
 }

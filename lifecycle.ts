@@ -5,6 +5,7 @@
 import { mapLimit, within } from "./bounds/waits.ts";
 import { ToolCatalog, type ToolFilter } from "./catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
+import { visibleToModel } from "./catalog/tool-ui.ts";
 import type { ApprovalRefusal } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
@@ -259,11 +260,11 @@ export class ServerLifecycle {
 	}
 
 	/**
-	 * Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden")
-	 * or its `includeTools`/`excludeTools` leave out (2.36's).
+	 * Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden"),
+	 * its `includeTools`/`excludeTools` leave out (2.36's), or the server meant for its app only (MCP Apps).
 	 */
 	private catalogSet(entry: ServerEntry, metadata: ServerMetadata): void {
-		const tools = metadata.tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden");
+		const tools = metadata.tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden" && visibleToModel(t));
 		const { includeTools, excludeTools } = entry;
 		const prefix = this.config.settings.toolPrefix;
 		const filter: ToolFilter | undefined =

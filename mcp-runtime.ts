@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { atExit } from "./bounds/exit-cleanup.ts";
+import { APPS_EXTENSION } from "./catalog/tool-ui.ts";
 import { ClientFeatures } from "./client/client-features.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
@@ -119,7 +120,8 @@ export class McpRuntime {
 				return (await this.resolver).launcher()(entry, signal, onInstall);
 			},
 			redactor: this.redactor,
-			requests: this.client.requests(),
+			// Servers may give a client that shows apps (settings.apps) their tools with views.
+			requests: { ...this.client.requests(), ...(settings.apps ? { extensions: APPS_EXTENSION } : {}) },
 			broker: {
 				agentDir: this.agentDir,
 				shares: (entry) => entry.share ?? settings.shareServers,

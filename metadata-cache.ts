@@ -19,8 +19,12 @@ import { removeSetAside } from "./storage/file-guard.ts";
 import { readJsonFile, updateJsonFile } from "./storage/locked-json.ts";
 import type { ServerEntry, ServerMetadata, ToolMetadata } from "./types.ts";
 
-/** 3: templates, prompts and taskSupport; servers list more tools now that the client declares roots, sampling and elicitation. */
-export const CACHE_VERSION = 3;
+/**
+ * 3: templates, prompts and taskSupport; servers list more tools now that the client declares roots, sampling and elicitation.
+ * 4: each tool's MCP Apps declaration (`ui`): a version 3 entry cannot tell a tool meant for its app only from any other,
+ * and would show it to the model until the server is listed again.
+ */
+export const CACHE_VERSION = 4;
 export const CACHE_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 export const CACHE_FILE = "mcp-proxy-cache.json";
 /** Where this cache was kept before (2.36's file name): its entries are adopted once, then it is 2.36's. */
@@ -55,6 +59,12 @@ const CachedToolSchema = Type.Object({
 		}),
 	),
 	taskSupport: Type.Optional(Type.Union([Type.Literal("required"), Type.Literal("optional")])),
+	ui: Type.Optional(
+		Type.Object({
+			resourceUri: Type.Optional(Type.String()),
+			visibility: Type.Optional(Type.Array(Type.Union([Type.Literal("model"), Type.Literal("app")]))),
+		}),
+	),
 });
 const Described = { description: Type.Optional(Type.String()), mimeType: Type.Optional(Type.String()) };
 const CachedServerSchema = Type.Object({
@@ -175,6 +185,7 @@ export class MetadataCache {
 				...(t.outputSchema ? { outputSchema: { ...t.outputSchema } } : {}),
 				annotations: t.annotations,
 				taskSupport: t.taskSupport,
+				...(t.ui ? { ui: { resourceUri: t.ui.resourceUri, visibility: t.ui.visibility && [...t.ui.visibility] } } : {}),
 			})),
 			resources: metadata.resources.map((r) => ({ ...r })),
 			templates: (metadata.templates ?? []).map((t) => ({ ...t, variables: [...t.variables] })),
@@ -246,11 +257,21 @@ export class MetadataCache {
 	}
 }
 
-/** An entry as 2.36 caches it: its hash, original tool names, resources unless not exposed. */
+/**
+ * An entry as 2.36 caches it: its hash, original tool names (with 2.36's `uiResourceUri` and
+ * `uiVisibility`, by which 2.36 and pi-subagents keep a tool for its app only from the model),
+ * resources unless not exposed.
+ */
 function copy236(hash: string, cached: CachedServer, entry: ServerEntry): Entry236 {
 	return {
 		configHash: hash,
-		tools: cached.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+		tools: cached.tools.map(({ name, description, inputSchema, ui }) => ({
+			name,
+			description,
+			inputSchema,
+			...(ui?.resourceUri ? { uiResourceUri: ui.resourceUri } : {}),
+			...(ui?.visibility ? { uiVisibility: ui.visibility } : {}),
+		})),
 		resources: entry.exposeResources
 			? cached.resources.map(({ uri, name, description }) => ({ uri, name, description }))
 			: [],

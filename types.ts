@@ -163,6 +163,11 @@ export interface McpSettings {
 	readonly roots: readonly string[];
 	/** 2.36's default `approveTools` for servers that do not set their own. */
 	readonly approveTools?: ApproveTools;
+	/**
+	 * MCP Apps: a tool result whose tool declares a `ui://` view opens it in the user's browser
+	 * where Pi has an interactive UI (apps/); `false` shows none.
+	 */
+	readonly apps: boolean;
 }
 
 export const DEFAULT_SETTINGS: McpSettings = {
@@ -179,6 +184,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	shareServers: false,
 	prestart: true,
 	roots: [],
+	apps: true,
 };
 
 export interface ConfigProblem {
@@ -218,6 +224,17 @@ export interface ToolAnnotations {
 }
 
 /** One callable thing of a server: an MCP tool, or a resource (template) exposed as a `get_<name>` tool. */
+/** Who may reach a tool: the agent (`model`) and the app of the tool's own server (`app`). */
+export type ToolAudience = "model" | "app";
+
+/** A tool's MCP Apps declaration (`_meta.ui`, SEP-1865), as far as it is well formed (catalog/tool-ui.ts). */
+export interface ToolUi {
+	/** The `ui://` resource that renders the tool's results. */
+	readonly resourceUri?: string;
+	/** Who may reach the tool; absent means both (the spec's default). */
+	readonly visibility?: readonly ToolAudience[];
+}
+
 export interface ToolMetadata {
 	readonly server: string;
 	/** The server's own name for it (for resources, the generated `get_<name>`). */
@@ -234,6 +251,8 @@ export interface ToolMetadata {
 	readonly resourceTemplate?: string;
 	/** The server's `execution.taskSupport`: "required" tools are called through the task API. */
 	readonly taskSupport?: "required" | "optional";
+	/** MCP Apps: the app that renders its results, and whether the model or only the app may reach it. */
+	readonly ui?: ToolUi;
 }
 
 export interface ResourceMetadata {

@@ -119,6 +119,7 @@ export const SettingsSchema = Type.Object({
 	roots: Type.Optional(Type.Array(Type.String())),
 	outputGuard: Type.Optional(Type.Union([Type.Literal(false), OutputGuardSchema])),
 	approveTools: Type.Optional(ApproveToolsSchema),
+	apps: Type.Optional(Type.Boolean()),
 });
 
 export const FileSchema = Type.Object({

@@ -26,7 +26,7 @@ interface ToolContext {
 		name: string,
 		args: unknown,
 		options?: { signal?: AbortSignal; onUpdate?: OnUpdate },
-	): Promise<{ isError: boolean; result?: { content?: unknown[]; details?: unknown } }>;
+	): Promise<{ isError: boolean; result?: { content?: unknown[]; details?: unknown; structuredContent?: unknown } }>;
 }
 
 /** The Pi tools a call may become. */
@@ -41,7 +41,8 @@ const callPath = once(() => import("../proxy/proxy-tool.ts"));
 /**
  * Runs `mcp({tool})` as its Pi tool. Undefined when the input calls no tool (status, search,
  * describe, a server's list, connect: the proxy answers those, and none reaches a tool) or when
- * this Pi cannot call tools from a tool (no `ctx.executeTool`).
+ * this Pi cannot call tools from a tool (no `ctx.executeTool`). `onStructured` hears what the Pi
+ * tool hands scripts: a call's whole `CallToolResult`, a read's `{ server, uri, contents }`.
  */
 export async function callThroughPi(
 	routes: PiRoutes,
@@ -50,6 +51,7 @@ export async function callThroughPi(
 	ctx: unknown,
 	signal: AbortSignal | undefined,
 	onUpdate?: OnUpdate,
+	onStructured?: (value: object) => void,
 ): Promise<ProxyResult | undefined> {
 	const context = ctx as ToolContext;
 	if (!callsTool(input) || typeof context.executeTool !== "function") return undefined;
@@ -75,6 +77,8 @@ export async function callThroughPi(
 		);
 	}
 	const outcome = await context.executeTool(target.name, target.args, { signal, onUpdate });
+	const structured = outcome.result?.structuredContent;
+	if (typeof structured === "object" && structured !== null) onStructured?.(structured);
 	const content = (outcome.result?.content ?? []) as PiContent[];
 	// The Pi tool's details are the proxy's own answer's (server, tool, what was for the user only).
 	const details = typeof outcome.result?.details === "object" ? outcome.result.details : {};

@@ -3,6 +3,7 @@
 
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { Progress } from "../server-manager.ts";
+import type { ToolMetadata } from "../types.ts";
 import type { OutputGuard } from "./output-guard.ts";
 import { startingText } from "./server-status.ts";
 import type { McpResultLike, PiContent } from "./tool-results.ts";
@@ -27,6 +28,18 @@ export interface ProxyRunOptions {
 	readonly notes?: (server: string) => string[];
 	/** Hears a tool call's whole result as the server sent it (known secrets scrubbed): what codemode scripts get. */
 	readonly onResult?: (result: McpResultLike) => void;
+	/**
+	 * MCP Apps: shows a tool's successful result in the `ui://` view it declares (apps/); answers the
+	 * line the result ends with, saying what became of the view (open, not shown and why), if any.
+	 */
+	readonly showApp?: (call: AppCall, signal?: AbortSignal) => Promise<string | undefined>;
+}
+
+/** A call whose tool declares a view (`_meta.ui.resourceUri`), with its result. */
+export interface AppCall {
+	readonly tool: ToolMetadata & { readonly ui: { readonly resourceUri: string } };
+	readonly args: Record<string, unknown>;
+	readonly result: McpResultLike;
 }
 
 export const text = (t: string): PiContent[] => [{ type: "text", text: t }];

@@ -236,6 +236,14 @@ async function invoke(
 	options.onResult?.(result);
 	const answer = converted(lifecycle, tool.server, tool.qualifiedName, result, options, details);
 	if (result.isError) answer.content.push({ type: "text", text: `\n${callHelp(tool)}` });
+	const view = tool.ui?.resourceUri;
+	if (view && !result.isError && options.showApp) {
+		const shown = await options.showApp(
+			{ tool: { ...tool, ui: { ...tool.ui, resourceUri: view } }, args, result },
+			options.signal,
+		);
+		if (shown) answer.content.push({ type: "text", text: `\n(${shown})` });
+	}
 	return answer;
 }
 

@@ -12,7 +12,13 @@ export const CACHE_236_FILE = "mcp-cache.json";
 /** One server as 2.36 caches it (its `ServerCacheEntry`, less what only 2.36's UI uses). */
 export interface Entry236 {
 	readonly configHash: string;
-	readonly tools: readonly { name: string; description?: string; inputSchema?: unknown }[];
+	readonly tools: readonly {
+		name: string;
+		description?: string;
+		inputSchema?: unknown;
+		uiResourceUri?: string;
+		uiVisibility?: readonly string[];
+	}[];
 	readonly resources: readonly { uri: string; name: string; description?: string }[];
 	readonly prompts?: readonly unknown[];
 	readonly instructions?: string;

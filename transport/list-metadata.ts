@@ -3,6 +3,7 @@
 // not lose a whole list) and schemas made safe to store and show.
 import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
+import { toolUiOf } from "../catalog/tool-ui.ts";
 import { templateVariables, useUriTemplate } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
@@ -59,6 +60,8 @@ export async function listMetadata(
 			...(isObject(tool.outputSchema) ? { outputSchema: safeSchema(tool.outputSchema) } : {}),
 			annotations: annotationsOf(tool.annotations),
 			taskSupport: taskSupportOf(tool.execution),
+			// MCP Apps: the app rendering its results, and whether the model may see it at all.
+			ui: toolUiOf(tool._meta),
 		})),
 	);
 	const resources = resourcePages.flatMap((page) =>

@@ -39,6 +39,7 @@ export const LenientToolsPage = z.looseObject({
 			outputSchema: z.unknown().optional(),
 			annotations: z.unknown().optional(),
 			execution: z.unknown().optional(),
+			_meta: z.unknown().optional(),
 		}),
 	),
 	nextCursor: z.string().optional(),

@@ -11,6 +11,7 @@ import type {
 	ElicitRequest,
 	ElicitResult,
 	FetchLike,
+	JSONObject,
 	JSONRPCMessage,
 	LoggingMessageNotification,
 	Root,
@@ -152,6 +153,8 @@ export interface ClientRequests {
 	readonly roots?: (entry: ServerEntry) => Root[] | undefined;
 	/** `notifications/message`: the server's log messages. */
 	readonly log?: (server: string, message: LoggingMessageNotification["params"]) => void;
+	/** The protocol extensions the client declares it supports (SEP-1724), by identifier, with their settings. */
+	readonly extensions?: Readonly<Record<string, JSONObject>>;
 }
 
 /** What a server's 401/403 said in its WWW-Authenticate header (RFC 6750, RFC 9728). */
@@ -252,6 +255,7 @@ function newClient(sdk: McpSdk, entry: ServerEntry, requests: ClientRequests = {
 			...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
 			...(sample ? { sampling: {} } : {}),
 			...(roots ? { roots: { listChanged: true } } : {}),
+			...(requests.extensions ? { extensions: { ...requests.extensions } } : {}),
 		},
 	});
 	if (elicit)

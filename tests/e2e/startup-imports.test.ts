@@ -1,6 +1,6 @@
 // What loading the extension costs is mostly the code it loads (Pi 1.5 evaluates it through jiti at
 // every start). The paths a session start does not take load when first used: the MCP client, the
-// proxy's call path, elicitation and sampling, the broker client, config editing; and a start from
+// proxy's call path, elicitation and sampling, the broker client, config editing, MCP Apps; and a start from
 // the start-up snapshot loads no runtime at all (config, cache, catalog, lifecycle, manager).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -78,7 +78,7 @@ describe("loading the extension", () => {
 		}
 	});
 
-	it("loads no MCP client, call path, elicitation, sampling, broker client or config editing", () => {
+	it("loads no MCP client, call path, elicitation, sampling, broker client, config editing or MCP Apps", () => {
 		const loaded = startupImports();
 		expect(loaded).toContain("index.ts");
 		expect(loaded).toContain("pi/pi-tools.ts");
@@ -92,6 +92,9 @@ describe("loading the extension", () => {
 			"broker/client.ts",
 			"config/edit.ts",
 			"search/engine.ts",
+			"apps/app-sessions.ts",
+			"apps/page-server.ts",
+			"pi/app-host.ts",
 		];
 		expect(loaded.filter((file) => deferred.includes(file))).toEqual([]);
 		expect(loaded.filter((file) => file.includes("node_modules/@modelcontextprotocol/"))).toEqual([]);

@@ -7,7 +7,14 @@ import { fitListing, MAX_ENTRY_BYTES, trimCache } from "../../catalog/cache-budg
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { configHash } from "../../config/identity.ts";
 import { defineServer } from "../../config.ts";
-import { CACHE_FILE, CACHE_MAX_AGE_MS, CACHE_REFRESH_MS, cacheKey, MetadataCache } from "../../metadata-cache.ts";
+import {
+	CACHE_FILE,
+	CACHE_MAX_AGE_MS,
+	CACHE_REFRESH_MS,
+	CACHE_VERSION,
+	cacheKey,
+	MetadataCache,
+} from "../../metadata-cache.ts";
 import type { StdioServerEntry, ToolMetadata } from "../../types.ts";
 import { tempDir } from "../support/helpers.ts";
 
@@ -40,7 +47,7 @@ describe("MetadataCache", () => {
 		expect(text).not.toContain("secret-token-value");
 		const data = JSON.parse(text);
 		expect(data).toMatchObject({
-			version: 3,
+			version: CACHE_VERSION,
 			servers: {
 				[cacheKey(entry())]: { name: "gh", configHash: configHash(entry()), tools: [{ name: "create_issue" }] },
 			},
@@ -182,7 +189,7 @@ describe("MetadataCache", () => {
 		const file = join(dir.path, CACHE_FILE);
 		writeFileSync(
 			file,
-			JSON.stringify({ version: 3, servers: { [key]: { ...old, tools: bigTools(200, 85) } } }, null, 1),
+			JSON.stringify({ version: CACHE_VERSION, servers: { [key]: { ...old, tools: bigTools(200, 85) } } }, null, 1),
 		);
 		writeFileSync(`${file}.damaged-2026-01-01T00-00-00-000Z`, "{}");
 		expect(statSync(file).size).toBeGreaterThan(16 * 1024 * 1024);
@@ -284,6 +291,6 @@ describe("2.36's mcp-cache.json", () => {
 		expect(cache.lookup(gh)?.tools.map((t) => t.name)).toEqual(["create_issue"]);
 		await cache.store(gh, { tools, resources: [] }); // the same listing, still written once: its copy is due
 		expect(file236().servers.gh.configHash).toBe(gh.compatHash);
-		expect(JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8")).version).toBe(3);
+		expect(JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8")).version).toBe(CACHE_VERSION);
 	});
 });

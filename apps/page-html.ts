@@ -1,0 +1,114 @@
+// The two documents an MCP App opens in the browser. The host page (its own loopback origin, its
+// address holding the page's token) only relays: JSON-RPC from the view (through the sandbox page)
+// is POSTed to `messages`, and what the host sends arrives on the `events` stream (server-sent
+// events) and is posted to the sandbox page. The protocol itself is answered in Pi's process by the
+// MCP Apps SDK's AppBridge (apps/app-session.ts). The sandbox page (another origin, no token) loads
+// the view in a nested sandboxed frame once the host says the view is ready, and relays between the
+// two, as the spec's sandbox proxy does. Scripts run by nonce; every value is inlined as escaped JSON.
+
+import { VIEW_SANDBOX } from "./csp.ts";
+
+/** JSON safe inside a <script> element (no `</script>`, no line separators JavaScript would break on). */
+function inlineJson(value: unknown): string {
+	return JSON.stringify(value)
+		.replace(/</g, "\\u003c")
+		.replace(/>/g, "\\u003e")
+		.replace(/&/g, "\\u0026")
+		.replace(/\u2028/g, "\\u2028")
+		.replace(/\u2029/g, "\\u2029");
+}
+
+function escapeHtml(text: string): string {
+	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The methods only the sandbox page and the host exchange (the spec's `ui/notifications/sandbox-*`). */
+const SANDBOX_METHODS = "ui/notifications/sandbox-";
+
+export interface HostPageInput {
+	readonly nonce: string;
+	/** What the page shows it is: the server and tool. */
+	readonly label: string;
+	readonly sandboxUrl: string;
+	readonly sandboxOrigin: string;
+	readonly allow: string;
+}
+
+export function hostPage(input: HostPageInput): string {
+	const { nonce } = input;
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+<title>${escapeHtml(input.label)} (MCP app)</title>
+<style nonce="${nonce}">
+html, body { margin: 0; height: 100%; font: 13px system-ui, sans-serif; }
+body { display: flex; flex-direction: column; }
+header { padding: 6px 10px; border-bottom: 1px solid #8886; display: flex; gap: 8px; }
+#status { opacity: 0.7; }
+iframe { flex: 1; border: 0; width: 100%; }
+</style></head>
+<body><header><b id="label"></b><span id="status">connecting</span></header>
+<iframe id="sandbox" sandbox="${VIEW_SANDBOX}" allow="${escapeHtml(input.allow)}" referrerpolicy="no-referrer"></iframe>
+<script nonce="${nonce}">
+const SANDBOX_ORIGIN = ${inlineJson(input.sandboxOrigin)};
+document.getElementById("label").textContent = ${inlineJson(input.label)};
+const status = (text) => { document.getElementById("status").textContent = text; };
+const frame = document.getElementById("sandbox");
+let sending = Promise.resolve();
+const send = (message) => {
+	const body = JSON.stringify(message);
+	sending = sending
+		.then(() => fetch("messages", { method: "POST", headers: { "content-type": "application/json" }, body }))
+		.then((response) => { if (!response.ok) status("Pi refused a message (" + response.status + ")"); })
+		.catch(() => status("disconnected from Pi"));
+};
+addEventListener("message", (event) => {
+	if (event.source !== frame.contentWindow || event.origin !== SANDBOX_ORIGIN) return;
+	const message = event.data;
+	if (!message || typeof message !== "object" || message.jsonrpc !== "2.0") return;
+	if (message.method === "ui/notifications/size-changed" && message.params && message.params.height > 0)
+		frame.style.minHeight = Math.ceil(message.params.height) + "px";
+	send(message);
+});
+const events = new EventSource("events");
+events.onopen = () => status("");
+events.onmessage = (event) => frame.contentWindow.postMessage(JSON.parse(event.data), SANDBOX_ORIGIN);
+events.addEventListener("closed", (event) => {
+	events.close();
+	status(event.data || "closed");
+});
+events.onerror = () => status("disconnected from Pi");
+frame.src = ${inlineJson(input.sandboxUrl)};
+</script></body></html>`;
+}
+
+export interface SandboxPageInput {
+	readonly nonce: string;
+	readonly hostOrigin: string;
+	readonly viewPath: string;
+	readonly allow: string;
+}
+
+export function sandboxPage(input: SandboxPageInput): string {
+	const { nonce } = input;
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+<style nonce="${nonce}">html, body, iframe { margin: 0; border: 0; width: 100%; height: 100%; display: block; }</style></head>
+<body><iframe id="view" sandbox="${VIEW_SANDBOX}" allow="${escapeHtml(input.allow)}" referrerpolicy="no-referrer"></iframe>
+<script nonce="${nonce}">
+const HOST_ORIGIN = ${inlineJson(input.hostOrigin)};
+const VIEW = ${inlineJson(input.viewPath)};
+const view = document.getElementById("view");
+const own = (message) => typeof message.method === "string" && message.method.startsWith(${inlineJson(SANDBOX_METHODS)});
+addEventListener("message", (event) => {
+	const message = event.data;
+	if (!message || typeof message !== "object") return;
+	if (event.source === parent && event.origin === HOST_ORIGIN) {
+		if (message.method === "ui/notifications/sandbox-resource-ready") view.src = VIEW;
+		else if (!own(message) && view.contentWindow) view.contentWindow.postMessage(message, location.origin);
+	} else if (event.source === view.contentWindow && event.origin === location.origin && !own(message)) {
+		parent.postMessage(message, HOST_ORIGIN);
+	}
+});
+parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} }, HOST_ORIGIN);
+</script></body></html>`;
+}

@@ -1,0 +1,44 @@
+// MCP Apps in a Pi session, as light as the extension's load needs it: the `showApp` each call's
+// run gets, and the end of every app page with the session. The pages and the protocol
+// (apps/) and their routes through Pi (pi/app-host.ts) load with the first result that has a view.
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { AppSessions } from "../apps/app-sessions.ts";
+import type { McpRuntime } from "../mcp-runtime.ts";
+import type { AppCall } from "../proxy/answer.ts";
+import type { PiRoutes } from "./calls-through-pi.ts";
+
+export class PiApps {
+	private sessions?: AppSessions;
+
+	constructor(
+		private readonly pi: ExtensionAPI,
+		/** Pi 1.5's tools, through which a view's calls run as the model's do; none on pi 0.73. */
+		private readonly routes: PiRoutes | undefined,
+	) {}
+
+	/**
+	 * The `showApp` of a call run in `ctx` (a tool's context: on Pi 1.5 the view's own calls run
+	 * later through its `executeTool`, as the model's would have).
+	 */
+	forCall(
+		runtime: McpRuntime,
+		ctx: ExtensionContext,
+	): (call: AppCall, signal?: AbortSignal) => Promise<string | undefined> {
+		return async (call, signal) => {
+			const [{ AppSessions }, { appsSetting, piAppHost }] = await Promise.all([
+				import("../apps/app-sessions.ts"),
+				import("./app-host.ts"),
+			]);
+			this.sessions ??= new AppSessions();
+			const host = piAppHost(this.pi, ctx, runtime, this.routes);
+			return this.sessions.show(call, host, appsSetting(runtime, ctx), signal);
+		};
+	}
+
+	/** Ends every app page of the session (its servers, its stream); a later session starts anew. */
+	async closeAll(): Promise<void> {
+		const sessions = this.sessions;
+		this.sessions = undefined;
+		await sessions?.closeAll();
+	}
+}

@@ -1,0 +1,128 @@
+// A browser's part in an MCP App page (apps/page-server.ts), for tests: it loads the host page,
+// the sandbox page and the view as a browser would (keeping each response's policy), then speaks
+// for the view through the page's own channel: what the view would post reaches the host as the
+// host page POSTs it (with the page's origin), and what the host sends to the view is read from
+// the page's events stream. No browser runs.
+
+/** A JSON-RPC message as the view and the host exchange them. */
+export interface RpcMessage {
+	readonly jsonrpc: "2.0";
+	readonly id?: number | string;
+	readonly method?: string;
+	readonly params?: Record<string, unknown>;
+	readonly result?: Record<string, unknown>;
+	readonly error?: { code: number; message: string };
+}
+
+export interface Loaded {
+	readonly status: number;
+	readonly csp: string;
+	readonly body: string;
+}
+
+export interface AppBrowser {
+	readonly hostPage: Loaded;
+	readonly sandboxPage: Loaded;
+	readonly view: Loaded;
+	readonly sandboxOrigin: string;
+	/** Posts a message as the host page relays one from the view; the HTTP status. */
+	post(message: RpcMessage): Promise<number>;
+	/** The first message from the host (in arrival order, from the start) that matches. */
+	next(match: (message: RpcMessage) => boolean): Promise<RpcMessage>;
+	/** Sends a request as the view, and waits for the host's answer to it. */
+	request(id: number, method: string, params?: Record<string, unknown>): Promise<RpcMessage>;
+	/** Resolves with the reason the host gives when it ends the page ("" when the stream just ends). */
+	readonly closed: Promise<string>;
+	/** Drops the events stream (the tab closes). */
+	leave(): void;
+}
+
+async function load(url: string): Promise<Loaded> {
+	const response = await fetch(url);
+	return {
+		status: response.status,
+		csp: response.headers.get("content-security-policy") ?? "",
+		body: await response.text(),
+	};
+}
+
+/** Opens the app page at `url` (what the session handed the browser). */
+export async function openAppPage(url: string): Promise<AppBrowser> {
+	const origin = new URL(url).origin;
+	const hostPage = await load(url);
+	const sandboxUrl = JSON.parse(/frame\.src = ("[^"]+");/.exec(hostPage.body)?.[1] ?? '""') as string;
+	const sandboxOrigin = new URL(sandboxUrl).origin;
+	const sandboxPage = await load(sandboxUrl);
+	const viewPath = JSON.parse(/const VIEW = ("[^"]+");/.exec(sandboxPage.body)?.[1] ?? '""') as string;
+	const view = await load(`${sandboxOrigin}${viewPath}`);
+
+	const received: RpcMessage[] = [];
+	const waiters: { match: (m: RpcMessage) => boolean; resolve: (m: RpcMessage) => void }[] = [];
+	let closedWith: (reason: string) => void = () => undefined;
+	const closed = new Promise<string>((resolve) => {
+		closedWith = resolve;
+	});
+	const stop = new AbortController();
+	const stream = await fetch(new URL("events", url), { signal: stop.signal });
+	const deliver = (message: RpcMessage) => {
+		received.push(message);
+		for (const waiter of [...waiters])
+			if (waiter.match(message)) {
+				waiters.splice(waiters.indexOf(waiter), 1);
+				waiter.resolve(message);
+			}
+	};
+	void (async () => {
+		const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+		const decoder = new TextDecoder();
+		let buffer = "";
+		try {
+			for (;;) {
+				const { value, done } = await reader.read();
+				if (done) return;
+				buffer += decoder.decode(value, { stream: true });
+				for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+					const block = buffer.slice(0, end);
+					buffer = buffer.slice(end + 2);
+					const event = /^event: (.*)$/m.exec(block)?.[1];
+					const data = /^data: (.*)$/m.exec(block)?.[1];
+					if (event === "closed") closedWith(data ?? "");
+					else if (data !== undefined) deliver(JSON.parse(data) as RpcMessage);
+				}
+			}
+		} catch {
+			// the test left the page (leave()): the stream ends here
+		} finally {
+			closedWith(""); // ended without the host saying so (no effect once it has)
+		}
+	})();
+
+	const post = async (message: RpcMessage) => {
+		const response = await fetch(new URL("messages", url), {
+			method: "POST",
+			headers: { origin, "content-type": "application/json" },
+			body: JSON.stringify(message),
+		});
+		return response.status;
+	};
+	const next = (match: (message: RpcMessage) => boolean) => {
+		const seen = received.find(match);
+		if (seen) return Promise.resolve(seen);
+		return new Promise<RpcMessage>((resolve) => waiters.push({ match, resolve }));
+	};
+	return {
+		hostPage,
+		sandboxPage,
+		view,
+		sandboxOrigin,
+		post,
+		next,
+		async request(id, method, params = {}) {
+			const answer = next((m) => m.id === id && m.method === undefined);
+			await post({ jsonrpc: "2.0", id, method, params });
+			return answer;
+		},
+		closed,
+		leave: () => stop.abort(),
+	};
+}

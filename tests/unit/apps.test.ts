@@ -1,0 +1,287 @@
+// MCP Apps: the policies an app's page is served with (built from what its view declares and
+// nothing else), what each request of a view comes to before anything runs, and the page's
+// loopback servers refusing what a browser of another page would send.
+import { request } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { linkToOpen, MAX_PROMPT_CHARS, promptOf, routeToolCall } from "../../apps/app-routing.ts";
+import type { AppHost } from "../../apps/app-session.ts";
+import { AppSessions, type AppsSetting } from "../../apps/app-sessions.ts";
+import { allowAttribute, appliedCsp, cspSources, hostCsp, sandboxCsp, viewCsp } from "../../apps/csp.ts";
+import { type AppPage, startAppPage } from "../../apps/page-server.ts";
+import { toolUiOf } from "../../catalog/tool-ui.ts";
+import type { AppCall } from "../../proxy/answer.ts";
+import type { ToolMetadata } from "../../types.ts";
+import { configOf } from "../support/helpers.ts";
+
+const SANDBOX = "http://127.0.0.1:4001";
+const HOST = "http://127.0.0.1:4000";
+const OURS = [SANDBOX, HOST];
+/** A policy as directive name -> its sources. */
+const directives = (csp: string) =>
+	Object.fromEntries(
+		csp.split("; ").map((d) => {
+			const [name, ...sources] = d.split(" ");
+			return [name, sources.join(" ")];
+		}),
+	);
+
+describe("a view's policy", () => {
+	it("is the spec's restrictive default when the view declares nothing, and is framed only inside our two pages", () => {
+		expect(directives(viewCsp(undefined, OURS))).toEqual({
+			"default-src": "'none'",
+			"script-src": "'self' 'unsafe-inline'",
+			"style-src": "'self' 'unsafe-inline'",
+			"img-src": "'self' data:",
+			"media-src": "'self' data:",
+			"font-src": "'self'",
+			"connect-src": "'none'",
+			"frame-src": "'none'",
+			"base-uri": "'self'",
+			"worker-src": "'none'",
+			"object-src": "'none'",
+			"form-action": "'none'",
+			"frame-ancestors": `${SANDBOX} ${HOST}`,
+			sandbox: "allow-scripts allow-same-origin allow-forms",
+		});
+	});
+
+	it("opens exactly the origins the view declares, each in its directives", () => {
+		const policy = directives(
+			viewCsp(
+				{
+					connectDomains: ["https://api.board.example", "wss://live.board.example"],
+					resourceDomains: ["https://cdn.board.example", "https://*.fonts.example"],
+					frameDomains: ["https://www.youtube.com"],
+					baseUriDomains: ["https://cdn.board.example"],
+				},
+				OURS,
+			),
+		);
+		expect(policy["connect-src"]).toBe("https://api.board.example wss://live.board.example");
+		for (const name of ["script-src", "style-src", "img-src", "media-src", "font-src"])
+			expect(policy[name]).toMatch(/ https:\/\/cdn\.board\.example https:\/\/\*\.fonts\.example$/);
+		expect(policy["frame-src"]).toBe("https://www.youtube.com");
+		expect(policy["base-uri"]).toBe("https://cdn.board.example");
+		expect(policy["default-src"]).toBe("'none'");
+	});
+
+	it("drops a declared entry that is not an origin: keywords, bare schemes, wildcards, anything starting another directive", () => {
+		const hostile = [
+			"'unsafe-eval'",
+			"*",
+			"https:",
+			"data:",
+			"https://ok.example; script-src *",
+			"https://a.example https://b.example",
+			"https://x.example'",
+			"javascript://x",
+			"https://ok.example:8443/path",
+			42,
+		];
+		expect(cspSources(hostile)).toEqual(["https://ok.example:8443/path"]);
+		expect(cspSources("https://a.example")).toEqual([]);
+		const policy = viewCsp({ connectDomains: hostile as string[] }, OURS);
+		expect(directives(policy)["connect-src"]).toBe("https://ok.example:8443/path");
+		expect(policy).not.toContain("unsafe-eval");
+		expect(appliedCsp({ connectDomains: hostile as string[] })).toEqual({
+			connectDomains: ["https://ok.example:8443/path"],
+			resourceDomains: [],
+			frameDomains: [],
+			baseUriDomains: [],
+		});
+	});
+
+	it("asks the browser only for the features the view names", () => {
+		expect(allowAttribute(undefined)).toBe("");
+		expect(allowAttribute({ microphone: {}, clipboardWrite: {} })).toBe("microphone; clipboard-write");
+		expect(allowAttribute({ camera: true } as never)).toBe("");
+	});
+
+	it("the host and sandbox pages run only their own script and are framed only where they belong", () => {
+		const host = directives(hostCsp("N1", SANDBOX));
+		expect(host).toMatchObject({
+			"default-src": "'none'",
+			"script-src": "'nonce-N1'",
+			"connect-src": "'self'",
+			"frame-src": SANDBOX,
+			"frame-ancestors": "'none'",
+		});
+		const sandbox = directives(sandboxCsp("N2", HOST));
+		expect(sandbox).toMatchObject({
+			"script-src": "'nonce-N2'",
+			"frame-src": "'self'",
+			"frame-ancestors": HOST,
+		});
+		expect(sandbox["connect-src"]).toBeUndefined(); // default-src 'none': the relay reaches nothing
+	});
+});
+
+describe("a view's requests", () => {
+	const tool = (name: string, meta?: unknown): ToolMetadata => ({
+		server: "board",
+		name,
+		description: name,
+		inputSchema: { type: "object" },
+		...(meta ? { ui: toolUiOf(meta) } : {}),
+	});
+	const tools = [
+		tool("show_board", { ui: { resourceUri: "ui://board/view.html" } }),
+		tool("refresh_board", { ui: { visibility: ["app"] } }),
+		tool("model_only", { ui: { visibility: ["model"] } }),
+		tool("add_note"),
+	];
+	const all = () => true;
+
+	it("call their own server's tools: as the model would when it may, by the app's own route when only the app may", () => {
+		expect(routeToolCall("board", "add_note", tools, all)).toMatchObject({
+			kind: "as-model",
+			tool: { name: "add_note" },
+		});
+		expect(routeToolCall("board", "show_board", tools, all).kind).toBe("as-model");
+		expect(routeToolCall("board", "refresh_board", tools, all)).toMatchObject({
+			kind: "app-only",
+			tool: { name: "refresh_board" },
+		});
+	});
+
+	it("are refused a tool the server keeps for the model, one it does not have, one the config turns off", () => {
+		expect(routeToolCall("board", "model_only", tools, all)).toEqual({
+			kind: "refused",
+			reason: '"model_only" is not for apps: "board" declares it for the model only',
+		});
+		expect(routeToolCall("board", "delete_everything", tools, all)).toEqual({
+			kind: "refused",
+			reason: '"board" has no tool "delete_everything"',
+		});
+		expect(routeToolCall("board", undefined, tools, all).kind).toBe("refused");
+		const off = routeToolCall("board", "refresh_board", tools, (t) => t.name !== "refresh_board");
+		expect(off).toMatchObject({ kind: "refused", reason: expect.stringContaining("turned off in your MCP config") });
+	});
+
+	it("open only web links", () => {
+		expect(linkToOpen("https://board.example/card/1")).toBe("https://board.example/card/1");
+		expect(linkToOpen("http://localhost:3000")).toBe("http://localhost:3000");
+		for (const url of ["file:///etc/passwd", "javascript:alert(1)", "smb://share/x", "not a url", 7])
+			expect(linkToOpen(url)).toBeUndefined();
+	});
+
+	it("send the user's text only, within a size", () => {
+		expect(promptOf({ role: "user", content: [{ type: "text", text: "Summarize the board" }] })).toEqual({
+			text: "Summarize the board",
+		});
+		expect(promptOf({ role: "user", content: { type: "text", text: "one block" } })).toEqual({ text: "one block" });
+		expect(promptOf({ role: "assistant", content: [{ type: "text", text: "x" }] })).toEqual({
+			refusal: "only the user's messages are sent",
+		});
+		expect(promptOf({ role: "user", content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).toEqual({
+			refusal: "the message has no text",
+		});
+		expect(promptOf({ role: "user", content: [{ type: "text", text: "x".repeat(MAX_PROMPT_CHARS + 1) }] })).toEqual({
+			refusal: `the message is over ${MAX_PROMPT_CHARS} characters`,
+		});
+	});
+});
+
+/** The status a GET of `url` gets when it names the server `host` (a browser at a rebound name sends that). */
+function statusAs(url: string, host: string): Promise<number | undefined> {
+	return new Promise((resolve, reject) => {
+		const req = request(url, { headers: { host } }, (res) => {
+			res.resume();
+			resolve(res.statusCode);
+		});
+		req.on("error", reject);
+		req.end();
+	});
+}
+
+describe("an app's page servers", () => {
+	let page: AppPage | undefined;
+	afterEach(async () => page?.close("test over"));
+
+	const view = {
+		uri: "ui://board/view.html",
+		html: "<p>board</p>",
+		csp: { connectDomains: ["https://api.board.example"] },
+	};
+
+	it("answer only at their own address and token; the view is served with its policy; messages only from the host page", async () => {
+		page = await startAppPage(view, "board: show_board");
+		const url = new URL(page.url);
+		expect(url.hostname).toBe("127.0.0.1");
+		expect(url.pathname).toMatch(/^\/[A-Za-z0-9_-]{32}\/$/);
+		const hostPage = await fetch(page.url);
+		expect(hostPage.status).toBe(200);
+		const policy = directives(hostPage.headers.get("content-security-policy") ?? "");
+		const sandbox = /src = "(http:\/\/127\.0\.0\.1:\d+)(\/[^"]+\/sandbox)"/.exec(await hostPage.text());
+		expect(sandbox).not.toBeNull();
+		const [, sandboxOrigin, sandboxPath] = sandbox as RegExpExecArray;
+		expect(sandboxOrigin).not.toBe(url.origin);
+		expect(policy["frame-src"]).toBe(sandboxOrigin);
+
+		// A name of another site pointed at 127.0.0.1 (DNS rebinding) gets nothing; nor a wrong token.
+		expect(await statusAs(page.url, `board.example:${url.port}`)).toBe(403);
+		expect(await statusAs(page.url, `localhost:${url.port}`)).toBe(403);
+		expect(await statusAs(page.url, url.host)).toBe(200);
+		expect((await fetch(`${url.origin}/wrong-token/`)).status).toBe(404);
+
+		const sandboxPage = await fetch(`${sandboxOrigin}${sandboxPath}`);
+		expect(directives(sandboxPage.headers.get("content-security-policy") ?? "")["frame-ancestors"]).toBe(url.origin);
+		const viewPath = /const VIEW = "([^"]+)"/.exec(await sandboxPage.text())?.[1];
+		const served = await fetch(`${sandboxOrigin}${viewPath}`);
+		expect(await served.text()).toBe("<p>board</p>");
+		expect(served.headers.get("content-security-policy")).toBe(viewCsp(view.csp, [sandboxOrigin, url.origin]));
+
+		const message = JSON.stringify({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+		const post = (origin: string) =>
+			fetch(`${page?.url}messages`, {
+				method: "POST",
+				headers: { origin, "content-type": "application/json" },
+				body: message,
+			});
+		expect((await post("http://evil.example")).status).toBe(403);
+		expect((await post(sandboxOrigin)).status).toBe(403);
+		expect((await post(url.origin)).status).toBe(202);
+	});
+});
+
+describe("a result with a view", () => {
+	const call: AppCall = {
+		tool: {
+			server: "board",
+			name: "show_board",
+			description: "",
+			inputSchema: {},
+			ui: { resourceUri: "ui://board/view.html" },
+		},
+		args: { title: "Team" },
+		result: { content: [{ type: "text", text: "board" }] },
+	};
+	/** A host that must not be reached: nothing may be read or served when the view is not shown. */
+	const untouched = new Proxy({} as AppHost, {
+		get: () => {
+			throw new Error("the host was used");
+		},
+	});
+	const opened: string[] = [];
+	const setting = (enabled: boolean, interactive: boolean): AppsSetting => ({
+		enabled,
+		interactive,
+		open: (url) => opened.push(url),
+		notify: () => undefined,
+	});
+
+	it("opens nothing and says nothing when apps are off (settings.apps: false)", async () => {
+		expect(configOf({}, { apps: false }).settings.apps).toBe(false);
+		expect(configOf({}).settings.apps).toBe(true);
+		expect(await new AppSessions().show(call, untouched, setting(false, true))).toBeUndefined();
+		expect(opened).toEqual([]);
+	});
+
+	it("without an interactive UI opens nothing and says so in one line", async () => {
+		const line = await new AppSessions().show(call, untouched, setting(true, false));
+		expect(line).toBe(
+			"Its app (ui://board/view.html) was not shown: this session has no interactive UI (pi -p, json mode).",
+		);
+		expect(opened).toEqual([]);
+	});
+});
