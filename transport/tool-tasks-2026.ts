@@ -32,6 +32,13 @@ export interface ExtensionCallOptions extends TaskCallOptions {
 }
 
 type Params = { name: string; arguments: Record<string, unknown> };
+
+/**
+ * How long a call given up still waits for a task's id: a server that makes a task answers the
+ * creating call at once, while one running the call itself hears the give-up only when its stream
+ * closes, after this.
+ */
+export const LATE_TASK_GRACE_MS = 2000;
 type ExtensionState = ExtensionTask & TaskState;
 
 /** A tool on a 2026-07-28 server that offers the tasks extension: its result, at once or through a task. */
@@ -59,6 +66,7 @@ export function extensionWire(
 		return { ...parsed.data, pollMs: parsed.data.pollIntervalMs };
 	};
 	return {
+		lateTaskGraceMs: LATE_TASK_GRACE_MS,
 		create: async (signal) => {
 			try {
 				return { result: await client.callTool({ ...params, _meta }, { ...options.call, signal }) };

@@ -43,14 +43,14 @@ export interface TaskWire<T extends TaskState> {
 	answer?(task: T, signal: AbortSignal): Promise<void>;
 	/** Asks the server to cancel the task; resolves when it acknowledged (or could not). */
 	cancel(taskId: string): Promise<void>;
+	/** How long a call given up still waits for its creation's answer, to cancel the task it names. */
+	readonly lateTaskGraceMs: number;
 }
 
 const MIN_POLL_MS = 100;
 const MAX_POLL_MS = 5000;
 /** How long cancelling a task may take before it is left to expire (its TTL). */
 export const CANCEL_TIMEOUT_MS = 5000;
-/** How long a call given up still waits for the id of the task its creation makes, to cancel it. */
-export const LATE_TASK_GRACE_MS = 5000;
 
 export async function runTask<T extends TaskState>(
 	wire: TaskWire<T>,
@@ -71,12 +71,13 @@ export async function runTask<T extends TaskState>(
 		options.maxTotalTimeout,
 	);
 	// The creating call is not stopped with the task: stopped with its answer on the way, it would
-	// leave a task running on the server that nobody can name. Given up, it is waited for a while.
+	// leave a task running on the server that nobody can name. Given up, it is waited for a while
+	// (the wire says how long), then stopped.
 	const creation = new AbortController();
 	const creating = wire.create(creation.signal);
 	let grace: ReturnType<typeof setTimeout> | undefined;
 	const giveUp = () => {
-		grace = setTimeout(() => creation.abort(stop.signal.reason), LATE_TASK_GRACE_MS);
+		grace = setTimeout(() => creation.abort(stop.signal.reason), wire.lateTaskGraceMs);
 	};
 	stop.signal.addEventListener("abort", giveUp, { once: true });
 	const created = () => {
@@ -136,6 +137,8 @@ export function taskApiWire(
 	const { timeout } = options;
 	const state = (task: LegacyTask): LegacyTask => ({ ...task, pollMs: task.pollInterval });
 	return {
+		// The creating call answers only with a task: waited for as long as any request.
+		lateTaskGraceMs: timeout,
 		create: async (signal) => {
 			const created = await client.request(
 				{ method: "tools/call", params: { ...params, task: {} } },

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import * as sdk from "../../transport/mcp-sdk.ts";
 import type { McpSdk } from "../../transport/open-connection.ts";
 import { CLIENT_CAPABILITIES_META, TASK_ANSWER_CODE, TASKS_EXTENSION } from "../../transport/task-route.ts";
-import { callToolAsTask, LATE_TASK_GRACE_MS, runTask } from "../../transport/tool-tasks.ts";
+import { callToolAsTask, runTask } from "../../transport/tool-tasks.ts";
 import { callToolThroughExtension, type ExtensionCallOptions } from "../../transport/tool-tasks-2026.ts";
 import type { ServerEntry } from "../../types.ts";
 
@@ -213,13 +213,16 @@ describe("a call given up while its creation is unanswered", () => {
 			get: async () => ({ taskId: "t", status: "working" }),
 			finish: async () => ({ content: [] }),
 			cancel: async () => undefined,
+			lateTaskGraceMs: 2000,
 		};
 		const controller = new AbortController();
 		const call = runTask(wire, "research", { signal: controller.signal, timeout: 1000, maxTotalTimeout: 60_000 });
 		controller.abort(new Error("the user pressed Esc"));
 		await expect(call).rejects.toThrow("the user pressed Esc");
 		expect(creation?.aborted).toBe(false); // its task's id may still come, to be cancelled
-		await vi.advanceTimersByTimeAsync(LATE_TASK_GRACE_MS);
+		await vi.advanceTimersByTimeAsync(1999);
+		expect(creation?.aborted).toBe(false);
+		await vi.advanceTimersByTimeAsync(1);
 		expect(creation?.aborted).toBe(true);
 	});
 });
