@@ -39,6 +39,7 @@ type Params = { name: string; arguments: Record<string, unknown> };
  * closes, after this.
  */
 export const LATE_TASK_GRACE_MS = 2000;
+
 type ExtensionState = ExtensionTask & TaskState;
 
 /** A tool on a 2026-07-28 server that offers the tasks extension: its result, at once or through a task. */

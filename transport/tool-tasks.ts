@@ -70,21 +70,7 @@ export async function runTask<T extends TaskState>(
 			),
 		options.maxTotalTimeout,
 	);
-	// The creating call is not stopped with the task: stopped with its answer on the way, it would
-	// leave a task running on the server that nobody can name. Given up, it is waited for a while
-	// (the wire says how long), then stopped.
-	const creation = new AbortController();
-	const creating = wire.create(creation.signal);
-	let grace: ReturnType<typeof setTimeout> | undefined;
-	const giveUp = () => {
-		grace = setTimeout(() => creation.abort(stop.signal.reason), wire.lateTaskGraceMs);
-	};
-	stop.signal.addEventListener("abort", giveUp, { once: true });
-	const created = () => {
-		stop.signal.removeEventListener("abort", giveUp);
-		clearTimeout(grace);
-	};
-	creating.then(created, created);
+	const creating = startCreation(wire, stop.signal);
 	let taskId: string | undefined;
 	try {
 		const answer = await untilAborted(creating, stop.signal);
@@ -112,6 +98,27 @@ export async function runTask<T extends TaskState>(
 		clearTimeout(cap);
 		options.signal?.removeEventListener("abort", abort);
 	}
+}
+
+/**
+ * Sends the call that creates the task. It is not stopped with the task: stopped with its answer
+ * on the way, it would leave a task running on the server that nobody can name. Once `stop`
+ * aborts, it is waited for a while (the wire says how long), then stopped.
+ */
+function startCreation<T extends TaskState>(wire: TaskWire<T>, stop: AbortSignal) {
+	const creation = new AbortController();
+	const creating = wire.create(creation.signal);
+	let grace: ReturnType<typeof setTimeout> | undefined;
+	const giveUp = () => {
+		grace = setTimeout(() => creation.abort(stop.reason), wire.lateTaskGraceMs);
+	};
+	stop.addEventListener("abort", giveUp, { once: true });
+	const settled = () => {
+		stop.removeEventListener("abort", giveUp);
+		clearTimeout(grace);
+	};
+	creating.then(settled, settled);
+	return creating;
 }
 
 /** A task that ended without a result, in words. */
