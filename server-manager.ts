@@ -34,8 +34,10 @@ export type { Progress } from "./types.ts";
  * a session with a warm cache may never connect, and every Pi start pays for what it imports.
  */
 const loadConnections = once(() => import("./transport/open-connection.ts"));
-/** The task API's calls, loaded on the first task-only tool. */
+/** The 2025 task API's calls, loaded on the first task-only tool. */
 const loadTasks = once(() => import("./transport/tool-tasks.ts"));
+/** The 2026 tasks extension's calls, loaded on the first call to a server that offers it. */
+const loadExtensionTasks = once(() => import("./transport/tool-tasks-2026.ts"));
 /** The per-user broker's client, loaded with the first connect (as opening connections is). */
 const loadBroker = once(() => import("./broker/client.ts"));
 
@@ -47,8 +49,12 @@ export interface CallOptions {
 	readonly timeoutMs?: number;
 	/** The server's progress notifications for this request. */
 	readonly onProgress?: (progress: Progress) => void;
-	/** Call through the task API (the tool requires it): status messages come as progress. */
-	readonly task?: boolean;
+	/**
+	 * The tool's listed task support: "required" is called through the 2025 task API; on the 2026
+	 * wire every call to a server offering the tasks extension goes through it (transport/task-route.ts).
+	 * A task's status messages come as progress.
+	 */
+	readonly taskSupport?: "required" | "optional";
 }
 
 /**
@@ -221,20 +227,27 @@ export class McpServerManager {
 		}
 		// Counted in flight from the first moment, so an idle sweep can never close under it.
 		return this.track(name, async (connection) => {
-			const { loadSdk, headerSource } = await loadConnections();
+			const { loadSdk, headerSource, taskRoute, advertisesTasks, declaredCapabilities } = await loadConnections();
 			const sdk = await loadSdk();
 			const params = { name: tool, arguments: args };
+			const client = connection.client;
 			const call = async () => {
-				const requestOptions = this.requestOptions(connection, options);
-				// Tasks left the core protocol in 2026-07-28 (an extension now, SEP-2663, which the SDK's
-				// client does not speak yet): on that wire a call is made plainly.
-				if (!options.task || connection.client.getProtocolEra() === "modern") {
-					// The listed schema lets the SDK send the tool's SEP-2243 `Mcp-Param-*` headers.
-					const toolDefinition = headerSource(connection.tools.find((t) => t.name === tool));
-					return connection.client.callTool(params, { ...requestOptions, toolDefinition });
-				}
-				const { callToolAsTask } = await loadTasks();
-				return callToolAsTask(sdk, connection.client, params, { ...requestOptions, onProgress: options.onProgress });
+				const { signal, ...request } = this.requestOptions(connection, options);
+				// The listed schema lets the SDK send the tool's SEP-2243 `Mcp-Param-*` headers.
+				const toolDefinition = headerSource(connection.tools.find((t) => t.name === tool));
+				const serverTasks = advertisesTasks(client.getServerCapabilities());
+				const route = taskRoute({ era: client.getProtocolEra(), serverTasks, taskSupport: options.taskSupport });
+				if (route === "plain") return client.callTool(params, { ...request, signal, toolDefinition });
+				const { timeout, maxTotalTimeout } = request;
+				const task = { signal, timeout, maxTotalTimeout, onProgress: options.onProgress };
+				if (route === "task-api") return (await loadTasks()).callToolAsTask(sdk, client, params, task);
+				return (await loadExtensionTasks()).callToolThroughExtension(sdk, client, params, {
+					...task,
+					call: { ...request, toolDefinition },
+					declared: declaredCapabilities(client),
+					entry: connection.entry,
+					requests: this.options.requests,
+				});
 			};
 			try {
 				return await call();

@@ -231,7 +231,7 @@ async function invoke(
 	const result = await lifecycle.callTool(tool.server, tool.name, args, {
 		signal: options.signal,
 		onProgress: options.onProgress,
-		task: tool.taskSupport === "required",
+		taskSupport: tool.taskSupport,
 	});
 	options.onResult?.(result);
 	const answer = converted(lifecycle, tool.server, tool.qualifiedName, result, options, details);

@@ -9,6 +9,7 @@
 import type { FetchLike, JSONRPCMessage, Transport, TransportSendOptions } from "@modelcontextprotocol/client";
 import { sleep } from "../bounds/waits.ts";
 import { CONNECTION_CLOSED_CODE } from "../errors.ts";
+import { asTaskAnswer, declaresTasks } from "./task-route.ts";
 
 type RequestId = string | number;
 
@@ -205,7 +206,8 @@ function statedRevision(message: JSONRPCMessage): string | undefined {
  * Forwards everything; remembers requests not yet answered, so a dead stream can fail them. A
  * result of the 2026-07-28 wire without `resultType` is taken as complete: the conformance suite
  * asks clients to assume so (SEP-2322), while the SDK refuses it and the call failed, although
- * the server had answered it.
+ * the server had answered it. A tool call that declared the tasks extension may be answered with
+ * a task, which the SDK refuses too: it is handed over as an error that carries it (task-route.ts).
  */
 class GuardedTransport implements Transport {
 	onclose?: () => void;
@@ -213,6 +215,8 @@ class GuardedTransport implements Transport {
 	onmessage?: Transport["onmessage"];
 	/** Requests sent on the 2026 wire, while they are pending. */
 	private readonly modern = new Set<RequestId>();
+	/** Of those, tool calls that declared the tasks extension. */
+	private readonly declaredTasks = new Set<RequestId>();
 
 	constructor(
 		private readonly inner: Transport,
@@ -222,11 +226,13 @@ class GuardedTransport implements Transport {
 		inner.onerror = (error) => this.onerror?.(error);
 		inner.onmessage = (message, extra) => {
 			const id = (message as { id?: RequestId }).id;
+			let delivered: JSONRPCMessage = message;
 			if (id !== undefined && !("method" in message)) {
 				this.pending.delete(id);
-				if (this.modern.delete(id)) message = completed(message);
+				if (this.modern.delete(id)) delivered = completed(delivered);
+				if (this.declaredTasks.delete(id)) delivered = asTaskAnswer(delivered);
 			}
-			this.onmessage?.(message, extra);
+			this.onmessage?.(delivered, extra);
 		};
 	}
 
@@ -247,7 +253,10 @@ class GuardedTransport implements Transport {
 		const id = (message as { id?: RequestId }).id;
 		if (id !== undefined && "method" in message) {
 			this.pending.add(id);
-			if ((statedRevision(message) ?? "") >= "2026-07-28") this.modern.add(id);
+			if ((statedRevision(message) ?? "") >= "2026-07-28") {
+				this.modern.add(id);
+				if (declaresTasks(message)) this.declaredTasks.add(id);
+			}
 			// A call cancelled by closing its own stream (2026 wire) will never be answered: stop waiting for it.
 			options?.requestSignal?.addEventListener("abort", () => this.forget(id), { once: true });
 		}
@@ -269,6 +278,7 @@ class GuardedTransport implements Transport {
 	/** Stops waiting for a request (answered, given up or failed); whether it was pending. */
 	private forget(id: RequestId): boolean {
 		this.modern.delete(id);
+		this.declaredTasks.delete(id);
 		return this.pending.delete(id);
 	}
 

@@ -10,14 +10,22 @@ import {
 	StreamableHTTPClientTransport,
 	UriTemplate,
 } from "@modelcontextprotocol/client";
-import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from "@modelcontextprotocol/core";
+import {
+	CallToolResultSchema,
+	CreateMessageRequestParamsSchema,
+	CreateTaskResultSchema,
+	ElicitRequestParamsSchema,
+	GetTaskResultSchema,
+} from "@modelcontextprotocol/core";
 import * as z from "zod/v4";
 
 export {
 	CallToolResultSchema,
 	Client,
+	CreateMessageRequestParamsSchema,
 	CreateTaskResultSchema,
 	deserializeMessage,
+	ElicitRequestParamsSchema,
 	extractWWWAuthenticateParams,
 	GetTaskResultSchema,
 	SSEClientTransport,
@@ -88,3 +96,22 @@ export const LenientPromptsPage = z.looseObject({
 	nextCursor: z.string().optional(),
 });
 export type PromptsPage = z.infer<typeof LenientPromptsPage>;
+
+/**
+ * A task of the 2026-07-28 tasks extension (SEP-2663), as tasks/get answers and as a call's task
+ * answer: status-specific fields inlined (the result once completed, the JSON-RPC error once
+ * failed, what it asks while input_required). Neither the SDK nor its core package has it.
+ */
+export const ExtensionTaskSchema = z.looseObject({
+	taskId: z.string(),
+	status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
+	statusMessage: z.string().optional(),
+	pollIntervalMs: z.number().optional(),
+	result: z.record(z.string(), z.unknown()).optional(),
+	error: z.looseObject({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
+	inputRequests: z.record(z.string(), z.looseObject({ method: z.string(), params: z.unknown().optional() })).optional(),
+});
+export type ExtensionTask = z.infer<typeof ExtensionTaskSchema>;
+
+/** tasks/update's and tasks/cancel's empty acknowledgement on the 2026-07-28 wire. */
+export const TaskAckSchema = z.looseObject({});

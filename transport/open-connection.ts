@@ -6,6 +6,7 @@
 import type {
 	AuthProvider,
 	Client,
+	ClientCapabilities,
 	CreateMessageRequest,
 	CreateMessageResult,
 	ElicitRequest,
@@ -241,23 +242,33 @@ export async function openConnection(
 	}
 }
 
+/** What each client declared when it was made (the SDK keeps it private). */
+const declared = new WeakMap<Client, ClientCapabilities>();
+
+/** The capabilities a client declared: a 2026 request that declares more (the tasks extension) restates them. */
+export function declaredCapabilities(client: Client): ClientCapabilities {
+	return declared.get(client) ?? {};
+}
+
 /** A client that declares (and answers) the server-to-client requests it was given handlers for. */
 function newClient(sdk: McpSdk, entry: ServerEntry, requests: ClientRequests = {}, negotiate = false) {
 	const server = entry.name;
 	const { elicit, sample, log } = requests;
 	const roots = requests.roots?.(entry) === undefined ? undefined : requests.roots;
+	const capabilities: ClientCapabilities = {
+		...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
+		...(sample ? { sampling: {} } : {}),
+		...(roots ? { roots: { listChanged: true } } : {}),
+		...(requests.extensions ? { extensions: { ...requests.extensions } } : {}),
+	};
 	const client = new sdk.Client(CLIENT_INFO, {
 		// Streamable HTTP asks the server which revision it speaks (server/discover, one round trip;
 		// a 2025 server gets the initialize handshake). stdio stays on the 2025 handshake: some stdio
 		// servers exit on any request before initialize.
 		...(negotiate ? { versionNegotiation: { mode: "auto" as const } } : {}),
-		capabilities: {
-			...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
-			...(sample ? { sampling: {} } : {}),
-			...(roots ? { roots: { listChanged: true } } : {}),
-			...(requests.extensions ? { extensions: { ...requests.extensions } } : {}),
-		},
+		capabilities,
 	});
+	declared.set(client, capabilities);
 	if (elicit)
 		client.setRequestHandler("elicitation/create", (request, ctx) => elicit(server, request.params, ctx.mcpReq.signal));
 	if (sample)
@@ -477,6 +488,7 @@ async function authorization(
 
 export { type ListedMetadata, listMetadata } from "./list-metadata.ts";
 export { headerSource } from "./param-headers.ts";
+export { advertisesTasks, taskRoute } from "./task-route.ts";
 
 /** Timeouts and cancellations in words a user can act on. */
 export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {

@@ -1,6 +1,8 @@
 // The broker between two sessions in this process (each its own server manager, as two Pi
 // sessions would have) and the real server-everything in a real broker process: a cancel reaches
-// only its own call, progress goes to the session that asked, a crash is told to every session
+// only its own call, progress goes to the session that asked, a task-only tool's task API (2025;
+// the 2026 wire, and its tasks extension, never cross the broker) is relayed, Esc cancelling its
+// task on the server, a crash is told to every session
 // using the server, a broker of another version is not used, and a project's server is shared only
 // within that project.
 import { spawn } from "node:child_process";
@@ -18,7 +20,8 @@ import {
 } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ListTasksResultSchema } from "@modelcontextprotocol/core";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { isAlive } from "../../bounds/process-tree.ts";
 import { sharedKey } from "../../broker/client.ts";
 import {
@@ -139,6 +142,33 @@ describe("two sessions sharing server-everything through the broker", () => {
 		expect(JSON.stringify(result.content)).toMatch(/Long running operation completed/i);
 		expect(a.get("everything")).toBeDefined(); // the cancel closed nothing
 	}, 20_000);
+
+	it("a task-only tool goes through the broker on the task API: its stages shown as progress, Esc cancelling its task on the server", async () => {
+		const required = { taskSupport: "required" } as const;
+		const controller = new AbortController();
+		const stages: string[] = [];
+		const given = a.callTool(
+			"everything",
+			"simulate-research-query",
+			{ topic: "given up" },
+			{ ...required, signal: controller.signal, onProgress: () => controller.abort(new Error("the user pressed Esc")) },
+		);
+		const done = b.callTool(
+			"everything",
+			"simulate-research-query",
+			{ topic: "tides" },
+			{ ...required, onProgress: (p) => stages.push(p.message ?? "") },
+		);
+		await expect(given).rejects.toThrow(/Esc/);
+		expect(JSON.stringify((await done).content)).toContain("Research Report: tides");
+		expect(stages.length).toBeGreaterThan(0);
+		const tasks = async () =>
+			(await a.get("everything")?.client.request({ method: "tasks/list", params: {} }, ListTasksResultSchema))?.tasks ??
+			[];
+		await vi.waitFor(async () => expect((await tasks()).map((t) => t.status)).toContain("cancelled"), {
+			timeout: 20_000,
+		});
+	}, 30_000);
 
 	it("a call with 2 MB of arguments and its 2 MB answer pass through the broker", async () => {
 		const message = "x".repeat(2 * 1024 * 1024);
