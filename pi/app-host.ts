@@ -64,8 +64,8 @@ export function piAppHost(
 			if (route.kind === "app-only") {
 				const refused = await lifecycle.approveCall(tool, args, signal);
 				if (refused) return refusedResult(refused.message);
-				const task = tool.taskSupport === "required";
-				return (await lifecycle.callTool(tool.server, tool.name, args, { signal, task })) as CallToolResult;
+				const options = { signal, taskSupport: tool.taskSupport };
+				return (await lifecycle.callTool(tool.server, tool.name, args, options)) as CallToolResult;
 			}
 			const named = lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name);
 			if (!named) return refusedResult(`"${tool.name}" is not a tool of "${tool.server}" in this session.`);
