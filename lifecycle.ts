@@ -27,8 +27,8 @@ import {
 
 /** A lazy server started to fill the cache stays up this long for the call that usually follows. */
 const FILL_KEEP_MS = 60_000;
-/** How long shutdown waits for servers to take their subscriptions back before closing them anyway. */
-const UNSUBSCRIBE_AT_EXIT_MS = 2000;
+/** How long closing a server (or every server, at shutdown) waits for it to take its subscriptions back. */
+const UNSUBSCRIBE_WAIT_MS = 2000;
 
 export type ServerState =
 	| "connected"
@@ -132,7 +132,7 @@ export class ServerLifecycle {
 			// A connection made anew (a crash, a reconnect) follows again what the session read there.
 			if (event === "closed") this.subscriptions.closed(server);
 			const connected = event === "connected" ? this.manager.get(server) : undefined;
-			if (connected) this.subscriptions.connected(connected);
+			if (connected && this.started && !this.stopped) this.subscriptions.connected(connected);
 			// A new connection, or tools changed under a live one (list_changed, a session re-initialized).
 			const connection = event === "changed" || event === "connected" ? this.manager.get(server) : undefined;
 			if (connection) void this.record(connection);
@@ -248,7 +248,7 @@ export class ServerLifecycle {
 
 	/** Closes a server on purpose (idle, denied, removed from the config): what the session followed there ends first. */
 	private async closeServer(name: string): Promise<void> {
-		await this.subscriptions.forget(name);
+		await within(this.subscriptions.forget(name), UNSUBSCRIBE_WAIT_MS);
 		await this.manager.close(name);
 	}
 
@@ -615,7 +615,7 @@ export class ServerLifecycle {
 		await this.fillsFinished();
 		this.stopped = true; // what is still queued does not start
 		// Unsubscribed while the servers still run (an HTTP server keeps a session's subscriptions), briefly.
-		await within(this.subscriptions.forgetAll(), UNSUBSCRIBE_AT_EXIT_MS);
+		await within(this.subscriptions.forgetAll(), UNSUBSCRIBE_WAIT_MS);
 		await this.manager.closeAll();
 		this.unsubscribe();
 		// At exit there is no one left to tell: a failed last write costs the next start a listing, nothing else.

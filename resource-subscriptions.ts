@@ -5,7 +5,8 @@
 // unsubscribed), nothing the session did not read, dropped when the lifecycle closes the server on
 // purpose (idle, denied, removed, shutdown), and subscribed again when a connection that ended
 // (a crash, a reconnect, a lost HTTP session) is made anew. The requests themselves:
-// transport/resource-watch.ts (loaded with the first subscription).
+// transport/resource-watch.ts, which on the 2026-07-28 wire also asks for the server's list changes
+// (that wire sends none unasked): so every connection of a started session gets its watch.
 import { once } from "./bounds/waits.ts";
 import type { ServerConnection } from "./transport/open-connection.ts";
 import type { ServerWatch } from "./transport/resource-watch.ts";
@@ -56,11 +57,7 @@ export class ResourceSubscriptions {
 
 	/** The session read `uri` (as the server knows it) on this connection: it is current now, and followed. */
 	read(connection: ServerConnection, uri: string): void {
-		let state = this.servers.get(connection.name);
-		if (!state) {
-			state = { wanted: new Map() };
-			this.servers.set(connection.name, state);
-		}
+		const state = this.state(connection.name);
 		state.wanted.delete(uri);
 		state.wanted.set(uri, false);
 		for (const oldest of state.wanted.keys()) {
@@ -70,10 +67,9 @@ export class ResourceSubscriptions {
 		this.push(state, connection);
 	}
 
-	/** A new connection to a server (a reconnect): what the session still follows there is subscribed again. */
+	/** A new connection to a server (a reconnect among them): what the session still follows there is subscribed again. */
 	connected(connection: ServerConnection): void {
-		const state = this.servers.get(connection.name);
-		if (!state || state.wanted.size === 0) return;
+		const state = this.state(connection.name);
 		state.watching = undefined;
 		this.push(state, connection);
 	}
@@ -90,7 +86,7 @@ export class ResourceSubscriptions {
 		if (!state) return;
 		this.servers.delete(server);
 		const watch = await state.watching?.watch;
-		await watch?.set([]);
+		await watch?.end();
 	}
 
 	/** Every server's subscriptions end (the session ends). */
@@ -101,6 +97,15 @@ export class ResourceSubscriptions {
 	/** The URIs followed on a server, the one read longest ago first. */
 	followed(server: string): string[] {
 		return [...(this.servers.get(server)?.wanted.keys() ?? [])];
+	}
+
+	private state(server: string): ServerState {
+		let state = this.servers.get(server);
+		if (!state) {
+			state = { wanted: new Map() };
+			this.servers.set(server, state);
+		}
+		return state;
 	}
 
 	/** Makes the connection's subscriptions what the server's state wants (in order: each waits for the one before). */

@@ -6,7 +6,7 @@
 // shared broker one session leaving keeps another's subscription; and server-everything over
 // streamable HTTP (2025) tells its subscribers too.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isAlive } from "../../bounds/process-tree.ts";
@@ -77,6 +77,7 @@ describe.each([
 	let dir: ReturnType<typeof tempDir>;
 	let child: ChildProcess | undefined;
 	let control: ReturnType<typeof controlAt>;
+	let base: string;
 	let live: ReturnType<typeof session>;
 	const log = () => {
 		try {
@@ -101,7 +102,8 @@ describe.each([
 			? { url: `http://127.0.0.1:${port}/mcp` }
 			: { command: process.execPath, args: [TSX, FIXTURE, "stdio", String(port)], env };
 		writeFileSync(join(dir.path, "mcp.json"), JSON.stringify({ mcpServers: { live: entry } }));
-		control = controlAt(`http://127.0.0.1:${port}`);
+		base = `http://127.0.0.1:${port}`;
+		control = controlAt(base);
 		live = session(dir.path);
 	}, 60_000);
 	afterAll(async () => {
@@ -161,20 +163,40 @@ describe.each([
 		60_000,
 	);
 
+	it("resources/list_changed: the listing and the cache follow (on the 2026 wire, asked for on the listen stream)", async () => {
+		const listed = () => live.runtime.lifecycle.catalog.forServer("live").some((t) => t.resourceUri === "note://fresh");
+		await live.runtime.lifecycle.ensureConnected("live"); // listed before the change
+		expect(listed()).toBe(false);
+		// Over HTTP the stream that carries it opens after the connect: added until the change arrives.
+		await until(
+			() => control.add("fresh"),
+			() => listed(),
+		);
+		await waitUntil(
+			() => {
+				const cache = join(dir.path, "agent", CACHE_FILE);
+				return existsSync(cache) && readFileSync(cache, "utf8").includes("note://fresh");
+			},
+			"the cache file to list note://fresh",
+			60_000, // the test's own timeout bounds it
+		);
+	}, 60_000);
+
 	it.runIf(!http)(
-		"resources/list_changed: the listing and the cache follow",
+		"a server telling list changes every 20 ms is still listed again",
 		async () => {
-			await control.add("fresh");
-			await waitUntil(
-				() => live.runtime.lifecycle.catalog.forServer("live").some((t) => t.resourceUri === "note://fresh"),
-				"the catalog to list note://fresh",
-				60_000, // the test's own timeout bounds it
+			const listed = () =>
+				live.runtime.lifecycle.catalog.forServer("live").some((t) => t.resourceUri === "note://churned");
+			await live.runtime.lifecycle.ensureConnected("live");
+			await until(
+				() => fetch(`${base}/control/churn?name=churned`, { method: "POST" }),
+				(response) => response.ok,
 			);
-			await waitUntil(
-				() => readFileSync(join(dir.path, "agent", CACHE_FILE), "utf8").includes("note://fresh"),
-				"the cache file to list note://fresh",
-				60_000,
-			);
+			try {
+				await waitUntil(listed, "the catalog to list note://churned while changes keep coming", 60_000); // the test's timeout bounds it
+			} finally {
+				await fetch(`${base}/control/calm`, { method: "POST" });
+			}
 		},
 		60_000,
 	);

@@ -13,6 +13,8 @@ class FakeServers {
 	readonly updaters = new Map<ServerConnection, (uri: string) => void>();
 	/** Settles once every set asked so far has been applied. */
 	applied: Promise<unknown> = Promise.resolve();
+	/** Connections whose watch was ended (nothing asked of them any more). */
+	readonly ended = new Set<ServerConnection>();
 	/** Servers that offer no subscriptions. */
 	readonly without = new Set<string>();
 
@@ -22,6 +24,11 @@ class FakeServers {
 		const watch: ServerWatch = {
 			set: (uris) => {
 				this.sets.set(connection, [...uris]);
+				return Promise.resolve();
+			},
+			end: () => {
+				this.sets.set(connection, []);
+				this.ended.add(connection);
 				return Promise.resolve();
 			},
 		};
@@ -91,11 +98,12 @@ describe("ResourceSubscriptions", () => {
 		await settled();
 		await subscriptions.forget("docs");
 		expect(servers.sets.get(first)).toEqual([]);
+		expect(servers.ended.has(first)).toBe(true); // on the 2026 wire its stream closes
 		servers.update(first, "note://a");
 		const second = connection("docs");
 		subscriptions.connected(second);
 		await settled();
-		expect(servers.sets.has(second)).toBe(false);
+		expect(servers.sets.get(second)).toEqual([]);
 		expect(told).toEqual([]);
 	});
 
@@ -117,11 +125,12 @@ describe("ResourceSubscriptions", () => {
 	it("subscribes nothing where nothing was read, nor on a server without subscriptions", async () => {
 		const { servers, subscriptions } = setup();
 		servers.without.add("plain");
-		subscriptions.connected(connection("docs"));
+		const docs = connection("docs");
+		subscriptions.connected(docs); // watched (on the 2026 wire for its list changes), nothing subscribed
 		const plain = connection("plain");
 		subscriptions.read(plain, "note://a");
 		await settled();
-		expect(servers.sets.size).toBe(0);
+		expect([...servers.sets]).toEqual([[docs, []]]);
 	});
 
 	it("forgetAll ends every server's subscriptions", async () => {
