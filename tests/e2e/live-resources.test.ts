@@ -151,6 +151,25 @@ describe.each([
 		expect(await live.read("live_get_status")).toContain("status after reconnect");
 	}, 60_000);
 
+	it.runIf(http)(
+		"a one-shot run (the CLI's: never started) follows nothing it reads",
+		async () => {
+			const oneShot = new McpRuntime({
+				cwd: dir.path,
+				env: { ...process.env, PI_CODING_AGENT_DIR: join(dir.path, "agent") },
+				configPath: join(dir.path, "mcp.json"),
+			});
+			try {
+				const answer = await runProxy(oneShot.lifecycle, { tool: "live_get_status" }, {});
+				expect(contentText(answer.content)).toContain("status");
+				expect(oneShot.lifecycle.subscriptions.followed("live")).toEqual([]);
+			} finally {
+				await oneShot.shutdown();
+			}
+		},
+		60_000,
+	);
+
 	it.runIf(!http)(
 		"at most 16 per server: the resource read longest ago is unsubscribed",
 		async () => {
@@ -221,6 +240,43 @@ describe.each([
 		},
 		60_000,
 	);
+});
+
+describe("live resources of a server closed when idle", () => {
+	let dir: ReturnType<typeof tempDir>;
+	let live: ReturnType<typeof session>;
+
+	beforeAll(async () => {
+		dir = tempDir();
+		const port = await freePort();
+		const entry = {
+			command: process.execPath,
+			args: [TSX, FIXTURE, "stdio", String(port)],
+			env: { LIVE_LOG: join(dir.path, "live.log") },
+			idleTimeout: 0.001, // 60 ms unused
+		};
+		writeFileSync(join(dir.path, "mcp.json"), JSON.stringify({ mcpServers: { live: entry } }));
+		live = session(dir.path);
+	});
+	afterAll(async () => {
+		await live?.runtime.shutdown();
+		dir?.remove();
+	});
+
+	it("is unsubscribed before it is closed, and what it followed is forgotten", async () => {
+		await live.read("live_get_status");
+		const log = () => (existsSync(join(dir.path, "live.log")) ? readFileSync(join(dir.path, "live.log"), "utf8") : "");
+		await waitUntil(() => log().includes(" subscribe note://status"), "the subscription", 60_000);
+		const pid = Number(log().split(" ")[0]);
+		const { lifecycle } = live.runtime;
+		await until(
+			() => lifecycle.tick().then(() => lifecycle.state("live")),
+			(state) => state === "idle",
+		);
+		await waitUntil(() => !isAlive(pid), "the idle server to exit", 20_000);
+		expect(log()).toContain(`${pid} unsubscribe note://status`);
+		expect(lifecycle.subscriptions.followed("live")).toEqual([]);
+	}, 60_000);
 });
 
 describe("live resources of a server shared through the broker", () => {
