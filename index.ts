@@ -23,6 +23,7 @@ import { prestartOnStreamedCalls } from "./pi/prestart.ts";
 import { prestartTarget } from "./pi/prestart-target.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
+import { changeNote, ResourceUpdates } from "./pi/resource-updates.ts";
 import { SERVERS_SECTION, serversSection } from "./pi/servers-section.ts";
 import { registerCommands, statusLine } from "./pi/slash-commands.ts";
 import {
@@ -220,6 +221,8 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		: undefined;
 	const resourceTools = isPi15(pi) ? new ResourcePiTools(pi, () => requireRuntime()) : undefined;
 	const apps = new PiApps(pi, piTools && resourceTools ? { tools: piTools, resources: resourceTools } : undefined);
+	// A resource the session read changed at its server: the model is told (pi/resource-updates.ts).
+	const resourceUpdates = new ResourceUpdates(pi, () => sessionCtx?.isIdle() !== false);
 	// Pi 1.5's tool_search and codemode's searchTools() ranked by our engine (registered while loading: that replaces Pi's).
 	if (isPi15(pi)) registerToolSearch(pi as unknown as ToolSearchApi);
 
@@ -334,6 +337,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		const host = await clientHost(ctx);
 		runtime = active;
 		active.client.host = host;
+		active.onResourceChanged((change) => resourceUpdates.tell(changeNote(change, active.redactor)));
 		active.start();
 		direct.sync(active);
 		piTools?.sync(active);

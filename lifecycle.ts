@@ -12,6 +12,7 @@ import { formatProblem } from "./config.ts";
 import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
+import { type ResourceChange, ResourceSubscriptions, type WatchFactory } from "./resource-subscriptions.ts";
 import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
 import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
@@ -27,6 +28,8 @@ import {
 
 /** A lazy server started to fill the cache stays up this long for the call that usually follows. */
 const FILL_KEEP_MS = 60_000;
+/** How long closing a server (or every server, at shutdown) waits for it to take its subscriptions back. */
+const UNSUBSCRIBE_WAIT_MS = 2000;
 
 export type ServerState =
 	| "connected"
@@ -80,6 +83,10 @@ export interface LifecycleOptions {
 	 * allowed is never started, connected to or resolved, and its cached tools are not offered.
 	 */
 	readonly gate?: (entry: ServerEntry) => GateState;
+	/** Told once when a resource the session read changed at its server (until it is read again). */
+	readonly onResourceChanged?: (change: ResourceChange) => void;
+	/** How a connection's resources are subscribed (tests give a fake; default the SDK Client's requests). */
+	readonly watchResources?: WatchFactory;
 	/** Asks the user about a tool 2.36's `approveTools` names (client/tool-approval.ts); without it, such tools are refused. */
 	readonly askApproval?: (
 		entry: ServerEntry,
@@ -96,6 +103,8 @@ export class ServerLifecycle {
 	readonly catalog: ToolCatalog;
 	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
 	startup: Promise<void> = Promise.resolve();
+	/** The resources this session read, followed at their servers (a started session's only: a CLI run reads once). */
+	readonly subscriptions: ResourceSubscriptions;
 	private readonly cache?: MetadataCache;
 	private readonly failures = new Map<string, Failure>();
 	private readonly now: () => number;
@@ -116,7 +125,15 @@ export class ServerLifecycle {
 		this.now = options.now ?? Date.now;
 		this.catalog = new ToolCatalog(options.config.settings.toolPrefix, [...options.config.servers.keys()]);
 		for (const entry of this.config.servers.values()) if (this.allowed(entry)) this.loadCached(entry);
+		this.subscriptions = new ResourceSubscriptions({
+			watch: options.watchResources,
+			onChanged: (change) => this.options.onResourceChanged?.(change),
+		});
 		this.unsubscribe = this.manager.subscribe((server, event) => {
+			// A connection made anew (a crash, a reconnect) follows again what the session read there.
+			if (event === "closed") this.subscriptions.closed(server);
+			const connected = event === "connected" ? this.manager.get(server) : undefined;
+			if (connected && this.started && !this.stopped) this.subscriptions.connected(connected);
 			// A new connection, or tools changed under a live one (list_changed, a session re-initialized).
 			const connection = event === "changed" || event === "connected" ? this.manager.get(server) : undefined;
 			if (connection) void this.record(connection);
@@ -166,7 +183,7 @@ export class ServerLifecycle {
 			} else {
 				this.catalog.delete(name);
 				this.catalogChanged();
-				await this.manager.close(name);
+				await this.closeServer(name);
 			}
 		}
 		this.options.onChange?.();
@@ -196,7 +213,7 @@ export class ServerLifecycle {
 		}
 		for (const entry of added) if (this.allowed(entry)) this.loadCached(entry);
 		this.catalogChanged();
-		await Promise.all(gone.map((name) => this.manager.close(name)));
+		await Promise.all(gone.map((name) => this.closeServer(name)));
 		this.options.onChange?.();
 		if (!this.started) return;
 		this.startup = Promise.all([this.startup, this.bringUp(added)]).then(() => undefined);
@@ -225,9 +242,15 @@ export class ServerLifecycle {
 		const usedAt = connection.lastUsedAt;
 		const timer = setTimeout(() => {
 			if (this.stopped || this.manager.get(connection.name) !== connection) return;
-			if (connection.lastUsedAt === usedAt && connection.inFlight === 0) void this.manager.close(connection.name);
+			if (connection.lastUsedAt === usedAt && connection.inFlight === 0) void this.closeServer(connection.name);
 		}, ms);
 		timer.unref?.(); // never keeps Pi alive; shutdown closes everything anyway
+	}
+
+	/** Closes a server on purpose (idle, denied, removed from the config): what the session followed there ends first. */
+	private async closeServer(name: string): Promise<void> {
+		await within(this.subscriptions.forget(name), UNSUBSCRIBE_WAIT_MS);
+		await this.manager.close(name);
 	}
 
 	private allowed(entry: ServerEntry): boolean {
@@ -463,7 +486,12 @@ export class ServerLifecycle {
 	}
 
 	async readResource(...[server, uri, options]: Parameters<McpServerManager["readResource"]>) {
-		return this.masked(await this.manager.readResource(server, this.listedUri(server, uri), options));
+		const listed = this.listedUri(server, uri);
+		const result = this.masked(await this.manager.readResource(server, listed, options));
+		// Followed from now on, where the server offers it: a started session's reads only (a CLI run reads once).
+		const connection = this.manager.get(server);
+		if (connection && this.started && !this.stopped) this.subscriptions.read(connection, listed);
+		return result;
 	}
 
 	/**
@@ -549,7 +577,7 @@ export class ServerLifecycle {
 					connection.inFlight === 0 &&
 					this.now() - connection.lastUsedAt >= idle * 60_000
 				) {
-					work.push(this.manager.close(entry.name));
+					work.push(this.closeServer(entry.name));
 				} else if (entry.lifecycle === "keep-alive") {
 					work.push(this.checkHealth(entry));
 				}
@@ -587,6 +615,8 @@ export class ServerLifecycle {
 		this.ticking = true; // no idle sweep or health check from here on
 		await this.fillsFinished();
 		this.stopped = true; // what is still queued does not start
+		// Unsubscribed while the servers still run (an HTTP server keeps a session's subscriptions), briefly.
+		await within(this.subscriptions.forgetAll(), UNSUBSCRIBE_WAIT_MS);
 		await this.manager.closeAll();
 		this.unsubscribe();
 		// At exit there is no one left to tell: a failed last write costs the next start a listing, nothing else.

@@ -16,6 +16,7 @@ import type { SignInOptions } from "./oauth/sign-in.ts";
 import { authHelp, credentialRenewal, signsInWithBrowser, storedSignInNote } from "./oauth-handler.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
 import { about, type ServerBlurb } from "./proxy/surface.ts";
+import type { ResourceChange } from "./resource-subscriptions.ts";
 import { BackgroundIndex } from "./search/background-index.ts";
 import { McpServerManager } from "./server-manager.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
@@ -68,6 +69,7 @@ export class McpRuntime {
 	/** The session's answers to `approveTools` questions (made at the first call that asks). */
 	private toolApprovals?: Promise<import("./client/tool-approval.ts").ToolApprovals>;
 	private readonly listeners = new Set<() => void>();
+	private readonly resourceListeners = new Set<(change: ResourceChange) => void>();
 	private stopExitCleanup?: () => void;
 
 	constructor(options: RuntimeOptions) {
@@ -152,6 +154,9 @@ export class McpRuntime {
 				for (const listener of this.listeners) listener();
 			},
 			onCatalogChanged: () => this.searchIndex?.changed(),
+			onResourceChanged: (change) => {
+				for (const listener of this.resourceListeners) listener(change);
+			},
 		});
 	}
 
@@ -221,6 +226,12 @@ export class McpRuntime {
 	onChange(listener: () => void): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
+	}
+
+	/** Told once when a resource the session read changed at its server (until it is read again). */
+	onResourceChanged(listener: (change: ResourceChange) => void): () => void {
+		this.resourceListeners.add(listener);
+		return () => this.resourceListeners.delete(listener);
 	}
 
 	/** A new working folder: the roots follow, and connected servers are told (roots/list_changed). */
@@ -384,6 +395,7 @@ export class McpRuntime {
 	async shutdown(): Promise<void> {
 		this.stopExitCleanup?.();
 		this.listeners.clear();
+		this.resourceListeners.clear();
 		void this.resolver?.then((resolver) => resolver.dispose());
 		this.searchIndex?.stop();
 		await this.lifecycle.shutdown();

@@ -493,12 +493,17 @@ export class McpServerManager {
 		return connection;
 	}
 
-	/** list_changed from the server: list again (debounced), so catalog and cache follow. */
+	/**
+	 * list_changed from the server: list again 100 ms after the first of a burst (one listing covers
+	 * every change told before it starts), so catalog and cache follow. Not pushed back by each one:
+	 * a server telling changes more often than that would never be listed again.
+	 */
 	private watchListChanges(connection: ServerConnection): void {
 		let timer: ReturnType<typeof setTimeout> | undefined;
 		const refresh = () => {
-			clearTimeout(timer);
+			if (timer) return;
 			timer = setTimeout(() => {
+				timer = undefined;
 				// A failed refresh keeps the tools listed before; the next list_changed or health check tries again.
 				if (this.get(connection.name) === connection) this.refresh(connection.name).catch(() => undefined);
 			}, 100);

@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 
 import { main as coldStart } from "./cold-start.ts";
+import { main as liveResources } from "./live-resources.ts";
 import { main as packageSize } from "./package-size.ts";
 import { main as piToolSearch } from "./pi-tool-search.ts";
 import { main as pi15Context } from "./pi15-context.ts";
@@ -34,5 +35,7 @@ console.log();
 await stdioThroughput();
 console.log();
 await sharedServers();
+console.log();
+await liveResources();
 console.log();
 await redaction();

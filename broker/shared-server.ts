@@ -4,7 +4,9 @@
 // tokens become the broker's own (every session's SDK starts at id 0), so answers, progress and
 // cancels reach only their own session; the server's own requests (elicitation, sampling, roots)
 // go to the session with the latest call in flight (stdio cannot say which call caused one);
-// notifications go to every session; `ping` is answered here. A session leaving cancels its calls
+// notifications go to every session, but a resource's update only to the sessions subscribed to it
+// (the server holds one set of subscriptions for all: broker/shared-subscriptions.ts); `ping` is
+// answered here. A session leaving cancels its calls
 // at the server; the last one leaving starts the linger; the server's exit fails every request in
 // flight with the reason and ends every session's connection.
 
@@ -13,6 +15,7 @@ import { deserializeMessage, ProtocolErrorCode } from "@modelcontextprotocol/cli
 import { CONNECTION_CLOSED_CODE } from "../errors.ts";
 import { StdioTransport } from "../transport/stdio.ts";
 import { TailBuffer } from "../transport/tail-buffer.ts";
+import { SharedSubscriptions } from "./shared-subscriptions.ts";
 import type { OpenParams, SocketTransport } from "./wire.ts";
 
 /** A server stays at most this long after its last session left. */
@@ -42,6 +45,8 @@ interface Relayed {
 	readonly session: Session;
 	readonly id: Id;
 	readonly token?: string | number;
+	/** The URI of a `resources/subscribe` relayed: a refusal takes the session's subscription back. */
+	readonly subscribes?: string;
 }
 
 /** One shared server process and the sessions using it. */
@@ -61,6 +66,8 @@ export class SharedServer {
 	private lingerMs = 0;
 	private linger?: ReturnType<typeof setTimeout>;
 	private lastCaller?: Session;
+	/** Which sessions subscribed to which resources (the server knows only that the broker did). */
+	private readonly subscriptions = new SharedSubscriptions<Session>();
 	closing = false;
 	closed = false;
 
@@ -108,6 +115,9 @@ export class SharedServer {
 			} as Message);
 		}
 		if (this.lastCaller === session) this.lastCaller = undefined;
+		// What no other session wants any more is unsubscribed (its answer, under the broker's own id, goes nowhere).
+		for (const uri of this.subscriptions.leave(session))
+			this.sendUp({ jsonrpc: "2.0", id: this.nextId++, method: "resources/unsubscribe", params: { uri } } as Message);
 		if (this.sessions.size === 0) {
 			this.linger = setTimeout(() => void this.close(), this.lingerMs);
 		}
@@ -199,9 +209,14 @@ export class SharedServer {
 			return;
 		}
 		if (message.method !== undefined && message.id !== undefined) {
+			if (!this.subscriptionReachesServer(session, message)) {
+				session.send({ jsonrpc: "2.0", id: message.id, result: {} } as Message);
+				return;
+			}
 			const id = this.nextId++;
 			const meta = message.params?._meta as { progressToken?: string | number } | undefined;
-			const relayed: Relayed = { session, id: message.id, token: meta?.progressToken };
+			const subscribes = message.method === "resources/subscribe" ? String(message.params?.uri) : undefined;
+			const relayed: Relayed = { session, id: message.id, token: meta?.progressToken, subscribes };
 			this.requests.set(id, relayed);
 			this.lastCaller = session;
 			let params = message.params;
@@ -223,11 +238,26 @@ export class SharedServer {
 		this.sendUp(message); // roots/list_changed and the like
 	}
 
+	/**
+	 * Whether a session's `resources/subscribe` or `resources/unsubscribe` goes to the server: only
+	 * the first session's subscribe to a URI, and the last one's unsubscribe. Anything else goes.
+	 */
+	private subscriptionReachesServer(session: Session, message: Message): boolean {
+		const uri = message.params?.uri;
+		if (typeof uri !== "string") return true; // not ours to judge: the server answers what is wrong
+		if (message.method === "resources/subscribe") return this.subscriptions.subscribe(session, uri);
+		if (message.method === "resources/unsubscribe") return this.subscriptions.unsubscribe(session, uri);
+		return true;
+	}
+
 	private fromServer(message: Message): void {
 		if (message.method === undefined && message.id !== undefined) {
 			const relayed = this.requests.get(message.id as number);
 			if (!relayed) return; // cancelled, or its session left
 			this.requests.delete(message.id as number);
+			// A refused subscribe subscribed nothing: the next session's subscribe asks the server again.
+			if (relayed.subscribes !== undefined && message.error)
+				this.subscriptions.unsubscribe(relayed.session, relayed.subscribes);
 			for (const [token, r] of this.tokens) if (r === relayed) this.tokens.delete(token);
 			relayed.session.send({ ...message, id: relayed.id });
 			return;
@@ -244,6 +274,10 @@ export class SharedServer {
 		if (message.method === "notifications/progress") {
 			const relayed = this.tokens.get(String(message.params?.progressToken));
 			if (relayed) relayed.session.send({ ...message, params: { ...message.params, progressToken: relayed.token } });
+			return;
+		}
+		if (message.method === "notifications/resources/updated") {
+			for (const session of this.subscriptions.sessionsFor(String(message.params?.uri))) session.send(message);
 			return;
 		}
 		if (message.method === "notifications/cancelled") {

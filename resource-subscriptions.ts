@@ -1,0 +1,133 @@
+// Live resources: each resource the session read is kept subscribed at its server (where the server
+// offers subscriptions), so a change is known as it happens: the SDK drops its cached copy (the next
+// read asks the server) and the session is told once, until the resource is read again. Bounded:
+// at most MAX_SUBSCRIPTIONS_PER_SERVER per server (the resource read longest ago is dropped and
+// unsubscribed), nothing the session did not read, dropped when the lifecycle closes the server on
+// purpose (idle, denied, removed, shutdown), and subscribed again when a connection that ended
+// (a crash, a reconnect, a lost HTTP session) is made anew. The requests themselves:
+// transport/resource-watch.ts, which on the 2026-07-28 wire also asks for the server's list changes
+// (that wire sends none unasked): so every connection of a started session gets its watch.
+import { once } from "./bounds/waits.ts";
+import type { ServerConnection } from "./transport/open-connection.ts";
+import type { ServerWatch } from "./transport/resource-watch.ts";
+
+/** Resources kept subscribed per server: beyond it, the one read longest ago is unsubscribed. */
+export const MAX_SUBSCRIPTIONS_PER_SERVER = 16;
+
+/** A resource the session read that changed at its server since. */
+export interface ResourceChange {
+	readonly server: string;
+	readonly uri: string;
+}
+
+/** Makes a connection's watch (undefined when its server offers no subscriptions); `onUpdated` hears its updates. */
+export type WatchFactory = (
+	connection: ServerConnection,
+	onUpdated: (uri: string) => void,
+) => Promise<ServerWatch | undefined>;
+
+const loadWatch = once(() => import("./transport/resource-watch.ts"));
+const sdkWatch: WatchFactory = async (connection, onUpdated) =>
+	(await loadWatch()).watchResources(connection.client, onUpdated);
+
+export interface SubscriptionOptions {
+	readonly watch?: WatchFactory;
+	/** Resources kept per server (default MAX_SUBSCRIPTIONS_PER_SERVER). */
+	readonly max?: number;
+	/** Told once when a resource read changes; again only after it is read again. */
+	readonly onChanged?: (change: ResourceChange) => void;
+}
+
+interface ServerState {
+	/** The URIs read, the one read longest ago first, each with whether it changed since. */
+	readonly wanted: Map<string, boolean>;
+	/** The connection subscribed on, and its watch. */
+	watching?: { readonly connection: ServerConnection; readonly watch: Promise<ServerWatch | undefined> };
+}
+
+export class ResourceSubscriptions {
+	private readonly servers = new Map<string, ServerState>();
+	private readonly watch: WatchFactory;
+	private readonly max: number;
+
+	constructor(private readonly options: SubscriptionOptions = {}) {
+		this.watch = options.watch ?? sdkWatch;
+		this.max = options.max ?? MAX_SUBSCRIPTIONS_PER_SERVER;
+	}
+
+	/** The session read `uri` (as the server knows it) on this connection: it is current now, and followed. */
+	read(connection: ServerConnection, uri: string): void {
+		const state = this.state(connection.name);
+		state.wanted.delete(uri);
+		state.wanted.set(uri, false);
+		for (const oldest of state.wanted.keys()) {
+			if (state.wanted.size <= this.max) break;
+			state.wanted.delete(oldest);
+		}
+		this.push(state, connection);
+	}
+
+	/** A new connection to a server (a reconnect among them): what the session still follows there is subscribed again. */
+	connected(connection: ServerConnection): void {
+		const state = this.state(connection.name);
+		state.watching = undefined;
+		this.push(state, connection);
+	}
+
+	/** The server's connection ended without the lifecycle closing it (a crash, a reconnect): followed again on the next. */
+	closed(server: string): void {
+		const state = this.servers.get(server);
+		if (state) state.watching = undefined;
+	}
+
+	/** The lifecycle closes the server on purpose: its subscriptions end (unsubscribed while it still runs) and are forgotten. */
+	async forget(server: string): Promise<void> {
+		const state = this.servers.get(server);
+		if (!state) return;
+		this.servers.delete(server);
+		const watch = await state.watching?.watch;
+		await watch?.end();
+	}
+
+	/** Every server's subscriptions end (the session ends). */
+	async forgetAll(): Promise<void> {
+		await Promise.all([...this.servers.keys()].map((server) => this.forget(server)));
+	}
+
+	/** The URIs followed on a server, the one read longest ago first. */
+	followed(server: string): string[] {
+		return [...(this.servers.get(server)?.wanted.keys() ?? [])];
+	}
+
+	private state(server: string): ServerState {
+		let state = this.servers.get(server);
+		if (!state) {
+			state = { wanted: new Map() };
+			this.servers.set(server, state);
+		}
+		return state;
+	}
+
+	/** Makes the connection's subscriptions what the server's state wants (in order: each waits for the one before). */
+	private push(state: ServerState, connection: ServerConnection): void {
+		if (state.watching?.connection !== connection) {
+			// No watch (a failed load): nothing is followed on this connection; the reads stand as they were.
+			const watch = this.watch(connection, (uri) => this.updated(connection, uri)).catch(() => undefined);
+			state.watching = { connection, watch };
+		}
+		const { watching } = state;
+		void watching.watch.then((watch) => {
+			// Forgotten, or the connection ended, meanwhile: nothing more is asked of it.
+			if (this.servers.get(connection.name) !== state || state.watching !== watching) return;
+			return watch?.set([...state.wanted.keys()]);
+		});
+	}
+
+	private updated(connection: ServerConnection, uri: string): void {
+		const state = this.servers.get(connection.name);
+		// Told once: a resource that changed again before it was read again is not told again.
+		if (state?.watching?.connection !== connection || state.wanted.get(uri) !== false) return;
+		state.wanted.set(uri, true);
+		this.options.onChanged?.({ server: connection.name, uri });
+	}
+}
