@@ -16,7 +16,7 @@ import type { SignInOptions } from "./oauth/sign-in.ts";
 import { authHelp, credentialRenewal, signsInWithBrowser, storedSignInNote } from "./oauth-handler.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
 import { about, type ServerBlurb } from "./proxy/surface.ts";
-import type { ResourceChange } from "./resource-subscriptions.ts";
+import type { ResourceChange } from "./transport/resource-subscriptions.ts";
 import { BackgroundIndex } from "./search/background-index.ts";
 import { McpServerManager } from "./server-manager.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";

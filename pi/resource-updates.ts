@@ -5,7 +5,7 @@
 // during a run, with the next tool result the model gets, or, when the run ends first, with the
 // next prompt. Never a message that starts a turn: a changing resource must not make the model run.
 import type { ExtensionAPI, ToolResultEvent } from "@mariozechner/pi-coding-agent";
-import type { ResourceChange } from "../resource-subscriptions.ts";
+import type { ResourceChange } from "../transport/resource-subscriptions.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import { oneLine, terminalSafe } from "../trust/safe-text.ts";
 

@@ -14,7 +14,7 @@ import { McpRuntime } from "../../mcp-runtime.ts";
 import { CACHE_FILE } from "../../metadata-cache.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import type { ResourceChange } from "../../resource-subscriptions.ts";
+import type { ResourceChange } from "../../transport/resource-subscriptions.ts";
 import {
 	freePort,
 	ROOT,

@@ -3,7 +3,7 @@
 // it is dropped, what is subscribed again after a reconnect, and what the session is told.
 import { describe, expect, it } from "vitest";
 import { SharedSubscriptions } from "../../broker/shared-subscriptions.ts";
-import { type ResourceChange, ResourceSubscriptions } from "../../resource-subscriptions.ts";
+import { type ResourceChange, ResourceSubscriptions } from "../../transport/resource-subscriptions.ts";
 import type { ServerConnection } from "../../server-manager.ts";
 import type { ServerWatch } from "../../transport/resource-watch.ts";
 

@@ -7,9 +7,9 @@
 // (a crash, a reconnect, a lost HTTP session) is made anew. The requests themselves:
 // transport/resource-watch.ts, which on the 2026-07-28 wire also asks for the server's list changes
 // (that wire sends none unasked): so every connection of a started session gets its watch.
-import { once } from "./bounds/waits.ts";
-import type { ServerConnection } from "./transport/open-connection.ts";
-import type { ServerWatch } from "./transport/resource-watch.ts";
+import { once } from "../bounds/waits.ts";
+import type { ServerConnection } from "./open-connection.ts";
+import type { ServerWatch } from "./resource-watch.ts";
 
 /** Resources kept subscribed per server: beyond it, the one read longest ago is unsubscribed. */
 export const MAX_SUBSCRIPTIONS_PER_SERVER = 16;
@@ -26,7 +26,7 @@ export type WatchFactory = (
 	onUpdated: (uri: string) => void,
 ) => Promise<ServerWatch | undefined>;
 
-const loadWatch = once(() => import("./transport/resource-watch.ts"));
+const loadWatch = once(() => import("./resource-watch.ts"));
 const sdkWatch: WatchFactory = async (connection, onUpdated) =>
 	(await loadWatch()).watchResources(connection.client, onUpdated);
 
