@@ -12,9 +12,9 @@ import { formatProblem } from "./config.ts";
 import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
-import { type ResourceChange, ResourceSubscriptions, type WatchFactory } from "./transport/resource-subscriptions.ts";
 import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
 import type { Challenge } from "./transport/open-connection.ts";
+import { type ResourceChange, ResourceSubscriptions, type WatchFactory } from "./transport/resource-subscriptions.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
 import { type Redactor, scrubStrings } from "./trust/redaction.ts";
 import {

@@ -3,8 +3,8 @@
 // it is dropped, what is subscribed again after a reconnect, and what the session is told.
 import { describe, expect, it } from "vitest";
 import { SharedSubscriptions } from "../../broker/shared-subscriptions.ts";
-import { type ResourceChange, ResourceSubscriptions } from "../../transport/resource-subscriptions.ts";
 import type { ServerConnection } from "../../server-manager.ts";
+import { type ResourceChange, ResourceSubscriptions } from "../../transport/resource-subscriptions.ts";
 import type { ServerWatch } from "../../transport/resource-watch.ts";
 
 /** A server's side as the fake watches leave it: the URIs each connection is subscribed to, and how to send an update. */
