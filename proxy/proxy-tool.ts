@@ -177,12 +177,13 @@ async function searchMode(
 		return failure("search", lifecycle.unknownServer(input.server));
 	}
 	const { searchCatalog } = await loadSearch();
-	// Only what the answer can use: the good hits (within WEAK_SCORE of the best) and the 20 best for details.
+	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
+	// Only what the answer can use: the good hits (within WEAK_SCORE of the best), the 20 best for details, the shown ones.
 	const search = () =>
 		searchCatalog(lifecycle.catalog, query, {
 			regex: input.regex,
 			server: input.server,
-			keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE },
+			keep: { top: Math.max(RANKED_IN_DETAILS, limit), share: WEAK_SCORE },
 		});
 	let hits = search();
 	// Servers whose tools are not known yet (installing, starting) are waited for, unless the known
@@ -204,7 +205,6 @@ async function searchMode(
 	// order (re-sorting good ones first hid the right tool ranked 4th or 5th behind worse "good" ones).
 	const isGood = (h: (typeof hits)[number]) => isGoodHit(h, hits[0].score);
 	const good = hits.filter(isGood);
-	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
 	// One clear winner (every other hit scores under CLEAR_WINNER of it): the answer may stay short.
 	const clear = isGood(hits[0]) && hits.slice(1).every((h) => h.score < hits[0].score * CLEAR_WINNER);
 	const shown = clear ? hits.filter(isGood).slice(0, limit) : hits.slice(0, limit);
