@@ -1,5 +1,6 @@
 // The inverted index under the tool search: BM25+ over weighted fields (MiniSearch's scoring:
-// k 1.2, b 0.7, d 0.5, a document's score multiplied by how many query terms it matched), with
+// k 1.2, b 0.7, d 0.5), a document's score multiplied by how many of the query's groups (its words,
+// each with the terms that stand for it) it matched, with
 // prefix and typo (one edit) matches of a term. Kept as flat arrays per term and field, scored into
 // one array per search: at 10,000 tools MiniSearch's radix tree and per-result objects cost 2-3×
 // the build and most of a search. Documents are removed by marking them (statistics stay exact at
@@ -16,7 +17,11 @@ export interface QueryTerm {
 	readonly prefix: boolean;
 	/** Also match words one edit away (a typo). */
 	readonly fuzzy: boolean;
-	/** The groups (the query's words, by index) this term stands for: a search reports which groups a document answers. */
+	/**
+	 * The groups (the query's words, by index) this term stands for: a document's score is
+	 * multiplied by how many groups it matched (a word's synonyms add nothing to that count), and a
+	 * search reports which groups a document answers. A term without groups is a group of its own.
+	 */
 	readonly groups?: readonly number[];
 }
 
@@ -196,10 +201,9 @@ export class Bm25Index {
 	search(query: readonly QueryTerm[], options: Bm25Options): Bm25Results {
 		const size = this.capacity;
 		const scores = new Float64Array(size);
-		/** How many query terms each document matched: it multiplies the score, as MiniSearch does. */
-		const matched = new Uint16Array(size);
-		const lastTerm = new Int32Array(size).fill(-1);
-		const groupCount = query.reduce((n, spec) => Math.max(n, ...(spec.groups ?? []).map((g) => g + 1)), 0);
+		const seen = new Uint8Array(size);
+		let groupCount = query.reduce((n, spec) => Math.max(n, ...(spec.groups ?? []).map((g) => g + 1)), 0);
+		const termGroups = query.map((spec) => (spec.groups?.length ? spec.groups : [groupCount++]));
 		const groups = new GroupSets(size, groupCount);
 		const strong = new Array<boolean>(this.fieldCount).fill(false);
 		for (const f of options.strongFields ?? []) strong[f] = true;
@@ -207,7 +211,7 @@ export class Bm25Index {
 		const docCount = this.count;
 		const { accept, boostDocument } = options;
 		query.forEach((spec, index) => {
-			const specGroups = spec.groups ?? [];
+			const specGroups = termGroups[index];
 			for (const [word, weight, isLoose] of this.derivedTerms(spec, options)) {
 				const term = this.terms.get(word);
 				if (!term) continue;
@@ -229,17 +233,19 @@ export class Bm25Index {
 						if (docBoost === 0) continue;
 						const tf = tfs[i];
 						const norm = tf + K * (1 - B + (B * lengths[id]) / average);
-						if (lastTerm[id] < 0) touched.push(id);
+						if (seen[id] === 0) {
+							seen[id] = 1;
+							touched.push(id);
+						}
 						scores[id] += base * docBoost * (D + (tf * (K + 1)) / norm);
 						for (let g = 0; g < specGroups.length; g++) groups.mark(id, specGroups[g], strongMatch);
-						if (lastTerm[id] === index) continue;
-						lastTerm[id] = index;
-						matched[id]++;
 					}
 				}
 			}
 		});
-		for (const id of touched) scores[id] *= matched[id];
+		// Coordination, as MiniSearch multiplies by the query terms matched, but by the query's words:
+		// matching a word and two of its synonyms is one word answered, not three.
+		for (const id of touched) scores[id] *= groups.count(id);
 		return new Bm25Results(touched, scores, groups);
 	}
 
@@ -314,6 +320,19 @@ class GroupSets {
 		const bit = 1 << (group & 31);
 		this.any[at] |= bit;
 		if (strong) this.strong[at] |= bit;
+	}
+
+	/** How many groups the document matched (any way). */
+	count(id: number): number {
+		let n = 0;
+		for (let word = 0; word < this.words; word++) {
+			let bits = this.any[id * this.words + word];
+			while (bits !== 0) {
+				bits &= bits - 1;
+				n++;
+			}
+		}
+		return n;
 	}
 
 	answered(id: number, strongGroups: Uint32Array, weights: Float64Array): number {

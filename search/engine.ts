@@ -277,7 +277,9 @@ export class ToolSearchIndex {
 		// Of what was read, only what can matter: the `top` best and every hit near the best.
 		const floor = keep ? Math.min(best * keep.share, leaders.last()) : Number.NEGATIVE_INFINITY;
 		const order = ids.map((_, i) => i).filter((i) => scores[i] >= floor);
-		order.sort((a, b) => scores[b] - scores[a] || a - b);
+		// Equal scores in the order of the tools' names: the same whichever way the index was built.
+		const name = (i: number) => this.entry(ids[i]).tool.qualifiedName;
+		order.sort((a, b) => scores[b] - scores[a] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b));
 		const shown = options.limit ? order.slice(0, options.limit) : order;
 		return shown.map((i) => ({ tool: this.entry(ids[i]).tool, score: scores[i], coverage: coverages[i] }));
 	}

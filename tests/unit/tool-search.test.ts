@@ -7,6 +7,7 @@ import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
+import { Bm25Index } from "../../search/bm25.ts";
 import { indexInfo, prepareSearch, searchCatalog, ToolSearchIndex } from "../../search/engine.ts";
 import { expandQuery } from "../../search/query.ts";
 import { baseForm, derivedForms, synonymsOf } from "../../search/thesaurus.ts";
@@ -81,6 +82,29 @@ describe("tokenizing and stemming", () => {
 		expect(weights.get(stem("sum"))).toBeGreaterThan(0);
 		expect(weights.get(stem("sum"))).toBeLessThan(0.5);
 		expect(synonymsOf("qwertyuiop", new Set())).toEqual([]);
+	});
+});
+
+describe("coordination", () => {
+	it("a tool answering two of the query's words ranks above one answering one word three ways", () => {
+		const index = new Bm25Index(1);
+		index.add(0, [["make", "create", "build"]]); // one word of the query, through its synonyms
+		index.add(1, [["make", "folder"]]); // both words
+		for (let id = 2; id < 6; id++) index.add(id, [["other", `word${id}`]]);
+		const term = (word: string, group: number) => ({
+			term: word,
+			boost: 1,
+			prefix: false,
+			fuzzy: false,
+			groups: [group],
+		});
+		const results = index.search([term("make", 0), term("create", 0), term("build", 0), term("folder", 1)], {
+			fieldBoosts: [1],
+			prefixWeight: 0,
+			fuzzyWeight: 0,
+		});
+		expect(results.next()).toBe(1);
+		expect(results.next()).toBe(0);
 	});
 });
 
@@ -289,8 +313,19 @@ describe("what the model receives from mcp({search})", () => {
 		const text = await answer("show everything you remember");
 		const listed = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
 		expect(listed).toHaveLength(5);
-		expect(listed[0]).toBe("memory_read_graph");
+		expect(listed).toContain("memory_read_graph");
 		expect(text).toContain("(weak match)");
+	});
+
+	it("names five more candidates after the five described, by name only, and none after a clear winner", async () => {
+		const text = await answer("create an issue");
+		const described = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
+		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
+		expect(described).toHaveLength(5);
+		expect(also).toHaveLength(5);
+		for (const name of also) expect(described).not.toContain(name);
+		expect(also.join(" ")).toMatch(/issue/i);
+		expect(await answer("linear_getActiveCycle")).not.toContain("Also:");
 	});
 
 	it("one clear winner stays a short answer", async () => {
