@@ -22,6 +22,8 @@ export { progressText } from "./calls.ts";
 /** Hits shown by default, and how many of the best carry their parameters. */
 const SEARCH_LIMIT = 5;
 const HITS_WITH_PARAMS = 3;
+/** Past those, this many more by name only. */
+const NAMES_ONLY = 5;
 /** A hit must answer at least this share of the query's words... */
 const GOOD_COVERAGE = 0.5;
 /** ...and score at least this share of the best hit's, or it is padding. */
@@ -217,14 +219,19 @@ async function searchMode(
 	const lines = shown.map(
 		(h, i) => `${toolLine(h.tool, withParams && i < HITS_WITH_PARAMS)}${isGood(h) ? "" : " (weak match)"}`,
 	);
-	const rest = good.filter((h) => !shown.includes(h)).length;
+	// More candidates for a few tokens: the next ones by name only (describe or call them by it).
+	const named = clear ? [] : hits.filter((h) => !shown.includes(h) && h.score >= hits[0].score * WEAK_SCORE);
+	const also = named.slice(0, NAMES_ONLY);
+	const alsoLine = also.length > 0 ? `\nAlso: ${also.map((h) => h.tool.qualifiedName).join(", ")}` : "";
+	const rest = good.filter((h) => !shown.includes(h) && !also.includes(h)).length;
 	const more = rest > 0 ? `\n(${rest} more: raise limit or add words)` : "";
-	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
+	const body = `${lines.join("\n")}${alsoLine}${more}${failedNote(lifecycle)}`;
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
 	const ranked = hits
 		.slice(0, RANKED_IN_DETAILS)
 		.map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
-	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
+	const tools = [...shown, ...also].map((h) => h.tool.qualifiedName);
+	return ok("search", body, { query, count: good.length, tools, ranked });
 }
 
 /** A hit that answers at least half the query's words and is not padding beside the best one. */
