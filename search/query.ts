@@ -68,6 +68,18 @@ export function expandQuery(query: string): ExpandedQuery {
 			}
 		}
 	}
+	// Phrasal verbs whose particle is a stopword ("look for": search, "look up": consult, "shut down": close).
+	raw.forEach((word, i) => {
+		const particle = raw[i + 1];
+		if (STOPWORDS.has(word) || particle === undefined || !STOPWORDS.has(particle)) return;
+		const others = new Set([...context].filter((w) => w !== word));
+		for (const synonym of synonymsOf(`${word} ${particle}`, others)) {
+			const term = stem(synonym.word);
+			if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
+			add(term, synonym.weight * SYNONYM_WEIGHT);
+			concepts.get(stems[i])?.add(term);
+		}
+	});
 	// WordNet beyond synonyms: the forms derived from a word (payment: pay, addition: add), which stemming misses.
 	contentRaw.forEach((word, i) => {
 		for (const related of derivedForms(word)) {

@@ -109,6 +109,13 @@ describe("coordination", () => {
 });
 
 describe("WordNet beyond synonyms, and a tool's name", () => {
+	it("reads a verb and its particle as WordNet's phrasal verb (look for: search, shut down: close), below the words", () => {
+		expect(expandQuery("look for code").weights.get(stem("search"))).toBeGreaterThan(0);
+		expect(expandQuery("look for code").weights.get(stem("search"))).toBeLessThan(0.5);
+		expect(expandQuery("shut down the server").weights.get(stem("close"))).toBeGreaterThan(0);
+		expect(expandQuery("look code").weights.has(stem("search"))).toBe(false);
+	});
+
 	it("adds the forms WordNet derives from a query word (payment: pay), below the word itself", () => {
 		expect(derivedForms("payment").map((d) => d.word)).toContain("pay");
 		const { weights } = expandQuery("make a payment");
