@@ -37,6 +37,8 @@ export interface QualityReport {
 	readonly queries: number;
 	readonly hit1: number;
 	readonly hit5: number;
+	/** What the model receives only: a hit anywhere in the answer (the five described and those by name after them). */
+	readonly hitShown?: number;
 	readonly mrr: number;
 	readonly misses: { query: string; got: string[] }[];
 }
@@ -67,8 +69,8 @@ export function measureQuality(catalog: ToolCatalog, queries: readonly Query[] =
 
 /**
  * What the model receives, scored as a model reads it: the tool names on the answer's `- name`
- * lines (the answer of `mcp({search})`, with its weak-answer cut), hit@1 and hit@5 of those; and
- * the answers' token cost.
+ * lines (the answer of `mcp({search})`, with its weak-answer cut), hit@1 and hit@5 of those, and
+ * hit@shown of those and the names on its `Also:` line; and the answers' token cost.
  */
 export async function measureAnswers(
 	catalogs: readonly Catalog[],
@@ -78,6 +80,7 @@ export async function measureAnswers(
 	const qualified = new Map(lifecycle.catalog.all().map((t) => [t.qualifiedName, `${t.server}/${t.name}`]));
 	let hit1 = 0;
 	let hit5 = 0;
+	let hitShown = 0;
 	let rr = 0;
 	const tokens: number[] = [];
 	const misses: { query: string; got: string[] }[] = [];
@@ -90,9 +93,12 @@ export async function measureAnswers(
 		if (rank >= 0 && rank < 5) hit5++;
 		if (rank >= 0) rr += 1 / (rank + 1);
 		if (rank !== 0) misses.push({ query, got: listed.slice(0, 3) });
+		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
+		if ([...listed, ...also.map((name) => qualified.get(name) ?? name)].some((name) => answers.includes(name)))
+			hitShown++;
 	}
 	const n = queries.length;
-	return { queries: n, hit1: hit1 / n, hit5: hit5 / n, mrr: rr / n, misses, tokens };
+	return { queries: n, hit1: hit1 / n, hit5: hit5 / n, hitShown: hitShown / n, mrr: rr / n, misses, tokens };
 }
 
 /** The test set's answers: every catalog at once, then each small setup on its own catalogs. */
@@ -107,11 +113,13 @@ async function measureTestAnswers(catalogs: readonly Catalog[]): Promise<Quality
 		);
 	}
 	const queries = parts.reduce((n, p) => n + p.queries, 0);
-	const mean = (key: "hit1" | "hit5" | "mrr") => parts.reduce((sum, p) => sum + p[key] * p.queries, 0) / queries;
+	const mean = (key: "hit1" | "hit5" | "hitShown" | "mrr") =>
+		parts.reduce((sum, p) => sum + (p[key] ?? 0) * p.queries, 0) / queries;
 	return {
 		queries,
 		hit1: mean("hit1"),
 		hit5: mean("hit5"),
+		hitShown: mean("hitShown"),
 		mrr: mean("mrr"),
 		misses: parts.flatMap((p) => p.misses),
 		tokens: parts.flatMap((p) => p.tokens),
@@ -159,36 +167,88 @@ function timed(run: () => void): { wall: number; cpu: number } {
 	return { wall: performance.now() - wall, cpu: cpuMs() - cpu };
 }
 
+interface ScaleReport {
+	/** Wall and CPU ms, medians over BUILDS fresh catalogs. */
+	readonly build: { wall: number; cpu: number };
+	/** The first build in this process (the code least warmed up). */
+	readonly firstBuild: { wall: number; cpu: number };
+	readonly changed: { wall: number; cpu: number };
+	readonly p50: { wall: number; cpu: number };
+	readonly p99: { wall: number; cpu: number };
+}
+
+/** Fresh catalogs built (and servers changed) per engine: on a shared machine one run can land on a busy moment. */
+const BUILDS = 3;
+
 /** Build, update after one server's change, and latency of one engine over `copies` copies of the catalogs. */
-function scale(catalogs: readonly Catalog[], copies: number, search: SearchFn): string {
-	const big = catalogOf(catalogs, copies);
-	const build = timed(() => search(big, "warm up"));
+function scale(catalogs: readonly Catalog[], copies: number, search: SearchFn): ScaleReport {
+	const builds: { wall: number; cpu: number }[] = [];
+	const changes: { wall: number; cpu: number }[] = [];
 	const times: number[] = [];
 	const cpuTimes: number[] = [];
-	for (let round = 0; round < 3; round++) {
-		for (const [query] of QUERIES) {
-			const one = timed(() => search(big, query, AS_THE_PROXY_ASKS));
-			times.push(one.wall);
-			cpuTimes.push(one.cpu);
-		}
-	}
-	// A server reconnects with one tool's description changed: the next search pays for the update.
 	const github = catalogs.find((c) => c.server === "github") as Catalog;
-	big.set(
-		"github",
-		{
-			tools: github.tools.map((tool, i) => ({
-				...tool,
-				server: "github",
-				description: i === 0 ? `${tool.description} (v2)` : tool.description,
-			})),
-			resources: [],
-		},
-		false,
-	);
-	const update = timed(() => search(big, "create an issue", AS_THE_PROXY_ASKS));
-	const ms = (wall: number, cpu: number, digits = 0) => `${wall.toFixed(digits)} ms (CPU ${cpu.toFixed(digits)})`;
-	return `build ${ms(build.wall, build.cpu)}, one server changed ${ms(update.wall, update.cpu)}, search p50 ${ms(percentile(times, 0.5), percentile(cpuTimes, 0.5), 2)}, p99 ${ms(percentile(times, 0.99), percentile(cpuTimes, 0.99), 2)}`;
+	for (let run = 0; run < BUILDS; run++) {
+		const big = catalogOf(catalogs, copies);
+		builds.push(timed(() => search(big, "warm up")));
+		if (run === 0)
+			for (let round = 0; round < 3; round++) {
+				for (const [query] of QUERIES) {
+					const one = timed(() => search(big, query, AS_THE_PROXY_ASKS));
+					times.push(one.wall);
+					cpuTimes.push(one.cpu);
+				}
+			}
+		// A server reconnects with one tool's description changed: the next search pays for the update.
+		big.set(
+			"github",
+			{
+				tools: github.tools.map((tool, i) => ({
+					...tool,
+					server: "github",
+					description: i === 0 ? `${tool.description} (v2)` : tool.description,
+				})),
+				resources: [],
+			},
+			false,
+		);
+		changes.push(timed(() => search(big, "create an issue", AS_THE_PROXY_ASKS)));
+	}
+	const median = (xs: { wall: number; cpu: number }[]) => ({
+		wall: percentile(
+			xs.map((x) => x.wall),
+			0.5,
+		),
+		cpu: percentile(
+			xs.map((x) => x.cpu),
+			0.5,
+		),
+	});
+	return {
+		build: median(builds),
+		firstBuild: builds[0],
+		changed: median(changes),
+		p50: { wall: percentile(times, 0.5), cpu: percentile(cpuTimes, 0.5) },
+		p99: { wall: percentile(times, 0.99), cpu: percentile(cpuTimes, 0.99) },
+	};
+}
+
+const ms = ({ wall, cpu }: { wall: number; cpu: number }, digits = 0) =>
+	`${wall.toFixed(digits)} ms (CPU ${cpu.toFixed(digits)})`;
+
+function scaleLine(r: ScaleReport): string {
+	return `build ${ms(r.build)} (first ${ms(r.firstBuild)}), one server changed ${ms(r.changed)}, search p50 ${ms(r.p50, 2)}, p99 ${ms(r.p99, 2)}`;
+}
+
+/** The goals of issue 41 against the current engine's wall times. */
+function goals(r: ScaleReport): string {
+	const check = (label: string, value: number, goal: number) =>
+		`${label} ${value.toFixed(value < 10 ? 1 : 0)} < ${goal} ms ${value < goal ? "met" : "NOT met"}`;
+	return [
+		check("build", r.build.wall, 300),
+		check("one server changed", r.changed.wall, 100),
+		check("p50", r.p50.wall, 5),
+		check("p99", r.p99.wall, 20),
+	].join("; ");
 }
 
 /** The longest single step of a background build: how long Pi's event loop is held at once. */
@@ -206,16 +266,19 @@ function backgroundPause(big: ToolCatalog): number {
 const percentile = (xs: number[], p: number) =>
 	[...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
+const points = (a: number, b: number) => `${((a - b) * 100).toFixed(1)}`;
+
 export async function main(): Promise<void> {
 	const catalogs = loadCatalogs();
 	const catalog = catalogOf(catalogs);
 	const quality = measureQuality(catalog);
 	const test = measureTest(catalogs);
-	console.log(`== search quality over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
-	console.log(`tuning set (${quality.queries} queries):  ${line(quality)}`);
-	console.log(`test set   (${test.queries} held-out):    ${line(test)}   (goals: 65% / 88%)`);
+	console.log(`== mcp({search}): search quality over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
+	console.log("the engine's ranking:");
+	console.log(`  tuning set (${quality.queries} queries):  ${line(quality)}`);
+	console.log(`  test set   (${test.queries} held-out):    ${line(test)}`);
 	console.log(
-		`gap tuning - test: hit@1 ${((quality.hit1 - test.hit1) * 100).toFixed(1)} points, hit@5 ${((quality.hit5 - test.hit5) * 100).toFixed(1)} (goal < 6)`,
+		`  gap tuning - test: hit@1 ${points(quality.hit1, test.hit1)} points, hit@5 ${points(quality.hit5, test.hit5)}`,
 	);
 
 	// What the model receives (the answer text, parsed as a model reads it), beside the engine's ranking.
@@ -223,11 +286,18 @@ export async function main(): Promise<void> {
 	const testAnswers = await measureTestAnswers(catalogs);
 	const cost = (r: { tokens: number[] }) =>
 		`median ${percentile(r.tokens, 0.5)} tokens, p95 ${percentile(r.tokens, 0.95)}`;
-	console.log(`answers, tuning set: ${line(tuningAnswers)}   (${cost(tuningAnswers)})`);
-	console.log(`answers, test set:   ${line(testAnswers)}   (${cost(testAnswers)}; goals: hit@5 >= 85%, hit@1 >= 60%)`);
+	const shown = (r: QualityReport) => `hit@shown ${((r.hitShown ?? 0) * 100).toFixed(1)}%`;
 	console.log(
-		`answers, gap tuning - test: hit@1 ${((tuningAnswers.hit1 - testAnswers.hit1) * 100).toFixed(1)} points, hit@5 ${((tuningAnswers.hit5 - testAnswers.hit5) * 100).toFixed(1)}`,
+		"what the model receives (hit@1/hit@5: the five tools described; hit@shown: those and the five more named on the Also: line):",
 	);
+	console.log(`  tuning set: ${line(tuningAnswers)}   ${shown(tuningAnswers)}   (${cost(tuningAnswers)})`);
+	console.log(`  test set:   ${line(testAnswers)}   ${shown(testAnswers)}   (${cost(testAnswers)})`);
+	console.log(
+		`  gap tuning - test: hit@1 ${points(tuningAnswers.hit1, testAnswers.hit1)} points, hit@5 ${points(tuningAnswers.hit5, testAnswers.hit5)}, hit@shown ${points(tuningAnswers.hitShown ?? 0, testAnswers.hitShown ?? 0)}`,
+	);
+	const meets = (value: number, goal: number) =>
+		`${(value * 100).toFixed(1)}% >= ${goal}% ${value * 100 >= goal ? "met" : "NOT met"}`;
+	console.log(`  goals (test set): hit@5 ${meets(testAnswers.hit5, 85)}; hit@1 ${meets(testAnswers.hit1, 60)}`);
 
 	const surface = toolDefinitionTokens({
 		name: PROXY_TOOL_NAME,
@@ -238,23 +308,19 @@ export async function main(): Promise<void> {
 		`MCP surface the model receives: ${surface} o200k tokens (the mcp tool; nothing added to the system prompt; goal <= 180)`,
 	);
 
-	const lifecycle = sessionOf(catalogs);
-	const resultTokens: number[] = [];
-	for (const [query] of QUERIES)
-		resultTokens.push(countTokens(contentText((await runProxy(lifecycle, { search: query })).content)));
-	console.log(
-		`search result: median ${percentile(resultTokens, 0.5)} tokens, p90 ${percentile(resultTokens, 0.9)} (5 hits, parameters for the top 3)`,
-	);
-
 	const copies = Math.ceil(10_000 / catalog.all().length);
 	const baseline = await loadBaselineEngine();
-	console.log(`index at ${copies * catalog.all().length} tools, side by side in this run:`);
-	if (baseline) console.log(`  engine of issue 14's start (${scale(catalogs, copies, baseline)})`);
-	else console.log("  (no git history: the engine of issue 14's start is not measured)");
-	console.log(`  current engine           (${scale(catalogs, copies, searchCatalog)})`);
 	console.log(
-		`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms (goals: build < 300 ms, one server changed < 100 ms, p50 < 5 ms, p99 < 20 ms)`,
+		`index at ${copies * catalog.all().length} tools, side by side in this run (build and change: medians of ${BUILDS} fresh catalogs):`,
 	);
+	if (baseline) console.log(`  engine of issue 14's start (${scaleLine(scale(catalogs, copies, baseline))})`);
+	else console.log("  (no git history: the engine of issue 14's start is not measured)");
+	const current = scale(catalogs, copies, searchCatalog);
+	console.log(`  current engine           (${scaleLine(current)})`);
+	console.log(
+		`  current engine, built in the background: longest pause ${backgroundPause(catalogOf(catalogs, copies)).toFixed(0)} ms`,
+	);
+	console.log(`  goals (wall time): ${goals(current)}`);
 	if (process.argv.includes("--misses"))
 		for (const m of quality.misses) console.log(`  miss: ${m.query} -> ${m.got.join(", ")}`);
 }

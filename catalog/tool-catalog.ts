@@ -22,7 +22,16 @@ export class ToolCatalog {
 	private readonly servers = new Map<string, ServerMetadata & { exposeResources: boolean; filter?: ToolFilter }>();
 	private tools: CatalogTool[] = [];
 	private byName = new Map<string, CatalogTool>();
-	private byServer = new Map<string, CatalogTool[]>();
+	private toolsOf = new Map<string, CatalogTool[]>();
+	/**
+	 * Each server's tools as last built, with the listing they came from: a change to one server
+	 * rebuilds that server's, and the others keep theirs (the same array, the same objects), so the
+	 * search index sees at once which servers changed.
+	 */
+	private built = new Map<
+		string,
+		{ readonly from: object; readonly tools: CatalogTool[]; readonly ownNames: boolean }
+	>();
 	/** The lists are rebuilt on first use after a change: a session start sets every server once. */
 	private stale = false;
 	/** Bumped on every change, so indexes built on the catalog know when to rebuild. */
@@ -61,7 +70,13 @@ export class ToolCatalog {
 
 	forServer(server: string): CatalogTool[] {
 		this.build();
-		return [...(this.byServer.get(server) ?? [])];
+		return [...(this.toolsOf.get(server) ?? [])];
+	}
+
+	/** Every server's tools (servers with none left out); a server unchanged since the last change keeps its array. */
+	byServer(): ReadonlyMap<string, readonly CatalogTool[]> {
+		this.build();
+		return this.toolsOf;
 	}
 
 	/** Everything the server is known to expose (tools as listed, before naming), if it is known. */
@@ -99,42 +114,65 @@ export class ToolCatalog {
 	private build(): void {
 		if (!this.stale) return;
 		this.stale = false;
-		const ordered = [...this.servers.keys()].sort((a, b) => rank(this.serverOrder, a) - rank(this.serverOrder, b));
+		const position = new Map<string, number>();
+		for (const [i, server] of this.serverOrder.entries()) if (!position.has(server)) position.set(server, i);
+		const rank = (server: string) => position.get(server) ?? this.serverOrder.length;
+		const ordered = [...this.servers.keys()].sort((a, b) => rank(a) - rank(b));
 		const tools: CatalogTool[] = [];
 		const byName = new Map<string, CatalogTool>();
+		const toolsOf = new Map<string, CatalogTool[]>();
+		const built = new Map<string, { from: object; tools: CatalogTool[]; ownNames: boolean }>();
 		for (const server of ordered) {
 			const meta = this.servers.get(server);
 			if (!meta) continue;
-			const own = new Set(meta.tools.map((t) => t.name));
-			const all = [...meta.tools];
-			if (meta.exposeResources) {
-				const resources = resourceTools(server, meta.resources, own);
-				for (const r of resources) own.add(r.name);
-				all.push(...resources, ...templateTools(server, meta.templates ?? [], own));
+			const before = this.built.get(server);
+			// Its own names, none taken by a server before it: what it built last time stands.
+			const reused =
+				before?.from === meta && before.ownNames && !before.tools.some((t) => byName.has(t.qualifiedName))
+					? before
+					: this.buildServer(server, meta, byName);
+			built.set(server, reused);
+			for (const tool of reused.tools) {
+				byName.set(tool.qualifiedName, tool);
+				tools.push(tool);
 			}
-			for (const tool of meta.filter ? meta.filter(all) : all) {
-				let qualifiedName = formatToolName(server, tool.name, this.prefix);
-				// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.
-				if (byName.has(qualifiedName)) qualifiedName = formatToolName(server, tool.name, "server");
-				for (let n = 2; byName.has(qualifiedName); n++)
-					qualifiedName = formatToolName(server, `${tool.name}_${n}`, "server");
-				const entry = { ...tool, qualifiedName };
-				byName.set(qualifiedName, entry);
-				tools.push(entry);
-			}
+			if (reused.tools.length > 0) toolsOf.set(server, reused.tools);
 		}
 		this.tools = tools;
 		this.byName = byName;
-		this.byServer = new Map();
-		for (const tool of tools) {
-			const list = this.byServer.get(tool.server);
-			if (list) list.push(tool);
-			else this.byServer.set(tool.server, [tool]);
-		}
+		this.toolsOf = toolsOf;
+		this.built = built;
 	}
-}
 
-function rank(order: readonly string[], server: string): number {
-	const i = order.indexOf(server);
-	return i < 0 ? order.length : i;
+	/** One server's tools under their names, given the names servers before it took. */
+	private buildServer(
+		server: string,
+		meta: ServerMetadata & { exposeResources: boolean; filter?: ToolFilter },
+		taken: ReadonlyMap<string, CatalogTool>,
+	): { from: object; tools: CatalogTool[]; ownNames: boolean } {
+		const own = new Set(meta.tools.map((t) => t.name));
+		const all = [...meta.tools];
+		if (meta.exposeResources) {
+			const resources = resourceTools(server, meta.resources, own);
+			for (const r of resources) own.add(r.name);
+			all.push(...resources, ...templateTools(server, meta.templates ?? [], own));
+		}
+		const tools: CatalogTool[] = [];
+		const names = new Set<string>();
+		let ownNames = true;
+		const isTaken = (name: string) => taken.has(name) || names.has(name);
+		for (const tool of meta.filter ? meta.filter(all) : all) {
+			let qualifiedName = formatToolName(server, tool.name, this.prefix);
+			// A clash (prefix "none", or two names that sanitize alike) falls back to the full prefix, then a counter.
+			if (isTaken(qualifiedName)) {
+				ownNames = false;
+				qualifiedName = formatToolName(server, tool.name, "server");
+			}
+			for (let n = 2; isTaken(qualifiedName); n++)
+				qualifiedName = formatToolName(server, `${tool.name}_${n}`, "server");
+			names.add(qualifiedName);
+			tools.push({ ...tool, qualifiedName });
+		}
+		return { from: meta, tools, ownNames };
+	}
 }

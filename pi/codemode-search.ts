@@ -10,6 +10,7 @@
 // numbers stay as written. Where that tool cannot be called (a `--tools` allowlist left it out, a
 // permission hook blocked it) the line hands over to Pi's own searchTools().
 
+import { PROXY_TOOL_NAME } from "../proxy/surface.ts";
 import { type PiNamespace, type PiToolInfo, PiToolRanker, type ToolSearchApi } from "./tool-ranking.ts";
 
 /** The tool the patched searchTools() calls. */
@@ -81,13 +82,18 @@ interface ScriptSearchInput {
 	namespace?: string;
 }
 
-/** The tools a script may call, as Pi hands them to the tool (`ctx.tools`), with their namespaces. */
+/**
+ * The tools searchTools() ranks: those a script may call, as Pi hands them to the tool (`ctx.tools`),
+ * with their namespaces. Not the `mcp` proxy: a script calls the MCP tools it reaches directly, and
+ * its description names every server, so it took a place in the answer of any query that named one.
+ */
 function callableTools(pi: ToolSearchApi, ctx: unknown): PiToolInfo[] {
 	const namespaces = new Map(pi.getAllTools().map((tool) => [tool.name, tool.namespace]));
 	const given = (ctx as { tools?: readonly PiToolInfo[] } | undefined)?.tools;
 	const tools = Array.isArray(given) ? (given as readonly PiToolInfo[]) : [];
+	const ranked = (name: string) => name !== CODEMODE && name !== SCRIPT_SEARCH_TOOL && name !== PROXY_TOOL_NAME;
 	return tools
-		.filter((tool) => tool.name !== CODEMODE && tool.name !== SCRIPT_SEARCH_TOOL)
+		.filter((tool) => ranked(tool.name))
 		.map((tool) => ({
 			name: tool.name,
 			description: tool.description,

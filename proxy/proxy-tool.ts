@@ -22,6 +22,8 @@ export { progressText } from "./calls.ts";
 /** Hits shown by default, and how many of the best carry their parameters. */
 const SEARCH_LIMIT = 5;
 const HITS_WITH_PARAMS = 3;
+/** Past those, this many more by name only. */
+const NAMES_ONLY = 5;
 /** A hit must answer at least this share of the query's words... */
 const GOOD_COVERAGE = 0.5;
 /** ...and score at least this share of the best hit's, or it is padding. */
@@ -177,12 +179,13 @@ async function searchMode(
 		return failure("search", lifecycle.unknownServer(input.server));
 	}
 	const { searchCatalog } = await loadSearch();
-	// Only what the answer can use: the good hits (within WEAK_SCORE of the best) and the 20 best for details.
+	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
+	// Only what the answer can use: the good hits (within WEAK_SCORE of the best), the 20 best for details, the shown ones.
 	const search = () =>
 		searchCatalog(lifecycle.catalog, query, {
 			regex: input.regex,
 			server: input.server,
-			keep: { top: RANKED_IN_DETAILS, share: WEAK_SCORE },
+			keep: { top: Math.max(RANKED_IN_DETAILS, limit), share: WEAK_SCORE },
 		});
 	let hits = search();
 	// Servers whose tools are not known yet (installing, starting) are waited for, unless the known
@@ -204,7 +207,6 @@ async function searchMode(
 	// order (re-sorting good ones first hid the right tool ranked 4th or 5th behind worse "good" ones).
 	const isGood = (h: (typeof hits)[number]) => isGoodHit(h, hits[0].score);
 	const good = hits.filter(isGood);
-	const limit = Math.max(1, Math.min(50, Math.floor(input.limit ?? SEARCH_LIMIT)));
 	// One clear winner (every other hit scores under CLEAR_WINNER of it): the answer may stay short.
 	const clear = isGood(hits[0]) && hits.slice(1).every((h) => h.score < hits[0].score * CLEAR_WINNER);
 	const shown = clear ? hits.filter(isGood).slice(0, limit) : hits.slice(0, limit);
@@ -217,14 +219,19 @@ async function searchMode(
 	const lines = shown.map(
 		(h, i) => `${toolLine(h.tool, withParams && i < HITS_WITH_PARAMS)}${isGood(h) ? "" : " (weak match)"}`,
 	);
-	const rest = good.filter((h) => !shown.includes(h)).length;
+	// More candidates for a few tokens: the next ones by name only (describe or call them by it).
+	const named = clear ? [] : hits.filter((h) => !shown.includes(h) && h.score >= hits[0].score * WEAK_SCORE);
+	const also = named.slice(0, NAMES_ONLY);
+	const alsoLine = also.length > 0 ? `\nAlso: ${also.map((h) => h.tool.qualifiedName).join(", ")}` : "";
+	const rest = good.filter((h) => !shown.includes(h) && !also.includes(h)).length;
 	const more = rest > 0 ? `\n(${rest} more: raise limit or add words)` : "";
-	const body = `${lines.join("\n")}${more}${failedNote(lifecycle)}`;
+	const body = `${lines.join("\n")}${alsoLine}${more}${failedNote(lifecycle)}`;
 	// details stay with Pi (UI, logs), never reach the model: the ranking behind the answer.
 	const ranked = hits
 		.slice(0, RANKED_IN_DETAILS)
 		.map((h) => ({ tool: h.tool.qualifiedName, score: Math.round(h.score * 100) / 100 }));
-	return ok("search", body, { query, count: good.length, tools: shown.map((h) => h.tool.qualifiedName), ranked });
+	const tools = [...shown, ...also].map((h) => h.tool.qualifiedName);
+	return ok("search", body, { query, count: good.length, tools, ranked });
 }
 
 /** A hit that answers at least half the query's words and is not padding beside the best one. */

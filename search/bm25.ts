@@ -1,9 +1,12 @@
 // The inverted index under the tool search: BM25+ over weighted fields (MiniSearch's scoring:
-// k 1.2, b 0.7, d 0.5, a document's score multiplied by how many query terms it matched), with
+// k 1.2, b 0.7, d 0.5), a document's score multiplied by how many of the query's groups (its words,
+// each with the terms that stand for it) it matched, with
 // prefix and typo (one edit) matches of a term. Kept as flat arrays per term and field, scored into
 // one array per search: at 10,000 tools MiniSearch's radix tree and per-result objects cost 2-3×
 // the build and most of a search. Documents are removed by marking them (statistics stay exact at
 // once); their postings are dropped when a term is next read or, all at once, when they pile up.
+// Every statistic a score reads (document counts, field lengths, a term's documents) is kept up to
+// date by add and remove, so a change costs the documents changed, never a rebuild.
 
 /** A query term, as the engine asks for it. */
 export interface QueryTerm {
@@ -14,6 +17,12 @@ export interface QueryTerm {
 	readonly prefix: boolean;
 	/** Also match words one edit away (a typo). */
 	readonly fuzzy: boolean;
+	/**
+	 * The groups (the query's words, by index) this term stands for: a document's score is
+	 * multiplied by how many groups it matched (a word's synonyms add nothing to that count), and a
+	 * search reports which groups a document answers. A term without groups is a group of its own.
+	 */
+	readonly groups?: readonly number[];
 }
 
 export interface Bm25Options {
@@ -22,16 +31,11 @@ export interface Bm25Options {
 	/** Weight of a prefix match and of a typo match, before their length factor. */
 	readonly prefixWeight: number;
 	readonly fuzzyWeight: number;
+	/** The fields in which a group's exact match is a strong one (a tool's name and parameters: where it says what it does). */
+	readonly strongFields?: readonly number[];
 	/** A document's score multiplier (0 leaves it out). */
 	readonly boostDocument?: (id: number) => number;
 	readonly accept?: (id: number) => boolean;
-}
-
-export interface Bm25Match {
-	readonly id: number;
-	readonly score: number;
-	/** Query terms (by index) matched through a prefix or typo only. */
-	readonly loose?: ReadonlySet<number>;
 }
 
 const K = 1.2;
@@ -39,7 +43,7 @@ const B = 0.7;
 const D = 0.5;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-/** One term's documents in one field: ids and how often the term occurs in each. */
+/** One term's documents in one field: ids (ascending) and how often the term occurs in each. */
 interface Postings {
 	ids: number[];
 	tfs: number[];
@@ -47,21 +51,28 @@ interface Postings {
 	live: number;
 }
 
+/** A term: its postings per field, and how many live documents hold it in any field. */
+interface Term {
+	readonly fields: (Postings | undefined)[];
+	docs: number;
+	/** The last document counted in `docs` (a document is counted once however many fields hold the term). */
+	mark: number;
+}
+
 export class Bm25Index {
-	/** term → postings per field. */
-	private readonly terms = new Map<string, (Postings | undefined)[]>();
-	/** Per document, its terms per field (to remove it) and its field lengths. */
-	private readonly docs = new Map<number, { readonly fields: readonly (readonly string[])[] }>();
+	private readonly terms = new Map<string, Term>();
+	/** Live documents. */
+	private count = 0;
 	private readonly lengths: number[][];
 	private readonly totalLength: number[];
 	private dead = new Set<number>();
-	/** Word counts of the field being added (one map for every add: 40,000 of them at 10,000 tools). */
-	private readonly counts = new Map<string, number>();
 	/** One past the highest document id added. */
 	private capacity = 0;
 	private deadPostings = 0;
 	private livePostings = 0;
-	private sorted?: string[];
+	/** The vocabulary in order, for prefix matches; terms added since wait in `unsorted`. */
+	private sorted: string[] = [];
+	private unsorted: string[] = [];
 
 	constructor(private readonly fieldCount: number) {
 		this.lengths = Array.from({ length: fieldCount }, () => []);
@@ -69,75 +80,97 @@ export class Bm25Index {
 	}
 
 	get size(): number {
-		return this.docs.size;
+		return this.count;
 	}
 
+	/** Adds a document (its terms per field); ids only grow (a changed document comes back under a new id). */
 	add(id: number, fields: readonly (readonly string[])[]): void {
-		this.docs.set(id, { fields });
-		this.capacity = Math.max(this.capacity, id + 1);
-		const counts = this.counts;
+		if (id < this.capacity) throw new Error(`document ids must grow: ${id} after ${this.capacity - 1}`);
+		this.count++;
+		this.capacity = id + 1;
 		for (let f = 0; f < this.fieldCount; f++) {
-			counts.clear();
-			for (const word of fields[f] ?? []) counts.set(word, (counts.get(word) ?? 0) + 1);
 			// A field's length is its distinct words, as MiniSearch counts it.
-			this.lengths[f][id] = counts.size;
-			this.totalLength[f] += counts.size;
-			for (const [word, tf] of counts) {
-				let perField = this.terms.get(word);
-				if (!perField) {
-					perField = new Array(this.fieldCount);
-					this.terms.set(word, perField);
-					this.sorted = undefined;
+			let distinct = 0;
+			for (const word of fields[f] ?? []) {
+				const term = this.termOf(word);
+				if (term.mark !== id) {
+					term.mark = id;
+					term.docs++;
 				}
-				let postings = perField[f];
+				let postings = term.fields[f];
 				if (!postings) {
 					postings = { ids: [], tfs: [], live: 0 };
-					perField[f] = postings;
+					term.fields[f] = postings;
+				}
+				const last = postings.ids.length - 1;
+				if (last >= 0 && postings.ids[last] === id) {
+					postings.tfs[last]++;
+					continue;
 				}
 				postings.ids.push(id);
-				postings.tfs.push(tf);
+				postings.tfs.push(1);
 				postings.live++;
 				this.livePostings++;
+				distinct++;
 			}
+			this.lengths[f][id] = distinct;
+			this.totalLength[f] += distinct;
 		}
 	}
 
-	remove(id: number): void {
-		const doc = this.docs.get(id);
-		if (!doc) return;
-		this.docs.delete(id);
+	private termOf(word: string): Term {
+		let term = this.terms.get(word);
+		if (!term) {
+			term = { fields: new Array(this.fieldCount), docs: 0, mark: -1 };
+			this.terms.set(word, term);
+			this.unsorted.push(word);
+		}
+		return term;
+	}
+
+	/** Removes a document, given the terms it was added with (the index keeps none per document: the caller has them). */
+	remove(id: number, fields: readonly (readonly string[])[]): void {
+		if (id >= this.capacity || this.dead.has(id)) return;
+		this.count--;
 		this.dead.add(id);
+		const all = new Set<string>();
 		for (let f = 0; f < this.fieldCount; f++) {
-			const words = new Set(doc.fields[f] ?? []);
+			const words = new Set(fields[f] ?? []);
 			this.totalLength[f] -= words.size;
 			for (const word of words) {
-				const postings = this.terms.get(word)?.[f];
+				all.add(word);
+				const postings = this.terms.get(word)?.fields[f];
 				if (!postings) continue;
 				postings.live--;
 				this.livePostings--;
 				this.deadPostings++;
 			}
 		}
+		for (const word of all) {
+			const term = this.terms.get(word);
+			if (term) term.docs--;
+		}
 		if (this.deadPostings > this.livePostings) this.compact();
 	}
 
 	/** Drops every removed document's postings, and terms no document has any more. */
 	private compact(): void {
-		for (const [word, perField] of this.terms) {
-			let any = false;
+		let dropped = false;
+		for (const [word, term] of this.terms) {
 			for (let f = 0; f < this.fieldCount; f++) {
-				const postings = perField[f];
+				const postings = term.fields[f];
 				if (!postings) continue;
-				if (postings.live === 0) perField[f] = undefined;
-				else {
-					this.prune(postings);
-					any = true;
-				}
+				if (postings.live === 0) term.fields[f] = undefined;
+				else this.prune(postings);
 			}
-			if (!any) {
+			if (term.docs === 0) {
 				this.terms.delete(word);
-				this.sorted = undefined;
+				dropped = true;
 			}
+		}
+		if (dropped) {
+			this.sorted = [...this.terms.keys()].sort();
+			this.unsorted = [];
 		}
 		this.dead = new Set();
 		this.deadPostings = 0;
@@ -158,67 +191,62 @@ export class Bm25Index {
 
 	/** How many documents have the term, in any field. */
 	docsWith(term: string): number {
-		const perField = this.terms.get(term);
-		if (!perField) return 0;
-		const withTerm = perField.filter((postings): postings is Postings => postings !== undefined && postings.live > 0);
-		if (withTerm.length <= 1) return withTerm[0]?.live ?? 0;
-		const ids = new Set<number>();
-		for (const postings of withTerm) {
-			if (this.deadPostings > 0) this.prune(postings);
-			for (const id of postings.ids) ids.add(id);
-		}
-		return ids.size;
+		return this.terms.get(term)?.docs ?? 0;
 	}
 
 	/**
 	 * Every document matching any query term, scored, best first. Lazily: a caller that stops after
 	 * the best few does not pay for ordering thousands (a binary heap, popped as it reads).
 	 */
-	search(query: readonly QueryTerm[], options: Bm25Options): Iterable<Bm25Match> {
+	search(query: readonly QueryTerm[], options: Bm25Options): Bm25Results {
 		const size = this.capacity;
 		const scores = new Float64Array(size);
-		/** How many query terms each document matched: it multiplies the score, as MiniSearch does. */
-		const matched = new Uint16Array(size);
-		const lastTerm = new Int32Array(size).fill(-1);
+		const seen = new Uint8Array(size);
+		let groupCount = query.reduce((n, spec) => Math.max(n, ...(spec.groups ?? []).map((g) => g + 1)), 0);
+		const termGroups = query.map((spec) => (spec.groups?.length ? spec.groups : [groupCount++]));
+		const groups = new GroupSets(size, groupCount);
+		const strong = new Array<boolean>(this.fieldCount).fill(false);
+		for (const f of options.strongFields ?? []) strong[f] = true;
 		const touched: number[] = [];
-		const loose = new Map<number, Set<number>>();
-		const docCount = this.docs.size;
+		const docCount = this.count;
+		const { accept, boostDocument } = options;
 		query.forEach((spec, index) => {
+			const specGroups = termGroups[index];
 			for (const [word, weight, isLoose] of this.derivedTerms(spec, options)) {
-				const perField = this.terms.get(word);
-				if (!perField) continue;
+				const term = this.terms.get(word);
+				if (!term) continue;
 				for (let f = 0; f < this.fieldCount; f++) {
-					const postings = perField[f];
+					const postings = term.fields[f];
 					const fieldBoost = options.fieldBoosts[f] ?? 0;
 					if (!postings || postings.live === 0 || fieldBoost === 0) continue;
 					if (this.deadPostings > 0) this.prune(postings);
 					const idf = Math.log(1 + (docCount - postings.live + 0.5) / (postings.live + 0.5));
 					const average = this.totalLength[f] / docCount;
 					const base = weight * spec.boost * fieldBoost * idf;
+					const strongMatch = !isLoose && strong[f];
 					const { ids, tfs } = postings;
 					const lengths = this.lengths[f];
 					for (let i = 0; i < ids.length; i++) {
 						const id = ids[i];
-						if (options.accept && !options.accept(id)) continue;
-						const docBoost = options.boostDocument ? options.boostDocument(id) : 1;
+						if (accept && !accept(id)) continue;
+						const docBoost = boostDocument ? boostDocument(id) : 1;
 						if (docBoost === 0) continue;
 						const tf = tfs[i];
 						const norm = tf + K * (1 - B + (B * lengths[id]) / average);
-						if (lastTerm[id] < 0) touched.push(id);
+						if (seen[id] === 0) {
+							seen[id] = 1;
+							touched.push(id);
+						}
 						scores[id] += base * docBoost * (D + (tf * (K + 1)) / norm);
-						if (lastTerm[id] === index) continue;
-						lastTerm[id] = index;
-						matched[id]++;
-						if (!isLoose) continue;
-						const set = loose.get(id) ?? new Set<number>();
-						set.add(index);
-						loose.set(id, set);
+						for (let g = 0; g < specGroups.length; g++) groups.mark(id, specGroups[g], strongMatch);
 					}
 				}
 			}
 		});
-		for (const id of touched) scores[id] *= matched[id];
-		return bestFirst(touched, scores, loose);
+		// Coordination, as MiniSearch multiplies by the query terms matched, but by the query's words:
+		// matching a word and two of its synonyms is one word answered, not three.
+		for (const id of touched) scores[id] *= groups.count(id);
+		return new Bm25Results(touched, scores, groups);
 	}
 
 	/** The term itself, then the words it starts, then the words one edit away, each with its weight. */
@@ -243,9 +271,9 @@ export class Bm25Index {
 		return out;
 	}
 
-	/** Indexed words that start with `prefix`, from a sorted list made when the vocabulary last changed. */
+	/** Indexed words that start with `prefix`, from the sorted vocabulary (words added since merged in first). */
 	private withPrefix(prefix: string): string[] {
-		this.sorted ??= [...this.terms.keys()].sort();
+		if (this.unsorted.length > 0) this.mergeUnsorted();
 		const words = this.sorted;
 		let low = 0;
 		let high = words.length;
@@ -258,35 +286,126 @@ export class Bm25Index {
 		for (let i = low; i < words.length && words[i].startsWith(prefix); i++) out.push(words[i]);
 		return out;
 	}
+
+	/** Sorts the words added since the last prefix search and merges them in (a server's new words, not the whole vocabulary again). */
+	private mergeUnsorted(): void {
+		const fresh = this.unsorted.sort();
+		this.unsorted = [];
+		const old = this.sorted;
+		const merged: string[] = new Array(old.length + fresh.length);
+		let i = 0;
+		let j = 0;
+		let k = 0;
+		while (i < old.length && j < fresh.length) merged[k++] = old[i] < fresh[j] ? old[i++] : fresh[j++];
+		while (i < old.length) merged[k++] = old[i++];
+		while (j < fresh.length) merged[k++] = fresh[j++];
+		this.sorted = merged;
+	}
 }
 
-/** The documents in order of score, best first, as a max-heap popped one at a time. */
-function* bestFirst(
-	ids: number[],
-	scores: Float64Array,
-	loose: ReadonlyMap<number, ReadonlySet<number>>,
-): Generator<Bm25Match> {
-	const heap = ids;
-	const above = (a: number, b: number) => scores[heap[a]] > scores[heap[b]];
-	const sift = (from: number, size: number) => {
+/** Per document, two bit sets over the query's groups: answered anywhere, answered strongly. */
+class GroupSets {
+	private readonly words: number;
+	private readonly any: Uint32Array;
+	private readonly strong: Uint32Array;
+
+	constructor(size: number, groups: number) {
+		this.words = Math.ceil(groups / 32);
+		this.any = new Uint32Array(size * this.words);
+		this.strong = new Uint32Array(size * this.words);
+	}
+
+	mark(id: number, group: number, strong: boolean): void {
+		const at = id * this.words + (group >> 5);
+		const bit = 1 << (group & 31);
+		this.any[at] |= bit;
+		if (strong) this.strong[at] |= bit;
+	}
+
+	/** How many groups the document matched (any way). */
+	count(id: number): number {
+		let n = 0;
+		for (let word = 0; word < this.words; word++) {
+			let bits = this.any[id * this.words + word];
+			while (bits !== 0) {
+				bits &= bits - 1;
+				n++;
+			}
+		}
+		return n;
+	}
+
+	answered(id: number, strongGroups: Uint32Array, weights: Float64Array): number {
+		let sum = 0;
+		for (let word = 0; word < this.words; word++) {
+			const at = id * this.words + word;
+			const only = strongGroups[word] ?? 0;
+			let bits = ((this.any[at] & ~only) | (this.strong[at] & only)) >>> 0;
+			// Lowest group first: summed in the groups' order.
+			while (bits !== 0) {
+				const bit = 31 - Math.clz32(bits & -bits);
+				sum += weights[word * 32 + bit] ?? 0;
+				bits = (bits & ~(1 << bit)) >>> 0;
+			}
+		}
+		return sum;
+	}
+}
+
+/**
+ * A search's matches, handed out best first (a max-heap popped one at a time: a caller that stops
+ * after the best few does not pay for ordering thousands), and which of the query's groups each
+ * answers. Valid until the index changes.
+ */
+export class Bm25Results {
+	private size: number;
+
+	constructor(
+		private readonly heap: number[],
+		private readonly scores: Float64Array,
+		private readonly groups: GroupSets,
+	) {
+		this.size = heap.length;
+		for (let i = (this.size >> 1) - 1; i >= 0; i--) this.sift(i);
+	}
+
+	/** The best document not handed out yet, or -1 when none is left. */
+	next(): number {
+		if (this.size === 0) return -1;
+		const id = this.heap[0];
+		this.size--;
+		this.heap[0] = this.heap[this.size];
+		this.sift(0);
+		return id;
+	}
+
+	score(id: number): number {
+		return this.scores[id];
+	}
+
+	/**
+	 * The summed weights of the groups the document answers: a group in `strong` (bit g of word
+	 * g >> 5) only by an exact match in a strong field, any other in any field, exactly or by a prefix or typo.
+	 */
+	answered(id: number, strong: Uint32Array, weights: Float64Array): number {
+		return this.groups.answered(id, strong, weights);
+	}
+
+	private sift(from: number): void {
+		const { heap, scores, size } = this;
 		let at = from;
 		for (;;) {
 			const left = 2 * at + 1;
 			const right = left + 1;
 			let top = at;
-			if (left < size && above(left, top)) top = left;
-			if (right < size && above(right, top)) top = right;
+			if (left < size && scores[heap[left]] > scores[heap[top]]) top = left;
+			if (right < size && scores[heap[right]] > scores[heap[top]]) top = right;
 			if (top === at) return;
-			[heap[at], heap[top]] = [heap[top], heap[at]];
+			const swap = heap[at];
+			heap[at] = heap[top];
+			heap[top] = swap;
 			at = top;
 		}
-	};
-	for (let i = (heap.length >> 1) - 1; i >= 0; i--) sift(i, heap.length);
-	for (let size = heap.length; size > 0; size--) {
-		const id = heap[0];
-		heap[0] = heap[size - 1];
-		sift(0, size - 1);
-		yield { id, score: scores[id], loose: loose.get(id) };
 	}
 }
 

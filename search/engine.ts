@@ -10,7 +10,9 @@ import { RE2JS } from "re2js";
 import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
 import { quote } from "../errors.ts";
 import { Bm25Index, type QueryTerm } from "./bm25.ts";
-import { analyze, analyzeTokens, expandQuery, tokenize } from "./query.ts";
+import { expandQuery } from "./query.ts";
+import { type AnalyzedTool, analyzeTool, type IndexedTool, sameText } from "./tool-text.ts";
+import { tokenize } from "./words.ts";
 
 export interface SearchOptions {
 	readonly regex?: boolean;
@@ -37,11 +39,13 @@ const MAX_QUERY_CHARS = 2000;
 const MAX_QUERY_WORDS = 40;
 
 /**
- * Field weights (the fields of IndexedTool, in order), learned on the tuning set (bench/search-queries.ts,
+ * Field weights (the fields of search/tool-text.ts's IndexedTool, in order: name, server, description, parameters), learned on the tuning set (bench/search-queries.ts,
  * with and without the idiom lexicon: coordinate ascent on MRR): the server's name and the description
  * count more than a tool's name suggested (was 6, 2.5, 1.2, 0.6).
  */
 const FIELD_BOOSTS = [3, 4, 1.8, 0.6] as const;
+/** Where a tool says what it does: its name and its parameters (not "make sure" in a description). */
+const STRONG_FIELDS = [0, 3] as const;
 /** A match through a word the query word starts, or one a typo away, counts this much (before its length factor). */
 const PREFIX_WEIGHT = 0.4;
 const FUZZY_WEIGHT = 0.3;
@@ -56,131 +60,155 @@ const NAME_PRECISION = 0.2;
 /** The weight from which a synonym makes its word an action. */
 const CLOSE_SYNONYM = 0.18;
 
-/** A tool's fields as indexed, each analyzed into its terms. */
-interface IndexedTool {
-	readonly name: readonly string[];
-	readonly server: readonly string[];
-	readonly description: readonly string[];
-	readonly params: readonly string[];
+/** What the index keeps of one tool (its fields' terms and name key are not kept: a removal analyzes the tool again). */
+interface Entry extends Pick<AnalyzedTool, "nameWords" | "ownNameWords"> {
+	tool: CatalogTool;
 }
 
-/** What the index keeps of one tool. */
-interface Entry {
-	tool: CatalogTool;
-	readonly fields: IndexedTool;
-	/** Every term of the tool, to see which query words it answers (made when first needed: few tools ever are). */
-	terms?: ReadonlySet<string>;
-	/** Its terms in its name and parameters: where a tool says what it does (not "make sure" in a description). */
-	actionTerms?: ReadonlySet<string>;
-	/** Its name as `word_word` (the key of byNameKey). */
-	readonly nameKey: string;
-	/** Its name's stemmed words, to find the catalog's actions. */
-	readonly nameWords: readonly string[];
+/** Tools by server, as a catalog holds them (an unchanged server's list is the same array). */
+export type ServerTools = ReadonlyMap<string, readonly CatalogTool[]>;
+
+/** What the index keeps of one server: the list it indexed (to skip it while unchanged), its tools' ids, its names' first words. */
+interface ServerState {
+	readonly list: readonly CatalogTool[];
+	readonly ids: readonly number[];
+	readonly heads: readonly string[];
 }
 
 /** Tools indexed per step of an update: a background build yields to Pi between steps. */
 const STEP = 400;
 
 /**
- * A BM25 index over one list of tools. It is updated in place: a tool whose name, text and
- * parameters did not change keeps its entry, so a server reconnecting re-indexes only that server.
+ * A BM25 index over one list of tools. It is updated in place, server by server: a server whose
+ * list is the same array as before costs nothing, and in a changed one a tool whose name, text and
+ * parameters did not change keeps its entry, so a server reconnecting re-indexes only its own tools.
  */
 export class ToolSearchIndex {
 	private readonly index = new Bm25Index(FIELD_BOOSTS.length);
-	private readonly entries = new Map<number, Entry>();
-	/** Entry id by the tool's qualified name (unique in a catalog). */
-	private readonly ids = new Map<string, number>();
-	private nextId = 0;
+	/** Entries by id (ids only grow: a changed tool comes back under a new one). */
+	private readonly entries: (Entry | undefined)[] = [];
+	private live = 0;
 	/** Entry ids by the tool's name as `word_word`, to spot a query that is exactly a tool name. */
-	private readonly byNameKey = new Map<string, number[]>();
-	/** Per server, the first word of each of its tool names (after the server's shared prefix). */
-	private readonly headsOf = new Map<string, string[]>();
+	private readonly byNameKey = new Map<string, number | number[]>();
+	private readonly servers = new Map<string, ServerState>();
+	/** How many tool names each first word starts, over every server (a name's first word after its server's shared prefix). */
+	private readonly headCounts = new Map<string, number>();
 	/** Stemmed words that start many tool names: the catalog's actions (get, list, create...). */
 	private actions: ReadonlySet<string> = new Set();
+	/** What the last update looked at: the tools it compared with their entries, and those it analyzed and added. */
+	lastUpdate = { compared: 0, added: 0 };
 
-	constructor(tools: readonly CatalogTool[] = []) {
+	constructor(tools: readonly CatalogTool[] | ServerTools = []) {
 		this.update(tools);
 	}
 
-	/** Brings the index to this list of tools at once. */
-	update(tools: readonly CatalogTool[]): void {
+	/** Brings the index to these tools at once (a list, or a catalog's tools by server). */
+	update(tools: readonly CatalogTool[] | ServerTools): void {
 		for (const _ of this.updating(tools));
 	}
 
 	/**
 	 * The same update in steps of a few hundred tools; the index answers correctly only once the
-	 * generator is done. Tools that left or changed are removed, new or changed ones analyzed and added.
+	 * generator is done. Only servers whose list changed are looked at: their tools that left or
+	 * changed are removed, new or changed ones analyzed and added.
 	 */
-	*updating(tools: readonly CatalogTool[]): Generator<void, void, void> {
-		const wanted = new Map<string, CatalogTool>();
-		for (const tool of tools) wanted.set(tool.qualifiedName, tool);
-		const touched = new Set<string>();
-		for (const [key, id] of this.ids) {
-			const entry = this.entries.get(id) as Entry;
-			const tool = wanted.get(key);
-			if (tool && sameText(entry.tool, tool)) {
-				entry.tool = tool; // the catalog hands out fresh objects
-				wanted.delete(key);
-				continue;
+	*updating(tools: readonly CatalogTool[] | ServerTools): Generator<void, void, void> {
+		const lists = Array.isArray(tools) ? byServer(tools) : (tools as ServerTools);
+		const changed = [...this.servers.keys()].filter((server) => lists.get(server) !== this.servers.get(server)?.list);
+		for (const server of lists.keys()) if (!this.servers.has(server)) changed.push(server);
+		this.lastUpdate = { compared: 0, added: 0 };
+		if (changed.length === 0) return;
+		const kept = new Map<string, number[]>();
+		const added: CatalogTool[] = [];
+		for (const server of changed) {
+			const wanted = new Map((lists.get(server) ?? []).map((tool) => [tool.qualifiedName, tool]));
+			const keep: number[] = [];
+			for (const id of this.servers.get(server)?.ids ?? []) {
+				this.lastUpdate.compared++;
+				const entry = this.entry(id);
+				const tool = wanted.get(entry.tool.qualifiedName);
+				if (tool && sameText(entry.tool, tool)) {
+					entry.tool = tool; // a list of fresh objects for the same tools
+					wanted.delete(tool.qualifiedName);
+					keep.push(id);
+				} else this.removeEntry(id);
 			}
-			this.index.remove(id);
-			const same = (this.byNameKey.get(entry.nameKey) ?? []).filter((other) => other !== id);
-			if (same.length > 0) this.byNameKey.set(entry.nameKey, same);
-			else this.byNameKey.delete(entry.nameKey);
-			this.entries.delete(id);
-			this.ids.delete(key);
-			touched.add(entry.tool.server);
+			kept.set(server, keep);
+			added.push(...wanted.values());
 		}
-		const added = [...wanted.values()];
+		this.lastUpdate.added = added.length;
+		const newIds = new Map<string, number[]>();
 		for (let at = 0; at < added.length; at += STEP) {
-			for (const tool of added.slice(at, at + STEP)) this.indexing(tool);
+			for (const tool of added.slice(at, at + STEP)) {
+				const ids = newIds.get(tool.server) ?? [];
+				ids.push(this.indexing(tool));
+				newIds.set(tool.server, ids);
+			}
 			if (at + STEP < added.length) yield;
 		}
-		for (const tool of added) touched.add(tool.server);
-		if (touched.size > 0) this.actions = this.nameHeads(touched);
-	}
-
-	/** Analyzes one tool and adds it: its entry is kept, its fields indexed. */
-	private indexing(tool: CatalogTool): void {
-		const id = this.nextId++;
-		const nameTokens = tokenize(tool.name);
-		const document: IndexedTool = {
-			name: analyzeTokens(tool.title ? [...nameTokens, ...tokenize(tool.title)] : nameTokens),
-			server: analyzeServer(tool.server),
-			description: analyze(summary(tool.description)),
-			params: analyze(paramText(tool.inputSchema)),
-		};
-		const nameKey = nameTokens.join("_");
-		this.entries.set(id, { tool, fields: document, nameKey, nameWords: analyzeTokens(nameTokens) });
-		this.ids.set(tool.qualifiedName, id);
-		const same = this.byNameKey.get(nameKey);
-		if (same) same.push(id);
-		else this.byNameKey.set(nameKey, [id]);
-		this.index.add(id, [document.name, document.server, document.description, document.params]);
-	}
-
-	/**
-	 * The words that start at least 1% of all tool names (and 3): the catalog's actions. A name's
-	 * first word is taken after the prefix most of its server's names share (`linear_`, `browser_`).
-	 * Only the servers whose tools changed are looked at again.
-	 */
-	private nameHeads(servers: ReadonlySet<string>): Set<string> {
-		const namesOf = new Map<string, (readonly string[])[]>([...servers].map((server) => [server, []]));
-		for (const { tool, nameWords } of this.entries.values()) namesOf.get(tool.server)?.push(nameWords);
-		for (const [server, names] of namesOf) {
-			if (names.length === 0) this.headsOf.delete(server);
-			else this.headsOf.set(server, serverHeads(names));
+		for (const server of changed) {
+			const list = lists.get(server);
+			const ids = [...(kept.get(server) ?? []), ...(newIds.get(server) ?? [])];
+			this.setServer(
+				server,
+				list ? { list, ids, heads: serverHeads(ids.map((id) => this.entry(id).nameWords)) } : undefined,
+			);
 		}
-		const counts = new Map<string, number>();
-		for (const heads of this.headsOf.values()) for (const head of heads) counts.set(head, (counts.get(head) ?? 0) + 1);
-		const least = Math.max(3, this.entries.size / 100);
-		return new Set([...counts].filter(([, n]) => n >= least).map(([word]) => word));
+		this.actions = this.commonHeads();
+	}
+
+	/** Analyzes one tool and adds it: its entry is kept, its fields indexed. Returns its id. */
+	private indexing(tool: CatalogTool): number {
+		const id = this.entries.length;
+		const { fields, nameKey, nameWords, ownNameWords } = analyzeTool(tool);
+		this.entries.push({ tool, nameWords, ownNameWords });
+		this.live++;
+		const same = this.byNameKey.get(nameKey);
+		if (same === undefined) this.byNameKey.set(nameKey, id);
+		else if (typeof same === "number") this.byNameKey.set(nameKey, [same, id]);
+		else same.push(id);
+		this.index.add(id, fieldList(fields));
+		return id;
+	}
+
+	private removeEntry(id: number): void {
+		const entry = this.entries[id];
+		if (!entry) return;
+		const { fields, nameKey } = analyzeTool(entry.tool);
+		this.index.remove(id, fieldList(fields));
+		const same = [this.byNameKey.get(nameKey) ?? []].flat().filter((other) => other !== id);
+		if (same.length > 1) this.byNameKey.set(nameKey, same);
+		else if (same.length === 1) this.byNameKey.set(nameKey, same[0]);
+		else this.byNameKey.delete(nameKey);
+		this.entries[id] = undefined;
+		this.live--;
+	}
+
+	/** Records a server's state (none: it left), its names' first words counted in place of its old ones. */
+	private setServer(server: string, state: ServerState | undefined): void {
+		for (const head of this.servers.get(server)?.heads ?? []) {
+			const n = (this.headCounts.get(head) ?? 0) - 1;
+			if (n > 0) this.headCounts.set(head, n);
+			else this.headCounts.delete(head);
+		}
+		if (!state) {
+			this.servers.delete(server);
+			return;
+		}
+		this.servers.set(server, state);
+		for (const head of state.heads) this.headCounts.set(head, (this.headCounts.get(head) ?? 0) + 1);
+	}
+
+	/** The words that start at least 1% of all tool names (and 3): the catalog's actions. */
+	private commonHeads(): Set<string> {
+		const least = Math.max(3, this.live / 100);
+		return new Set([...this.headCounts].filter(([, n]) => n >= least).map(([word]) => word));
 	}
 
 	search(query: string, options: SearchOptions = {}): SearchHit[] {
 		if (options.regex)
 			return regexSearch(
-				[...this.entries.values()].map((e) => e.tool),
+				this.entries.flatMap((e) => (e ? [e.tool] : [])),
 				query,
 				options,
 			);
@@ -194,85 +222,96 @@ export class ToolSearchIndex {
 			for (const concept of actionWords)
 				for (const term of concept) weights.set(term, (weights.get(term) ?? 1) * ACTION_WEIGHT);
 		}
-		const exact = new Set(this.byNameKey.get(words.join("_")) ?? []);
+		const exact = new Set([this.byNameKey.get(words.join("_")) ?? []].flat());
 		// Only the query's own words match by prefix or typo: a typo or a partial word of an equivalent is noise.
+		// Each term reports the concepts it stands for, so coverage is read from the scoring pass.
 		const terms: QueryTerm[] = [...weights].map(([term, boost]) => ({
 			term,
 			boost,
 			fuzzy: term.length >= 5 && boost === 1,
 			prefix: term.length >= 4 && boost === 1,
+			groups: concepts.flatMap((c, i) => (c.has(term) ? [i] : [])),
 		}));
 		const results = this.index.search(terms, {
 			fieldBoosts: FIELD_BOOSTS,
 			prefixWeight: PREFIX_WEIGHT,
 			fuzzyWeight: FUZZY_WEIGHT,
+			strongFields: STRONG_FIELDS,
 			// The exact tool name typed as the query always comes first.
 			boostDocument: exact.size > 0 ? (id) => (exact.has(id) ? 3 : 1) : undefined,
 			accept: accepting(options, (id) => this.entry(id).tool),
 		});
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
-		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list).
+		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list);
+		// an action counts where the tool names what it does (its name, parameters), anything else anywhere (a typo's match included).
 		// Each concept weighs its word's rarity (IDF): answering "dsn" says more than answering "get".
-		const conceptTerms = concepts.map((c) => ({
-			terms: [...c],
-			action: [...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM),
-			weight: Math.log(1 + this.entries.size / (1 + this.index.docsWith(ownWord(c)))),
-		}));
+		const strong = new Uint32Array(Math.ceil(concepts.length / 32));
+		const conceptWeights = new Float64Array(concepts.length);
+		let total = 0;
+		concepts.forEach((c, i) => {
+			if ([...c].some((t) => this.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM))
+				strong[i >> 5] |= 1 << (i & 31);
+			conceptWeights[i] = Math.log(1 + this.live / (1 + this.index.docsWith(ownWord(c))));
+			total += conceptWeights[i];
+		});
 		// Coverage only lowers a score and the index hands results out best first: once a result scores below every
 		// hit that can still matter, no later one can matter either.
 		const keep = options.keep ?? (options.limit ? { top: options.limit, share: 1 } : undefined);
 		const leaders = new Leaders(keep?.top ?? 0);
 		let best = 0;
-		const hits: SearchHit[] = [];
-		for (const r of results) {
-			if (keep && r.score < best * keep.share && r.score < leaders.last()) break;
-			const entry = this.entry(r.id);
-			const { terms: all, actionTerms } = termsOf(entry);
-			const loose = r.loose ? [...r.loose].map((i) => terms[i].term) : [];
-			let covered = 0;
-			let total = 0;
-			for (const { terms, action, weight } of conceptTerms) {
-				// An action counts where the tool names what it does; anything else anywhere (a typo's match included).
-				const has = action ? actionTerms : all;
-				total += weight;
-				if (terms.some((t) => has.has(t)) || (!action && terms.some((t) => loose.includes(t)))) covered += weight;
-			}
-			const coverage = total > 0 ? covered / total : 1;
-			const score = r.score * coverage * (1 - NAME_PRECISION + NAME_PRECISION * namePrecision(entry, weights));
-			hits.push({ tool: entry.tool, score, coverage });
-			best = Math.max(best, score);
+		const ids: number[] = [];
+		const scores: number[] = [];
+		const coverages: number[] = [];
+		for (let id = results.next(); id >= 0; id = results.next()) {
+			const raw = results.score(id);
+			if (keep && raw < best * keep.share && raw < leaders.last()) break;
+			const coverage = total > 0 ? results.answered(id, strong, conceptWeights) / total : 1;
+			const score = raw * coverage * (1 - NAME_PRECISION + NAME_PRECISION * namePrecision(this.entry(id), weights));
+			ids.push(id);
+			scores.push(score);
+			coverages.push(coverage);
+			if (score > best) best = score;
 			leaders.add(score);
 		}
-		hits.sort((a, b) => b.score - a.score);
-		return options.limit ? hits.slice(0, options.limit) : hits;
+		// Of what was read, only what can matter: the `top` best and every hit near the best.
+		const floor = keep ? Math.min(best * keep.share, leaders.last()) : Number.NEGATIVE_INFINITY;
+		const order = ids.map((_, i) => i).filter((i) => scores[i] >= floor);
+		// Equal scores in the order of the tools' names: the same whichever way the index was built.
+		const name = (i: number) => this.entry(ids[i]).tool.qualifiedName;
+		order.sort((a, b) => scores[b] - scores[a] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b));
+		const shown = options.limit ? order.slice(0, options.limit) : order;
+		return shown.map((i) => ({ tool: this.entry(ids[i]).tool, score: scores[i], coverage: coverages[i] }));
 	}
 
 	private entry(id: number): Entry {
-		return this.entries.get(id) as Entry;
+		return this.entries[id] as Entry;
 	}
+}
+
+/** A tool's fields in the index's order. */
+function fieldList({ name, server, description, params }: IndexedTool): readonly (readonly string[])[] {
+	return [name, server, description, params];
+}
+
+/** A list of tools by server, in the list's order. */
+function byServer(tools: readonly CatalogTool[]): Map<string, CatalogTool[]> {
+	const lists = new Map<string, CatalogTool[]>();
+	for (const tool of tools) {
+		const list = lists.get(tool.server);
+		if (list) list.push(tool);
+		else lists.set(tool.server, [tool]);
+	}
+	return lists;
 }
 
 /** The share of a tool's name words (past its server's name) the expanded query holds. */
 function namePrecision(entry: Entry, query: ReadonlyMap<string, number>): number {
-	let own = 0;
+	const own = entry.ownNameWords;
+	if (own.length === 0) return 1;
 	let asked = 0;
-	for (const word of entry.nameWords) {
-		if (entry.fields.server.includes(word)) continue;
-		own++;
-		if (query.has(word)) asked++;
-	}
-	return own > 0 ? asked / own : 1;
-}
-
-/** A tool's terms, and those of its name and parameters (kept once made). */
-function termsOf(entry: Entry): { terms: ReadonlySet<string>; actionTerms: ReadonlySet<string> } {
-	if (!entry.terms || !entry.actionTerms) {
-		const { name, server, description, params } = entry.fields;
-		entry.actionTerms = new Set([...name, ...params]);
-		entry.terms = new Set([...entry.actionTerms, ...server, ...description]);
-	}
-	return { terms: entry.terms, actionTerms: entry.actionTerms };
+	for (const word of own) if (query.has(word)) asked++;
+	return asked / own.length;
 }
 
 /** The `size` best scores seen so far; `last()` is the lowest of them (0 until there are `size`: none may be left out yet). */
@@ -282,6 +321,7 @@ class Leaders {
 
 	add(score: number): void {
 		if (this.size === 0) return;
+		if (this.scores.length === this.size && score <= (this.scores[this.size - 1] as number)) return;
 		const at = this.scores.findIndex((s) => s < score);
 		if (at < 0) this.scores.push(score);
 		else this.scores.splice(at, 0, score);
@@ -304,18 +344,6 @@ function accepting(options: SearchOptions, toolOf: (id: number) => CatalogTool) 
 	};
 }
 
-/** Whether two listings of a tool are found by the same text (strings compare by reference first: cheap when unchanged). */
-function sameText(a: CatalogTool, b: CatalogTool): boolean {
-	return (
-		a.server === b.server &&
-		a.name === b.name &&
-		a.title === b.title &&
-		a.description === b.description &&
-		// The same schema object (a catalog rebuilt around an unchanged server) needs no second look.
-		(a.inputSchema === b.inputSchema || paramText(a.inputSchema) === paramText(b.inputSchema))
-	);
-}
-
 /** The query's own word of a concept: expandQuery puts it first, before its equivalents. */
 function ownWord(concept: ReadonlySet<string>): string {
 	const [own] = concept;
@@ -332,53 +360,6 @@ function serverHeads(names: readonly (readonly string[])[]): string[] {
 		.map((words) => (words.length > 1 && words[0] === prefix ? words[1] : words[0]))
 		.filter((head) => head !== undefined && head !== "");
 }
-
-const paramTexts = new WeakMap<object, string>();
-/** Parameter names and the values an enum allows (jira's action: create, transition, ...). Kept per schema: updates compare it. */
-function paramText(schema: Record<string, unknown>): string {
-	let text = paramTexts.get(schema);
-	if (text === undefined) {
-		text = paramWords(schema);
-		paramTexts.set(schema, text);
-	}
-	return text;
-}
-
-function paramWords(schema: Record<string, unknown>): string {
-	const properties = (schema.properties ?? {}) as Record<string, { enum?: unknown[]; items?: { enum?: unknown[] } }>;
-	const parts: string[] = [];
-	for (const [name, property] of Object.entries(properties)) {
-		parts.push(name);
-		const values = property?.enum ?? property?.items?.enum;
-		if (Array.isArray(values)) parts.push(...values.slice(0, 30).filter((v): v is string => typeof v === "string"));
-	}
-	return parts.join(" ");
-}
-
-const serverTerms = new Map<string, readonly string[]>();
-/** A server's name, analyzed once for all its tools. */
-function analyzeServer(server: string): readonly string[] {
-	let terms = serverTerms.get(server);
-	if (!terms) {
-		terms = analyze(server);
-		if (serverTerms.size < 10_000) serverTerms.set(server, terms);
-	}
-	return terms;
-}
-
-/**
- * The part of a description that says what the tool does. Long descriptions (some run to pages
- * of usage notes) would otherwise match every query through their sheer number of words.
- */
-function summary(description: string): string {
-	// Only the head is flattened (some descriptions run to pages); all of it when the head flattens to too little.
-	const head = description.length > HEAD_CHARS ? description.slice(0, HEAD_CHARS) : description;
-	let flat = head.replace(/\s+/g, " ").trim();
-	if (head !== description && flat.length <= DESCRIPTION_CHARS + 1) flat = description.replace(/\s+/g, " ").trim();
-	return flat.length <= DESCRIPTION_CHARS ? flat : flat.slice(0, flat.lastIndexOf(" ", DESCRIPTION_CHARS));
-}
-const HEAD_CHARS = 1200;
-const DESCRIPTION_CHARS = 300;
 
 /** A catalog's index, the catalog version it reflects, and an update under way in the background. */
 interface CatalogIndex {
@@ -409,17 +390,24 @@ export function searchCatalog(catalog: ToolCatalog, query: string, options: Sear
 		state.updates++;
 	}
 	if (state.version !== catalog.version) {
-		state.index.update(catalog.all());
+		state.index.update(catalog.byServer());
 		state.version = catalog.version;
 		state.updates++;
 	}
 	return state.index.search(query, options);
 }
 
-/** Which catalog version the index reflects (-1: none yet) and how often it was updated: what tests and the bench observe. */
-export function indexInfo(catalog: ToolCatalog): { readonly version: number; readonly updates: number } {
-	const { version, updates } = indexOf(catalog);
-	return { version, updates };
+/**
+ * Which catalog version the index reflects (-1: none yet), how often it was updated, and what its
+ * last update looked at: what tests and the bench observe.
+ */
+export function indexInfo(catalog: ToolCatalog): {
+	readonly version: number;
+	readonly updates: number;
+	readonly lastUpdate: { readonly compared: number; readonly added: number };
+} {
+	const { version, updates, index } = indexOf(catalog);
+	return { version, updates, lastUpdate: index.lastUpdate };
 }
 
 /**
@@ -431,7 +419,7 @@ export function prepareSearch(catalog: ToolCatalog): Promise<void> {
 	const state = indexOf(catalog);
 	if (state.pending || state.version === catalog.version) return Promise.resolve();
 	const version = catalog.version;
-	const steps = state.index.updating(catalog.all());
+	const steps = state.index.updating(catalog.byServer());
 	state.pending = steps;
 	return new Promise((resolve) => {
 		const step = () => {

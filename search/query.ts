@@ -1,47 +1,15 @@
-// What a search query (and a tool's text) means to the index: words split (snake, kebab, dots,
-// camelCase) and stemmed, and the query expanded with general-English synonyms (WordNet,
-// search-thesaurus.ts, the sense chosen by the rest of the query) and the few software idioms a
-// dictionary cannot know (search-lexicon.ts), each below the query's own words. tool-search.ts
-// ranks tools with it.
-import { stemmer } from "stemmer";
+// What a search query means to the index: its words as search/words.ts reads them, expanded with
+// general-English synonyms (WordNet, search/thesaurus.ts, the sense chosen by the rest of the query)
+// and the few software idioms a dictionary cannot know (search/lexicon.ts), each below the query's
+// own words. search/engine.ts ranks tools with it.
 import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./lexicon.ts";
 import { baseForm, derivedForms, synonymsOf } from "./thesaurus.ts";
+import { stem, tokenize } from "./words.ts";
 
 /** A word found through a software idiom's equivalent counts this much of the word itself. */
 const EQUIVALENT_WEIGHT = 0.55;
 /** A WordNet synonym counts its sense's weight times this. */
 const SYNONYM_WEIGHT = 0.45;
-
-/** Lowercase word pieces: `createIssue`, `create_issue`, `create-issue`, `create.issue` → create, issue. */
-export function tokenize(text: string): string[] {
-	return text
-		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-		.toLowerCase()
-		.split(/[^a-z0-9]+/)
-		.filter((t) => t.length > 0);
-}
-
-const stems = new Map<string, string>();
-/** One word as the index keeps it: stemmed, so "issues", "issued" and "issue" meet. Memoized: indexing stems every word of every tool. */
-export function stem(word: string): string {
-	let stemmed = stems.get(word);
-	if (stemmed === undefined) {
-		stemmed = /^\d+$/.test(word) ? word : stemmer(word);
-		if (stems.size < 200_000) stems.set(word, stemmed);
-	}
-	return stemmed;
-}
-
-/** Words of a text as indexed: tokenized, without stopwords, stemmed. */
-export function analyze(text: string): string[] {
-	return analyzeTokens(tokenize(text));
-}
-
-/** Tokens as indexed: without stopwords, stemmed (for text already tokenized). */
-export function analyzeTokens(tokens: readonly string[]): string[] {
-	return tokens.filter((t) => !STOPWORDS.has(t)).map(stem);
-}
 
 /** Lexicon keyed by stemmed phrase ("who chang", "folder") → stemmed words of its equivalents. */
 const LEXICON: ReadonlyMap<string, readonly string[]> = (() => {
@@ -100,6 +68,18 @@ export function expandQuery(query: string): ExpandedQuery {
 			}
 		}
 	}
+	// Phrasal verbs whose particle is a stopword ("look for": search, "look up": consult, "shut down": close).
+	raw.forEach((word, i) => {
+		const particle = raw[i + 1];
+		if (STOPWORDS.has(word) || particle === undefined || !STOPWORDS.has(particle)) return;
+		const others = new Set([...context].filter((w) => w !== word));
+		for (const synonym of synonymsOf(`${word} ${particle}`, others)) {
+			const term = stem(synonym.word);
+			if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
+			add(term, synonym.weight * SYNONYM_WEIGHT);
+			concepts.get(stems[i])?.add(term);
+		}
+	});
 	// WordNet beyond synonyms: the forms derived from a word (payment: pay, addition: add), which stemming misses.
 	contentRaw.forEach((word, i) => {
 		for (const related of derivedForms(word)) {

@@ -2,7 +2,13 @@
 // goes (after an options line, before the script's first line, so line numbers stay), and the
 // scripts it leaves as written (no searchTools, their own searchTools, what Pi rejects before running).
 import { describe, expect, it } from "vitest";
-import { patchScript, toCodemodeIdentifier } from "../../pi/codemode-search.ts";
+import {
+	patchScript,
+	registerScriptSearch,
+	SCRIPT_SEARCH_TOOL,
+	toCodemodeIdentifier,
+} from "../../pi/codemode-search.ts";
+import type { ToolSearchApi } from "../../pi/tool-ranking.ts";
 
 const lines = (text: string) => text.split("\n").length;
 
@@ -36,5 +42,29 @@ describe("codemode scripts' searchTools() patch", () => {
 		expect(toCodemodeIdentifier("mcp__dev-radius__search")).toBe("mcp__dev_radius__search");
 		expect(toCodemodeIdentifier("1st")).toBe("_st");
 		expect(toCodemodeIdentifier("")).toBe("_");
+	});
+});
+
+describe("what searchTools() ranks", () => {
+	it("the tools a script calls, not the `mcp` proxy that reaches them (its description names every server)", async () => {
+		const definitions: { name: string; execute: (...args: unknown[]) => Promise<{ details: { tools: string[] } }> }[] =
+			[];
+		const namespace = { name: "mcp__github", aliases: ["github"] };
+		const tools = [
+			{ name: "mcp", description: "MCP tools. Find, then call: {search}. Servers: github, slack.", parameters: {} },
+			{ name: "mcp__github__create_issue", description: "Create a new issue in a repository.", namespace },
+			{ name: "mcp__github__list_commits", description: "Get the commits of a branch.", namespace },
+			{ name: "read", description: "Read the contents of a file." },
+		];
+		const pi = {
+			registerTool: (definition: (typeof definitions)[number]) => definitions.push(definition),
+			getAllTools: () => tools,
+			on: () => undefined,
+		} as unknown as ToolSearchApi;
+		registerScriptSearch(pi);
+		const search = definitions.find((d) => d.name === SCRIPT_SEARCH_TOOL);
+		const found = await search?.execute("id", { query: "github commits", limit: 5 }, undefined, undefined, { tools });
+		expect(found?.details.tools).toContain("mcp__github__list_commits");
+		expect(found?.details.tools).not.toContain("mcp");
 	});
 });

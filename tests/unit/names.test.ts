@@ -85,4 +85,25 @@ describe("formatToolName", () => {
 		catalog.set("first", { tools: [tool("first")], resources: [] }, true);
 		expect(catalog.all().map((t) => t.qualifiedName)).toEqual(["search", "second_search"]);
 	});
+
+	it("a change to one server rebuilds that server's tools only; a name a clash took comes back when the clash ends", () => {
+		const catalog = new ToolCatalog("none", ["first", "second", "third", "fourth"]);
+		const tool = (server: string, name = "search") => ({ server, name, description: "", inputSchema: {} });
+		catalog.set("first", { tools: [tool("first")], resources: [] }, false);
+		catalog.set("second", { tools: [tool("second")], resources: [] }, false);
+		catalog.set("third", { tools: [tool("third", "fetch")], resources: [] }, false);
+		catalog.set("fourth", { tools: [tool("fourth", "list")], resources: [] }, false);
+		const before = catalog.byServer();
+		catalog.set("third", { tools: [tool("third", "fetch"), tool("third", "post")], resources: [] }, false);
+		const after = catalog.byServer();
+		// The search index sees by identity which servers changed.
+		expect(after.get("first")).toBe(before.get("first"));
+		expect(after.get("fourth")).toBe(before.get("fourth"));
+		expect(after.get("third")).not.toBe(before.get("third"));
+		expect(after.get("third")?.map((t) => t.qualifiedName)).toEqual(["fetch", "post"]);
+		expect(after.get("second")?.map((t) => t.qualifiedName)).toEqual(["second_search"]);
+		catalog.delete("first");
+		expect(catalog.all().map((t) => t.qualifiedName)).toEqual(["search", "fetch", "post", "list"]);
+		expect(catalog.resolve("search")).toMatchObject({ kind: "found", tool: { server: "second" } });
+	});
 });

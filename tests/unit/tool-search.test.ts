@@ -7,9 +7,12 @@ import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
+import { Bm25Index } from "../../search/bm25.ts";
 import { indexInfo, prepareSearch, searchCatalog, ToolSearchIndex } from "../../search/engine.ts";
-import { analyze, expandQuery, stem, tokenize } from "../../search/query.ts";
+import { expandQuery } from "../../search/query.ts";
 import { baseForm, derivedForms, synonymsOf } from "../../search/thesaurus.ts";
+import { summaryEnd } from "../../search/tool-text.ts";
+import { analyze, stem, tokenize } from "../../search/words.ts";
 
 describe("tokenizing and stemming", () => {
 	it("splits names on _ - . and camelCase, and lowercases", () => {
@@ -17,6 +20,42 @@ describe("tokenizing and stemming", () => {
 		expect(tokenize("API-retrieve-a-page")).toEqual(["api", "retrieve", "a", "page"]);
 		expect(tokenize("git.cherry_pick")).toEqual(["git", "cherry", "pick"]);
 		expect(tokenize("getHTTPResponse")).toEqual(["get", "http", "response"]);
+	});
+
+	it("reads text beyond ASCII as plain ASCII is read, its lowercase included (the Kelvin sign is a k)", () => {
+		// The regexes the one-pass reader stands in for, on text where the two could part.
+		const byRegex = (text: string) =>
+			text
+				.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+				.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+				.toLowerCase()
+				.split(/[^a-z0-9]+/)
+				.filter((t) => t.length > 0);
+		const texts = [
+			"a1Bc",
+			"aBCd",
+			"ABcDEf",
+			"XMLHttpRequest2Go",
+			"get_HTTP-ok.",
+			"\u212Aelvin",
+			"café ordersAPI",
+			"İstanbul",
+		];
+		for (const text of texts) expect(tokenize(text), text).toEqual(byRegex(text));
+		expect(tokenize("\u212Aelvin")).toEqual(["kelvin"]);
+		expect(analyze("Listing the OpenIssues")).toEqual(analyze("listing the open issues"));
+		expect(analyze("caf\u00e9 OpenIssues")).toEqual(["caf", "open", "issu"]);
+	});
+
+	it("reads a description's first 300 characters, whitespace runs as one, to the last whole word", () => {
+		const words = Array.from({ length: 100 }, (_, i) => `w${i}`).join(" \n\t ");
+		const read = analyze(words.slice(0, summaryEnd(words)));
+		const flat = words.replace(/\s+/g, " ");
+		expect(read).toEqual(analyze(flat.slice(0, flat.lastIndexOf(" ", 300))));
+		expect(read.at(-1)).toBe("w76"); // "w0 w1 ... w76" is 297 characters: w77 would end past 300
+		expect(summaryEnd("   short  text ")).toBe(15);
+		// A first word longer than the limit is cut at it, not read whole.
+		expect(summaryEnd(`${"x".repeat(5000)} tail`)).toBe(300);
 	});
 
 	it("stems so that word forms meet, and drops stopwords", () => {
@@ -46,7 +85,37 @@ describe("tokenizing and stemming", () => {
 	});
 });
 
+describe("coordination", () => {
+	it("a tool answering two of the query's words ranks above one answering one word three ways", () => {
+		const index = new Bm25Index(1);
+		index.add(0, [["make", "create", "build"]]); // one word of the query, through its synonyms
+		index.add(1, [["make", "folder"]]); // both words
+		for (let id = 2; id < 6; id++) index.add(id, [["other", `word${id}`]]);
+		const term = (word: string, group: number) => ({
+			term: word,
+			boost: 1,
+			prefix: false,
+			fuzzy: false,
+			groups: [group],
+		});
+		const results = index.search([term("make", 0), term("create", 0), term("build", 0), term("folder", 1)], {
+			fieldBoosts: [1],
+			prefixWeight: 0,
+			fuzzyWeight: 0,
+		});
+		expect(results.next()).toBe(1);
+		expect(results.next()).toBe(0);
+	});
+});
+
 describe("WordNet beyond synonyms, and a tool's name", () => {
+	it("reads a verb and its particle as WordNet's phrasal verb (look for: search, shut down: close), below the words", () => {
+		expect(expandQuery("look for code").weights.get(stem("search"))).toBeGreaterThan(0);
+		expect(expandQuery("look for code").weights.get(stem("search"))).toBeLessThan(0.5);
+		expect(expandQuery("shut down the server").weights.get(stem("close"))).toBeGreaterThan(0);
+		expect(expandQuery("look code").weights.has(stem("search"))).toBe(false);
+	});
+
 	it("adds the forms WordNet derives from a query word (payment: pay), below the word itself", () => {
 		expect(derivedForms("payment").map((d) => d.word)).toContain("pay");
 		const { weights } = expandQuery("make a payment");
@@ -145,14 +214,14 @@ describe("ranking over the real catalogs", () => {
 		);
 		expect(searchCatalog(small, "beta").length).toBe(0);
 		searchCatalog(small, "alpha");
-		expect(indexInfo(small)).toEqual({ version: small.version, updates: 1 }); // the second search reused it
+		expect(indexInfo(small)).toMatchObject({ version: small.version, updates: 1 }); // the second search reused it
 		small.set(
 			"a",
 			{ tools: [{ server: "a", name: "beta", description: "second", inputSchema: {} }], resources: [] },
 			false,
 		);
 		expect(searchCatalog(small, "beta").map((h) => h.tool.name)).toEqual(["beta"]);
-		expect(indexInfo(small)).toEqual({ version: small.version, updates: 2 });
+		expect(indexInfo(small)).toMatchObject({ version: small.version, updates: 2 });
 	});
 
 	it("an index updated in place ranks exactly as one built afresh, after servers change, leave and come back", () => {
@@ -189,6 +258,29 @@ describe("ranking over the real catalogs", () => {
 		expect(searchCatalog(live, "gitlab", { limit: 20 }).some((h) => h.tool.server === "gitlab")).toBe(false);
 	});
 
+	it("a changed server costs its own tools: the others are not compared, and the ranking and scores equal a fresh build's", () => {
+		const catalogs = loadCatalogs();
+		const build = (change?: (c: Catalog) => Catalog["tools"] | undefined) => {
+			const catalog = new ToolCatalog(
+				"server",
+				catalogs.map((c) => c.server),
+			);
+			for (const c of catalogs) catalog.set(c.server, { tools: change?.(c) ?? c.tools, resources: [] }, false);
+			return catalog;
+		};
+		const live = build();
+		searchCatalog(live, "warm up");
+		const github = catalogs.find((c) => c.server === "github") as Catalog;
+		const changed = github.tools.map((t, i) => (i === 0 ? { ...t, description: `${t.description} Also labels.` } : t));
+		live.set("github", { tools: changed, resources: [] }, false);
+		const fresh = build((c) => (c.server === "github" ? changed : undefined));
+		const ranked = (catalog: ToolCatalog, query: string) =>
+			searchCatalog(catalog, query, { limit: 10 }).map((h) => `${h.tool.qualifiedName} ${h.score} ${h.coverage}`);
+		for (const [query] of QUERIES) expect(ranked(live, query), query).toEqual(ranked(fresh, query));
+		// github's tools were compared with their entries (one analyzed again); no other server's.
+		expect(indexInfo(live).lastUpdate).toEqual({ compared: github.tools.length, added: 1 });
+	});
+
 	it("prepares the index in the background; a search that comes first finishes it and ranks the same", async () => {
 		const catalogs = loadCatalogs();
 		const build = () => {
@@ -208,7 +300,7 @@ describe("ranking over the real catalogs", () => {
 		expect(indexInfo(waited).version).toBe(-1); // in the background: nothing is built at once
 		await ready;
 		// Built with no search asking for it; the search that follows finds it done.
-		expect(indexInfo(waited)).toEqual({ version: waited.version, updates: 1 });
+		expect(indexInfo(waited)).toMatchObject({ version: waited.version, updates: 1 });
 		expect(names(waited)).toEqual(names(cold));
 		expect(indexInfo(waited).updates).toBe(1);
 		function names(c: ToolCatalog) {
@@ -228,8 +320,19 @@ describe("what the model receives from mcp({search})", () => {
 		const text = await answer("show everything you remember");
 		const listed = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
 		expect(listed).toHaveLength(5);
-		expect(listed[0]).toBe("memory_read_graph");
+		expect(listed).toContain("memory_read_graph");
 		expect(text).toContain("(weak match)");
+	});
+
+	it("names five more candidates after the five described, by name only, and none after a clear winner", async () => {
+		const text = await answer("create an issue");
+		const described = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
+		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
+		expect(described).toHaveLength(5);
+		expect(also).toHaveLength(5);
+		for (const name of also) expect(described).not.toContain(name);
+		expect(also.join(" ")).toMatch(/issue/i);
+		expect(await answer("linear_getActiveCycle")).not.toContain("Also:");
 	});
 
 	it("one clear winner stays a short answer", async () => {

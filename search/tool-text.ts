@@ -1,0 +1,144 @@
+// What of a tool the search index reads, analyzed into terms (search/words.ts): its name (and
+// title), its server's name, the head of its description, its parameters' names and the values an
+// enum allows. Whether two listings of a tool read the same (a reconnected server keeps the
+// entries of its unchanged tools).
+import type { CatalogTool } from "../catalog/tool-catalog.ts";
+import { analyze, analyzeInto, analyzeTokens, tokenize } from "./words.ts";
+
+/** A tool's fields as indexed, each analyzed into its terms (the order is the index's field order). */
+export interface IndexedTool {
+	readonly name: readonly string[];
+	readonly server: readonly string[];
+	readonly description: readonly string[];
+	readonly params: readonly string[];
+}
+
+/** A tool as the index reads it: its fields, and what the ranking needs of its name. */
+export interface AnalyzedTool {
+	readonly fields: IndexedTool;
+	/** Its name as `word_word` (a query that is exactly a tool's name comes first). */
+	readonly nameKey: string;
+	/** Its name's stemmed words, to find the catalog's actions. */
+	readonly nameWords: readonly string[];
+	/** Its name's stemmed words past its server's name: what a name says of this tool. */
+	readonly ownNameWords: readonly string[];
+}
+
+export function analyzeTool(tool: CatalogTool): AnalyzedTool {
+	const nameTokens = tokenize(tool.name);
+	const nameWords = analyzeTokens(nameTokens);
+	const fields: IndexedTool = {
+		name: tool.title ? analyzeInto(tool.title, [...nameWords]) : nameWords,
+		server: analyzeServer(tool.server),
+		description: analyzeInto(tool.description, [], summaryEnd(tool.description)),
+		params: analyzeParams(tool.inputSchema),
+	};
+	return {
+		fields,
+		nameKey: nameTokens.join("_"),
+		nameWords,
+		// Most names hold no word of their server's: then the same array serves.
+		ownNameWords: nameWords.some((word) => fields.server.includes(word))
+			? nameWords.filter((word) => !fields.server.includes(word))
+			: nameWords,
+	};
+}
+
+/** Whether two listings of a tool are found by the same text (strings compare by reference first: cheap when unchanged). */
+export function sameText(a: CatalogTool, b: CatalogTool): boolean {
+	return (
+		a.server === b.server &&
+		a.name === b.name &&
+		a.title === b.title &&
+		a.description === b.description &&
+		// The same schema object (a catalog rebuilt around an unchanged server) needs no second look.
+		(a.inputSchema === b.inputSchema || paramText(a.inputSchema) === paramText(b.inputSchema))
+	);
+}
+
+type Properties = Record<string, { enum?: unknown[]; items?: { enum?: unknown[] } } | undefined>;
+
+/** What of a schema is searched: parameter names and the values an enum allows (jira's action: create, transition, ...). */
+function paramWords(schema: Record<string, unknown>, add: (text: string) => void): void {
+	const properties = (schema.properties ?? {}) as Properties;
+	for (const [name, property] of Object.entries(properties)) {
+		add(name);
+		const values = property?.enum ?? property?.items?.enum;
+		if (!Array.isArray(values)) continue;
+		for (const value of values.slice(0, ENUM_VALUES)) if (typeof value === "string") add(value);
+	}
+}
+const ENUM_VALUES = 30;
+
+/** A schema's searched words, analyzed (each part on its own: the same words as their text joined by spaces). */
+function analyzeParams(schema: Record<string, unknown>): string[] {
+	const out: string[] = [];
+	paramWords(schema, (text) => analyzeInto(text, out));
+	return out;
+}
+
+/** A schema's searched words as one text, to compare two listings of a tool. */
+function paramText(schema: Record<string, unknown>): string {
+	const parts: string[] = [];
+	paramWords(schema, (text) => parts.push(text));
+	return parts.join(" ");
+}
+
+const serverTerms = new Map<string, readonly string[]>();
+/** A server's name, analyzed once for all its tools. */
+function analyzeServer(server: string): readonly string[] {
+	let terms = serverTerms.get(server);
+	if (!terms) {
+		terms = analyze(server);
+		if (serverTerms.size < 10_000) serverTerms.set(server, terms);
+	}
+	return terms;
+}
+
+/** How much of a description is read: its first characters, whitespace runs counted as one space. */
+const DESCRIPTION_CHARS = 300;
+
+/**
+ * Where the part of a description that says what the tool does ends: its first 300 characters
+ * with whitespace collapsed (as `.replace(/\s+/g, " ").trim()`), cut at the last space within
+ * them (at 300 when there is none). Long descriptions (some run to pages of usage notes) would
+ * otherwise match every query through their sheer number of words. Counted on the text as it is,
+ * reading no further than needed: the words before that point are the summary's words.
+ */
+export function summaryEnd(text: string): number {
+	let flat = 0; // characters of the collapsed text so far
+	let lastSpace = -1; // where, in the text, the run of whitespace behind the last collapsed space began
+	let run = -1; // where the run of whitespace being read began
+	for (let i = 0; i < text.length; i++) {
+		if (isSpace(text.charCodeAt(i))) {
+			if (run < 0) run = i;
+			continue;
+		}
+		if (run >= 0 && flat > 0) {
+			if (flat === DESCRIPTION_CHARS) return run; // the collapsed space is the 301st character: cut there
+			lastSpace = run;
+			flat++;
+		}
+		run = -1;
+		if (flat === DESCRIPTION_CHARS) return lastSpace >= 0 ? lastSpace : i;
+		flat++;
+	}
+	return text.length;
+}
+
+/** What `\s` and `trim()` count as whitespace (ECMAScript's WhiteSpace and LineTerminator). */
+function isSpace(c: number): boolean {
+	if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+	if (c < 160) return false;
+	return (
+		c === 160 ||
+		c === 0x1680 ||
+		(c >= 0x2000 && c <= 0x200a) ||
+		c === 0x2028 ||
+		c === 0x2029 ||
+		c === 0x202f ||
+		c === 0x205f ||
+		c === 0x3000 ||
+		c === 0xfeff
+	);
+}
