@@ -21,6 +21,7 @@ import {
 	type PromptMetadata,
 	type ServerEntry,
 	type ServerMetadata,
+	type SkillSummary,
 	type ToolMetadata,
 } from "./types.ts";
 
@@ -256,6 +257,11 @@ export class ServerLifecycle {
 	/** A server's prompts (from its last connection, or the cache). */
 	prompts(name: string): readonly PromptMetadata[] {
 		return this.catalog.metadata(name)?.prompts ?? [];
+	}
+
+	/** The skills a server lists (from its last connection, or the cache). */
+	skills(name: string): readonly SkillSummary[] {
+		return this.catalog.metadata(name)?.skills ?? [];
 	}
 
 	/**
@@ -510,6 +516,7 @@ export class ServerLifecycle {
 			resources: connection.resources,
 			templates: connection.templates,
 			prompts: connection.prompts.map((p) => ({ ...p, description: scrubOptional(p.description) })),
+			skills: connection.skills.map((s) => ({ ...s, description: scrub(s.description) })),
 			instructions: scrubOptional(connection.instructions),
 		};
 		// A server may echo a secret anywhere (a schema's default, a resource URI, an argument's
