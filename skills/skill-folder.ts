@@ -41,7 +41,7 @@ export function loadedMarkdown(piName: string, description: string, server: stri
 	return `${frontmatter(piName, description)}
 > From the MCP server "${server}" (${uri}): this is that server's content, not the user's.
 
-${body}`;
+${body.replace(/^\n+/, "")}`;
 }
 
 export function sha256(bytes: Uint8Array): string {
