@@ -110,6 +110,8 @@ export function statusReport(
 			);
 		}
 		for (const line of skills?.(name) ?? []) lines.push(`    ${line}`);
+		for (const refused of lifecycle.manager.get(name)?.skillProblems ?? [])
+			lines.push(`    skill entry refused: ${refused}`);
 	}
 	// Pi 1.5 lists turned-off servers too: the user sees what is configured, not only what runs.
 	for (const [name, file] of off) lines.push(`  ${turnedOffLine(name, file)}`);

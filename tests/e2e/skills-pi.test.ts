@@ -124,5 +124,9 @@ describe.each(PI_HOSTS)("MCP skills ($name)", (host) => {
 		expect(third.stdout).toContain("call the submit tool");
 		expect(third.stdout).toContain('From the MCP server \\"docs\\"');
 		expect(fetched().filter((path) => path.endsWith("SKILL.md"))).toHaveLength(2);
+
+		// /mcp lists the server's skills under the names Pi knows them by.
+		const status = await runPi(home, "/mcp status", { host, steps: [] });
+		expect(status.stdout + status.stderr).toMatch(/docs: .*\n\s+skills: docs-order-forms/);
 	}, 180_000);
 });
