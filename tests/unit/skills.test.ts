@@ -10,13 +10,18 @@ import { SKILL_LIMITS as SDK_LIMITS } from "@modelcontextprotocol/client/ext/ski
 import { McpServer } from "@modelcontextprotocol/server";
 import { SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ServerLifecycle } from "../../lifecycle.ts";
+import { MetadataCache } from "../../metadata-cache.ts";
+import { skillListings } from "../../pi/skill-events.ts";
+import { McpServerManager } from "../../server-manager.ts";
 import { McpSkills, type SkillServers } from "../../skills/mcp-skills.ts";
 import { SKILL_LIMITS } from "../../skills/skill-checks.ts";
 import { SkillFolder } from "../../skills/skill-folder.ts";
 import { nameSkills } from "../../skills/skill-names.ts";
 import { skillFilePath } from "../../skills/skill-paths.ts";
 import { listSkills, type Skill } from "../../transport/skill-client.ts";
-import { tempDir } from "../support/helpers.ts";
+import type { GateState } from "../../trust/project-approval.ts";
+import { configOf, entryOf, tempDir } from "../support/helpers.ts";
 
 const SKILL_MD = "---\nname: pdf\ndescription: Fill PDF forms\n---\n\nRead references/FORMS.md first.\n";
 const FORMS = "Form A is for invoices.\n";
@@ -198,5 +203,26 @@ describe("limits (SEP-2640: 512 files, 16 MiB)", () => {
 		expect(said).toMatch(/big not offered: its files take 17\.0 MiB/);
 		expect(said).toMatch(/many not offered: it has 513 files/);
 		expect(said).toMatch(/live not offered: its files are "dynamic"/);
+	});
+});
+
+describe("approval gates skills as it gates tools", () => {
+	it("a server awaiting approval (or denied) offers none of its cached skills; allowed, it does", async () => {
+		const config = configOf({ docs: { command: "node", args: ["server.js"] } });
+		const agentDir = join(dir.path, "agent");
+		const skill = { uri: "skill://pdf/SKILL.md", name: "pdf", description: "Fill PDF forms", files: 1, bytes: 10 };
+		await new MetadataCache(agentDir).store(entryOf(config, "docs"), { tools: [], resources: [], skills: [skill] });
+		const offered = (gate: GateState) =>
+			skillListings(
+				new ServerLifecycle({
+					config,
+					manager: new McpServerManager({ requestTimeoutMs: 1_000 }),
+					cache: new MetadataCache(agentDir),
+					gate: () => gate,
+				}),
+			);
+		expect(offered("pending")).toEqual([]);
+		expect(offered("denied")).toEqual([]);
+		expect(offered("allowed")).toEqual([{ server: "docs", skills: [skill] }]);
 	});
 });
