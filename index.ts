@@ -25,6 +25,7 @@ import { PromptCommands } from "./pi/prompt-commands.ts";
 import { ResourcePiTools } from "./pi/resource-pi-tools.ts";
 import { changeNote, ResourceUpdates } from "./pi/resource-updates.ts";
 import { SERVERS_SECTION, serversSection } from "./pi/servers-section.ts";
+import { skillListings, wireSkills } from "./pi/skill-events.ts";
 import { registerCommands, statusLine } from "./pi/slash-commands.ts";
 import {
 	matchesSession,
@@ -419,6 +420,13 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	}
 	if (!proxyShown.key) registerProxy(PROXY_DESCRIPTION);
 
+	// Skills the allowed servers list, as Pi skills (pi/skill-events.ts): fetched when first used.
+	const skills = wireSkills(pi, {
+		agentDir,
+		runtime: () => requireRuntime(),
+		listings: () => (runtime ? skillListings(runtime.lifecycle) : (snapshot?.state.skills ?? [])),
+	});
+
 	registerCommands(pi, {
 		runtime: () => ensureRuntime(),
 		names: () =>
@@ -426,6 +434,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 				? { servers: runtime.lifecycle.serverNames(), disabled: [...(runtime.config.disabled?.keys() ?? [])] }
 				: { servers: snapshot?.state.servers ?? [], disabled: snapshot?.state.disabled ?? [] },
 		direct: () => direct.summary,
+		skills: (server) => skills.describe(server),
 		fromSnapshot: () => startedFromSnapshot,
 		decided: (active) => {
 			direct.sync(active);
@@ -464,6 +473,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 			...(resourceTools?.state() ? { resources: resourceTools.state() } : {}),
 			direct: direct.state(),
 			prompts: prompts.state(),
+			skills: skillListings(active.lifecycle),
 			discovery: {
 				activate: piTools?.discoveryWanted(active) ?? [],
 				viaCodemode: active.config.settings.surface !== "mcp",

@@ -23,6 +23,7 @@ import {
 	type PromptMetadata,
 	type ServerEntry,
 	type ServerMetadata,
+	type SkillSummary,
 	type ToolMetadata,
 } from "./types.ts";
 
@@ -282,6 +283,11 @@ export class ServerLifecycle {
 		return this.catalog.metadata(name)?.prompts ?? [];
 	}
 
+	/** The skills a server lists (from its last connection, or the cache). */
+	skills(name: string): readonly SkillSummary[] {
+		return this.catalog.metadata(name)?.skills ?? [];
+	}
+
 	/**
 	 * Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden"),
 	 * its `includeTools`/`excludeTools` leave out (2.36's), or the server meant for its app only (MCP Apps).
@@ -539,6 +545,7 @@ export class ServerLifecycle {
 			resources: connection.resources,
 			templates: connection.templates,
 			prompts: connection.prompts.map((p) => ({ ...p, description: scrubOptional(p.description) })),
+			skills: connection.skills.map((s) => ({ ...s, description: scrub(s.description) })),
 			instructions: scrubOptional(connection.instructions),
 		};
 		// A server may echo a secret anywhere (a schema's default, a resource URI, an argument's

@@ -94,6 +94,18 @@ const CachedServerSchema = Type.Object({
 			),
 		}),
 	),
+	/** Its skills as listed (SEP-2640): what Pi shows of them before any is loaded. */
+	skills: Type.Optional(
+		Type.Array(
+			Type.Object({
+				uri: Type.String(),
+				name: Type.String(),
+				description: Type.String(),
+				files: Type.Optional(Type.Number()),
+				bytes: Type.Optional(Type.Number()),
+			}),
+		),
+	),
 	cachedAt: Type.Number(),
 	/** The server's `instructions` from initialize (what it is for, how to use it). */
 	instructions: Type.Optional(Type.String()),
@@ -153,12 +165,13 @@ export class MetadataCache {
 	lookup(entry: ServerEntry): CachedMetadata | undefined {
 		const cached = this.servers[cacheKey(entry)];
 		if (!cached || this.now() - cached.cachedAt > CACHE_MAX_AGE_MS) return undefined;
-		const { resources, templates, prompts, instructions } = cached;
+		const { resources, templates, prompts, skills, instructions } = cached;
 		return {
 			tools: cached.tools.map((t) => ({ ...t, server: entry.name })),
 			resources,
 			templates,
 			prompts,
+			...(skills ? { skills } : {}),
 			instructions,
 		};
 	}
@@ -190,6 +203,7 @@ export class MetadataCache {
 			resources: metadata.resources.map((r) => ({ ...r })),
 			templates: (metadata.templates ?? []).map((t) => ({ ...t, variables: [...t.variables] })),
 			prompts: (metadata.prompts ?? []).map((p) => ({ ...p, arguments: p.arguments.map((a) => ({ ...a })) })),
+			...(metadata.skills?.length ? { skills: metadata.skills.map((s) => ({ ...s })) } : {}),
 			cachedAt: this.now(),
 			instructions: metadata.instructions,
 		};

@@ -286,12 +286,28 @@ export interface PromptArgument {
 	readonly required?: boolean;
 }
 
+/**
+ * A skill a server publishes (SEP-2640, `skills/list`), as listed: what Pi shows of it before
+ * anything of it is fetched. Its files are fetched, and checked, when the skill is loaded.
+ */
+export interface SkillSummary {
+	/** Its `SKILL.md`'s resource URI: with the server's name, what identifies it. */
+	readonly uri: string;
+	readonly name: string;
+	readonly description: string;
+	/** How many files it has and their total size; both absent for a "dynamic" skill (no digests). */
+	readonly files?: number;
+	readonly bytes?: number;
+}
+
 /** Everything a server exposes, as listed at connect and cached on disk. */
 export interface ServerMetadata {
 	readonly tools: readonly ToolMetadata[];
 	readonly resources: readonly ResourceMetadata[];
 	readonly templates?: readonly ResourceTemplateMetadata[];
 	readonly prompts?: readonly PromptMetadata[];
+	/** The skills it publishes (servers declaring `io.modelcontextprotocol/skills`). */
+	readonly skills?: readonly SkillSummary[];
 	/** The server's `instructions` from initialize (what it is for, how to use it). */
 	readonly instructions?: string;
 }

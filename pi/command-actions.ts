@@ -40,7 +40,7 @@ export async function mcpCommand(
 			ctx,
 			runtime,
 			[
-				statusReport(runtime, deps.direct()),
+				statusReport(runtime, deps.direct(), deps.skills),
 				deps.fromSnapshot?.()
 					? "This session started from the start-up snapshot: the config and the cache had not changed since the last start."
 					: "",
@@ -82,7 +82,11 @@ export async function mcpAuthCommand(ctx: ExtensionCommandContext, runtime: McpR
 	await authCommand(ctx, runtime, name, sub);
 }
 
-export function statusReport(runtime: McpRuntime, direct: DirectSummary | undefined): string {
+export function statusReport(
+	runtime: McpRuntime,
+	direct: DirectSummary | undefined,
+	skills?: (server: string) => string[],
+): string {
 	const { lifecycle, config } = runtime;
 	const names = lifecycle.serverNames();
 	const lines: string[] = [];
@@ -105,6 +109,9 @@ export function statusReport(runtime: McpRuntime, direct: DirectSummary | undefi
 				`    prompts: ${prompts.map((p) => `/${promptCommandName(name, p.name)}${p.arguments.length > 0 ? ` ${promptUsage(p)}` : ""}`).join(", ")}`,
 			);
 		}
+		for (const line of skills?.(name) ?? []) lines.push(`    ${line}`);
+		for (const refused of lifecycle.manager.get(name)?.skillProblems ?? [])
+			lines.push(`    skill entry refused: ${refused}`);
 	}
 	// Pi 1.5 lists turned-off servers too: the user sees what is configured, not only what runs.
 	for (const [name, file] of off) lines.push(`  ${turnedOffLine(name, file)}`);

@@ -16,6 +16,8 @@ export interface CommandDeps {
 	readonly names: () => { servers: readonly string[]; disabled: readonly string[] };
 	/** What happened to direct tools at load, for /mcp status. */
 	readonly direct: () => DirectSummary | undefined;
+	/** A server's skills as Pi knows them (and those not offered), for /mcp status and the server's menu. */
+	readonly skills?: (server: string) => string[];
 	/** Whether the session started from the start-up snapshot (pi/start-snapshot.ts), for /mcp status. */
 	readonly fromSnapshot?: () => boolean;
 	/** Told after /mcp approve or deny changed which servers may run. */

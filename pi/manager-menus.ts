@@ -63,7 +63,12 @@ export function serversMenu(runtime: McpRuntime): Menu {
 }
 
 /** One server's actions, as Pi 1.5 offers them and ours besides (approval, sharing, per-tool exposure). */
-export function serverMenu(runtime: McpRuntime, name: string, projectFileRead: boolean): Menu {
+export function serverMenu(
+	runtime: McpRuntime,
+	name: string,
+	projectFileRead: boolean,
+	skills?: (server: string) => string[],
+): Menu {
 	const { lifecycle, config } = runtime;
 	const entry = config.servers.get(name);
 	const back = { value: "back", label: "Back" };
@@ -114,6 +119,7 @@ export function serverMenu(runtime: McpRuntime, name: string, projectFileRead: b
 	];
 	const failure = lifecycle.failure(name)?.message;
 	if (failure && state !== "connected") details.push(failure);
+	details.push(...(skills?.(name) ?? []).map((line) => oneLine(line)));
 	return { title: details.join("\n"), items: [...items, back] };
 }
 

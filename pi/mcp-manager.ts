@@ -54,7 +54,11 @@ async function manageServer(manager: Manager, name: string): Promise<void> {
 	for (;;) {
 		const runtime = await manager.deps.runtime();
 		if (!runtime) return;
-		const action = await ask(manager, runtime, serverMenu(runtime, name, runtime.readsProjectFile));
+		const action = await ask(
+			manager,
+			runtime,
+			serverMenu(runtime, name, runtime.readsProjectFile, manager.deps.skills),
+		);
 		if (action === undefined || action === "back") return;
 		await act(manager, runtime, name, action);
 	}

@@ -17,6 +17,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import type { ServerSkills } from "../skills/skill-names.ts";
 import { asciiJson, type FileStamp, fileStamp, readTextFile, writeFileAtomic } from "../storage/file-guard.ts";
 import type { DirectToolsState } from "./direct-pi-tools.ts";
 import type { PiToolsState } from "./pi-tools.ts";
@@ -36,6 +37,8 @@ export interface StartState {
 	readonly resources?: ResourceExposure;
 	readonly direct: DirectToolsState;
 	readonly prompts: readonly PromptCommandRecord[];
+	/** The skills the allowed servers listed, for Pi's skill discovery (pi/skill-events.ts). */
+	readonly skills?: readonly ServerSkills[];
 	/** The Pi tools to activate, as Pi 1.5's MCP does (codemode, tool_search), and whether codemode reaches MCP tools. */
 	readonly discovery: { readonly activate: readonly string[]; readonly viaCodemode: boolean };
 	readonly status?: string;

@@ -15,6 +15,9 @@ import { causeChain, isAuthError } from "../errors.ts";
 import { signIn } from "../oauth/sign-in.ts";
 import { credentialRenewal, signsInWithBrowser } from "../oauth-handler.ts";
 import { McpServerManager } from "../server-manager.ts";
+import { McpSkills } from "../skills/mcp-skills.ts";
+import { SkillFolder } from "../skills/skill-folder.ts";
+import type { ServerConnection } from "../transport/open-connection.ts";
 import type { HttpServerEntry, JsonSchema } from "../types.ts";
 
 /** Plausible arguments for a tool: the first enum value, 1 for numbers, "test" for strings, ... */
@@ -102,11 +105,37 @@ const browser = (authorizationUrl: string) => {
 	void fetch(authorizationUrl).catch((error) => log(`browser: ${(error as Error).message}`));
 };
 
+/**
+ * The skills scenarios (SEP-2640) where the model reaches for each listed skill: loaded as Pi loads
+ * them (skills/mcp-skills.ts), its SKILL.md first, then every file of its folder. A skill that fails
+ * a check is refused, and nothing more of it is fetched; the refusal is the expected outcome.
+ */
+async function loadEverySkill(connection: ServerConnection): Promise<void> {
+	const skills = new McpSkills(new SkillFolder(agentDir), async () => ({
+		blocked: () => undefined,
+		connect: () => manager.connect(entry),
+		mask: (text) => text,
+		requestTimeoutMs: 20_000,
+	}));
+	const [root] = skills.discover([{ server: entry.name, skills: connection.skills }]);
+	for (const skill of skills.offered) {
+		const folder = join(root, skill.piName);
+		const refused =
+			(await skills.beforeToolCall({ path: join(folder, "SKILL.md") }, process.cwd())) ??
+			(await skills.beforeToolCall({ command: `ls -R ${folder}` }, process.cwd()));
+		log(refused ? `skill refused: ${refused}` : `skill ${skill.piName} loaded, every file checked`);
+	}
+	skills.close();
+}
+
 /** Connects, lists, calls every tool; a refusal that needs a user becomes a sign-in, then the whole run again. */
 async function run(signIns = 0): Promise<number> {
 	try {
 		const connection = await manager.connect(entry);
-		log(`${scenario}: connected over ${connection.transportKind}, ${connection.tools.length} tools`);
+		log(
+			`${scenario}: connected over ${connection.transportKind}, ${connection.tools.length} tools, ${connection.skills.length} skills`,
+		);
+		if (scenario.startsWith("sep-2640-client-verify")) await loadEverySkill(connection);
 		let code = 0;
 		// The scenario's own calls where it names them (exact values: nulls, non-ASCII text), else every tool once.
 		const calls =

@@ -4,6 +4,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
 import { toolUiOf } from "../catalog/tool-ui.ts";
+import { describeError } from "../errors.ts";
 import { templateVariables, useUriTemplate } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
@@ -16,18 +17,22 @@ import type {
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
 import { dropInvalidHeaderTools } from "./param-headers.ts";
 import { loadSdk } from "./sdk-loader.ts";
+import { type ListedSkills, listSkills, NO_SKILLS } from "./skill-client.ts";
 
 const MAX_PAGES = 100;
 
 /** What a server lists on connect. */
-export interface ListedMetadata {
+export interface ListedMetadata extends ListedSkills {
 	tools: ToolMetadata[];
 	resources: ResourceMetadata[];
 	templates: ResourceTemplateMetadata[];
 	prompts: PromptMetadata[];
 }
 
-/** Every tool, resource, resource template and prompt of a server, across all pages; schemas made safe to store and show. */
+/**
+ * Every tool, resource, resource template, prompt and skill of a server, across all pages; schemas
+ * made safe to store and show. Of a skill only its entry is listed: no file of it is read here.
+ */
 export async function listMetadata(
 	client: Client,
 	name: string,
@@ -40,13 +45,20 @@ export async function listMetadata(
 	const capabilities = client.getServerCapabilities() ?? {};
 	const list = <P extends { nextCursor?: string }>(method: string, schema: Parameters<Client["request"]>[1]) =>
 		allPages((cursor) => client.request({ method, params: cursorParams(cursor) }, schema, options) as Promise<P>);
-	const [toolPages, resourcePages, templatePages, promptPages] = await Promise.all([
+	const [toolPages, resourcePages, templatePages, promptPages, skills] = await Promise.all([
 		list<ToolsPage>("tools/list", sdk.LenientToolsPage),
 		capabilities.resources ? list<ResourcesPage>("resources/list", sdk.LenientResourcesPage) : [],
 		capabilities.resources
 			? optionalList(list<TemplatesPage>("resources/templates/list", sdk.LenientTemplatesPage))
 			: [],
 		capabilities.prompts ? optionalList(list<PromptsPage>("prompts/list", sdk.LenientPromptsPage)) : [],
+		// Skills are extras too: a listing that fails is told (/mcp), and the tools stay.
+		listSkills(client, timeout, signal).catch(
+			(error: unknown): ListedSkills => ({
+				...NO_SKILLS,
+				skillProblems: [`skills/list failed: ${describeError(error)}`],
+			}),
+		),
 	]);
 	for (const page of toolPages) dropInvalidHeaderTools(client, kind, page);
 	const tools = toolPages.flatMap((page) =>
@@ -97,7 +109,7 @@ export async function listMetadata(
 			arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required })),
 		})),
 	);
-	return { tools, resources, templates, prompts };
+	return { tools, resources, templates, prompts, ...skills };
 }
 
 function isObject(value: unknown): value is object {

@@ -35,6 +35,7 @@ import type {
 	ResourceMetadata,
 	ResourceTemplateMetadata,
 	ServerEntry,
+	SkillSummary,
 	StdioServerEntry,
 	ToolMetadata,
 	TransportKind,
@@ -42,6 +43,7 @@ import type {
 import { HttpGuard } from "./http-guard.ts";
 import type { InstallProgress } from "./npx-install.ts";
 import type { McpSdk } from "./sdk-loader.ts";
+import { SKILLS_EXTENSION, type Skill } from "./skill-client.ts";
 import { StdioTransport } from "./stdio.ts";
 import { TailBuffer } from "./tail-buffer.ts";
 
@@ -62,6 +64,10 @@ export interface ServerConnection {
 	resources: ResourceMetadata[];
 	templates: ResourceTemplateMetadata[];
 	prompts: PromptMetadata[];
+	/** Its skills (SEP-2640) as listed; the entries as sent, to check each file read against; refused entries. */
+	skills: SkillSummary[];
+	skillEntries: Skill[];
+	skillProblems: string[];
 	readonly instructions?: string;
 	status: "connected" | "closed";
 	lastUsedAt: number;
@@ -259,7 +265,8 @@ function newClient(sdk: McpSdk, entry: ServerEntry, requests: ClientRequests = {
 		...(elicit ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
 		...(sample ? { sampling: {} } : {}),
 		...(roots ? { roots: { listChanged: true } } : {}),
-		...(requests.extensions ? { extensions: { ...requests.extensions } } : {}),
+		// SEP-2133: extensions are declared by both sides; skills are listed only from a server that declares them too.
+		extensions: { [SKILLS_EXTENSION]: {}, ...requests.extensions },
 	};
 	const client = new sdk.Client(CLIENT_INFO, {
 		// Streamable HTTP asks the server which revision it speaks (server/discover, one round trip;

@@ -1,0 +1,84 @@
+// MCP skills (SEP-2640) as Pi loads skills, on both Pi lines: Pi's `resources_discover` is given
+// the folder of their stubs (skills/mcp-skills.ts), a tool call that reaches into that folder
+// first fetches (and checks) what it names, and `/skill:<name>` first loads the skill. Only the
+// servers that may run offer skills (a project server awaiting approval or denied offers none),
+// and loading one goes through the same gate and connection as its server's tools.
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { atExit } from "../bounds/exit-cleanup.ts";
+import type { ServerLifecycle } from "../lifecycle.ts";
+import type { McpRuntime } from "../mcp-runtime.ts";
+import { McpSkills, type SkillServers } from "../skills/mcp-skills.ts";
+import { SkillFolder } from "../skills/skill-folder.ts";
+import type { ServerSkills } from "../skills/skill-names.ts";
+import { terminalSafe } from "../trust/safe-text.ts";
+
+export interface SkillWiring {
+	readonly agentDir: string;
+	/** The session's runtime, built now if the start came from the snapshot. */
+	readonly runtime: () => Promise<McpRuntime>;
+	/** The skills the allowed servers list: the runtime's (from the cache or live), else the start snapshot's. */
+	readonly listings: () => readonly ServerSkills[];
+}
+
+/** The skills each allowed server lists, for discovery and the start snapshot. */
+export function skillListings(lifecycle: ServerLifecycle): ServerSkills[] {
+	return [...lifecycle.config.servers.keys()]
+		.filter((server) => !lifecycle.blocked(server))
+		.map((server) => ({ server, skills: [...lifecycle.skills(server)] }))
+		.filter((listing) => listing.skills.length > 0);
+}
+
+/** What loading a skill needs of the runtime: its gate, its connections, its secrets. */
+function skillServers(runtime: McpRuntime): SkillServers {
+	const { lifecycle } = runtime;
+	return {
+		blocked: (server) =>
+			lifecycle.config.servers.has(server) ? lifecycle.blocked(server) : lifecycle.unknownServer(server),
+		connect: (server, signal) => lifecycle.ensureConnected(server, signal),
+		mask: (text) => lifecycle.redactor.scrubSecrets(text),
+		requestTimeoutMs: lifecycle.config.settings.requestTimeoutMs,
+	};
+}
+
+/** The names of the skills Pi has already (the user's own): an MCP skill never takes one. */
+function skillsPiHas(pi: ExtensionAPI, ours: ReadonlySet<string>): Set<string> {
+	const commands = typeof pi.getCommands === "function" ? pi.getCommands() : [];
+	return new Set(
+		commands
+			.filter((c) => c.source === "skill" && c.name.startsWith("skill:"))
+			.map((c) => c.name.slice("skill:".length))
+			.filter((name) => !ours.has(name)),
+	);
+}
+
+/** Hooks MCP skills into Pi's events; returns them (for /mcp). */
+export function wireSkills(pi: ExtensionAPI, wiring: SkillWiring): McpSkills {
+	const folder = new SkillFolder(wiring.agentDir);
+	const skills = new McpSkills(folder, async () => skillServers(await wiring.runtime()));
+	// Removed at the session's end, and at an exit that does not wait for it (Ctrl-C of `pi -p`).
+	atExit(() => folder.remove());
+
+	pi.on("resources_discover", () => {
+		const ours = new Set(skills.offered.map((s) => s.piName));
+		const skillPaths = skills.discover(wiring.listings(), skillsPiHas(pi, ours));
+		return skillPaths.length > 0 ? { skillPaths } : undefined;
+	});
+
+	pi.on("tool_call", async (event, ctx) => {
+		if (skills.offered.length === 0) return undefined;
+		const why = await skills.beforeToolCall(event.input, ctx.cwd, ctx.signal);
+		return why ? { block: true, reason: why } : undefined;
+	});
+
+	pi.on("input", async (event, ctx) => {
+		if (skills.offered.length === 0 || !event.text.startsWith("/skill:")) return undefined;
+		const why = await skills.beforeCommand(event.text, ctx.signal);
+		if (!why) return undefined;
+		if (ctx.hasUI) ctx.ui.notify(terminalSafe(why), "error");
+		else console.error(terminalSafe(why));
+		return { action: "handled" as const };
+	});
+
+	pi.on("session_shutdown", () => skills.close());
+	return skills;
+}

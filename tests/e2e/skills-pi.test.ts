@@ -1,0 +1,132 @@
+// Skills over MCP (SEP-2640) in a real Pi, on both lines: a server built on the SDK's server
+// package publishes a skill; the first run lists (and caches) it and fetches none of it; the next
+// run offers it to the model as a Pi skill named by its server, and the model loads it the way Pi
+// skills load (the read tool on its SKILL.md), reads its supporting file and follows it (calls the
+// server's tool with the code the file names). Each file is fetched at its read, checked, and
+// written with the session's secrets masked; the folder goes with the session.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CACHE_FILE } from "../../metadata-cache.ts";
+import { SKILLS_DIR } from "../../skills/skill-folder.ts";
+import { ROOT, TSX } from "../support/helpers.ts";
+import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
+
+const TOKEN = "tok-skills-5f3a9c21e7";
+
+function writeSkill(root: string, files: Record<string, string>): void {
+	for (const [path, text] of Object.entries(files)) {
+		mkdirSync(dirname(join(root, path)), { recursive: true });
+		writeFileSync(join(root, path), text);
+	}
+}
+
+/** The system prompt the model was sent. */
+function systemPrompt(request: ChatRequest): string {
+	const system = request.messages.find((m) => m.role === "system" || m.role === "developer");
+	return typeof system?.content === "string" ? system.content : JSON.stringify(system?.content ?? "");
+}
+
+/** The location Pi gives the model for a skill, from its system prompt ("" if it is not offered). */
+function skillLocation(request: ChatRequest, name: string): string {
+	const prompt = systemPrompt(request);
+	const at = prompt.indexOf(`<name>${name}</name>`);
+	return at < 0 ? "" : (/<location>([^<]+)<\/location>/.exec(prompt.slice(at))?.[1] ?? "");
+}
+
+describe.each(PI_HOSTS)("MCP skills ($name)", (host) => {
+	let home: PiHome;
+	afterEach(async () => home.dispose());
+
+	it("run 1 lists the skill and fetches none of it; run 2 loads it on read, checks it, and the model follows it", async () => {
+		home = await createPiHome({});
+		const skills = join(home.root, "server-skills");
+		writeSkill(skills, {
+			"order-forms/SKILL.md": [
+				"---",
+				"name: order-forms",
+				"description: File order forms. Use when the user asks to file an order form.",
+				"---",
+				"",
+				"# Order forms",
+				"",
+				"Read references/FORMS.md, then call the submit tool with the form code it names.",
+				"",
+			].join("\n"),
+			"order-forms/references/FORMS.md": `The form code is BLUE-42. (Service token: ${TOKEN})\n`,
+		});
+		const reads = join(home.root, "reads.log");
+		const server = {
+			command: process.execPath,
+			args: [TSX, join(ROOT, "tests/fixtures/skills-server.ts"), skills],
+			env: { SKILL_READS: reads, DOCS_API_TOKEN: TOKEN },
+		};
+		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { docs: server } }));
+		const fetched = () => (existsSync(reads) ? readFileSync(reads, "utf8").split("\n").filter(Boolean) : []);
+
+		const first = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });
+		expect(first.code, first.stderr).toBe(0);
+		const cached = JSON.parse(readFileSync(join(home.agentDir, CACHE_FILE), "utf8")).servers;
+		expect(Object.values(cached as Record<string, { skills?: { name: string }[] }>)[0].skills?.[0].name).toBe(
+			"order-forms",
+		);
+		expect(fetched()).toEqual([]);
+
+		let skillFile = "";
+		const seen: string[][] = [];
+		const second = await runPi(home, "file the order form", {
+			host,
+			steps: [
+				(req) => {
+					seen.push(fetched());
+					skillFile = skillLocation(req, "docs-order-forms");
+					// Not offered: the run ends here (a step that threw would leave Pi waiting for the model).
+					if (!skillFile) return { text: `no skill offered:\n${systemPrompt(req).slice(-1500)}` };
+					return { toolCall: { name: "read", arguments: { path: skillFile } } };
+				},
+				(req) => {
+					seen.push(fetched());
+					expect(lastToolMessage(req)).toContain("call the submit tool");
+					const forms = join(dirname(skillFile), "references", "FORMS.md");
+					return { toolCall: { name: "read", arguments: { path: forms } } };
+				},
+				(req) => {
+					seen.push(fetched());
+					const code = /form code is (\S+?)\./.exec(lastToolMessage(req))?.[1];
+					return { toolCall: { name: "mcp", arguments: { tool: "docs_submit", args: { code } } } };
+				},
+				(req) => ({ text: lastToolMessage(req) }),
+			],
+		});
+		expect(second.code, second.stderr).toBe(0);
+		expect(skillFile, second.stdout).not.toBe("");
+		expect(second.stdout).toContain("form BLUE-42 accepted");
+		// Nothing before the model read SKILL.md; the supporting file only at its own read.
+		expect(seen).toEqual([[], ["order-forms/SKILL.md"], ["order-forms/SKILL.md", "order-forms/references/FORMS.md"]]);
+		// The skill's folder is ours, under the agent dir, and named by the server.
+		expect(skillFile.startsWith(join(home.agentDir, SKILLS_DIR))).toBe(true);
+		expect(skillFile.endsWith(join("docs-order-forms", "SKILL.md"))).toBe(true);
+		const sent = JSON.stringify(home.model.requests);
+		expect(sent).toContain('From the MCP server \\"docs\\"');
+		expect(sent).not.toContain(TOKEN);
+		// Removed with the session.
+		expect(readdirSync(join(home.agentDir, SKILLS_DIR))).toEqual([]);
+
+		// Run 3 starts from the start-up snapshot (nothing changed): `/skill:<name>` loads the skill
+		// before Pi puts it in the prompt.
+		const third = await runPi(home, "/skill:docs-order-forms file it", {
+			host,
+			steps: [(req) => ({ text: JSON.stringify(req.messages.filter((m) => m.role === "user")) })],
+		});
+		expect(third.code, third.stderr).toBe(0);
+		expect(third.stdout).toContain("call the submit tool");
+		expect(third.stdout).toContain('From the MCP server \\"docs\\"');
+		expect(fetched().filter((path) => path.endsWith("SKILL.md"))).toHaveLength(2);
+
+		// /mcp lists the server's skills under the names Pi knows them by.
+		const status = await runPi(home, "/mcp status", { host, steps: [] });
+		expect(status.stdout + status.stderr).toMatch(/docs: .*\n\s+skills: docs-order-forms/);
+	}, 180_000);
+});
