@@ -64,6 +64,8 @@ export interface LifecycleOptions {
 	readonly backoffMs?: number;
 	/** Told after any change of a server's state or tools (for the status line). */
 	readonly onChange?: () => void;
+	/** A request (a tool call, a resource read, a prompt) goes to this server: what the session used. */
+	readonly onRequest?: (server: string) => void;
 	/** The catalog changed (a session's search index follows it); not called before `start`. */
 	readonly onCatalogChanged?: () => void;
 	/**
@@ -317,6 +319,12 @@ export class ServerLifecycle {
 		});
 	}
 
+	/** Whether a failed connect of this server still fails fast (a start now would only say so). */
+	backingOff(name: string): boolean {
+		const failure = this.failures.get(name);
+		return failure !== undefined && this.now() - failure.at < (this.options.backoffMs ?? 60_000);
+	}
+
 	/** A failed server, as every call to it answers: `Server "x" not available (failed 12s ago): <why>` (the README's words). */
 	unavailable(name: string): string | undefined {
 		const failure = this.failures.get(name);
@@ -347,8 +355,7 @@ export class ServerLifecycle {
 		const existing = this.manager.get(name);
 		if (existing) return existing;
 		const failure = this.failures.get(name);
-		const backoffMs = this.options.backoffMs ?? 60_000;
-		if (failure && this.now() - failure.at < backoffMs) {
+		if (failure && this.backingOff(name)) {
 			if (failure.untold !== undefined && !ahead) {
 				this.failures.set(name, { ...failure, untold: undefined });
 				throw failure.untold;
@@ -456,12 +463,14 @@ export class ServerLifecycle {
 	}
 
 	async callTool(...[server, tool, args, options = {}]: Parameters<McpServerManager["callTool"]>) {
+		this.options.onRequest?.(server);
 		const heard = options.onProgress;
 		const onProgress: typeof heard = heard && ((p) => heard(p.message ? { ...p, message: this.mask(p.message) } : p));
 		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
 	}
 
 	async readResource(...[server, uri, options]: Parameters<McpServerManager["readResource"]>) {
+		this.options.onRequest?.(server);
 		return this.masked(await this.manager.readResource(server, this.listedUri(server, uri), options));
 	}
 
@@ -477,6 +486,7 @@ export class ServerLifecycle {
 	}
 
 	async getPrompt(...args: Parameters<McpServerManager["getPrompt"]>) {
+		this.options.onRequest?.(args[0]);
 		return this.masked(await this.manager.getPrompt(...args));
 	}
 
