@@ -349,6 +349,25 @@ export class ServerLifecycle {
 	 * told to the call that follows.
 	 */
 	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<ServerConnection> {
+		return this.connectFor(name, signal, ahead ? "ahead" : "listed");
+	}
+
+	/**
+	 * As `ensureConnected` for a call to a tool the catalog knows: resolves once the server is
+	 * initialized, so the call goes out while the server's listing goes on (recorded when it lands;
+	 * a listing that fails then is the server's failure, as any connect's). Whether it was listed
+	 * by then: `manager.get(name)`.
+	 */
+	async ensureCallable(name: string, signal?: AbortSignal): Promise<void> {
+		await this.connectFor(name, signal, "opened");
+	}
+
+	private async connectFor(
+		name: string,
+		signal: AbortSignal | undefined,
+		wait: "listed" | "ahead" | "opened",
+	): Promise<ServerConnection> {
+		const ahead = wait === "ahead";
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		const entry = this.entry(name);
@@ -363,6 +382,7 @@ export class ServerLifecycle {
 			throw new Error(this.unavailable(name));
 		}
 		try {
+			if (wait === "opened") return await this.opened(entry, signal);
 			const connection = await this.manager.connect(entry, signal);
 			this.failures.delete(name); // its metadata was recorded by the "connected" event
 			return connection;
@@ -370,6 +390,21 @@ export class ServerLifecycle {
 			if (signal?.aborted) throw raw; // this caller gave up; the connect itself goes on
 			throw this.failed(name, raw, ahead);
 		}
+	}
+
+	/** The server initialized; its listing's outcome is recorded when it lands. */
+	private async opened(entry: ServerEntry, signal: AbortSignal | undefined): Promise<ServerConnection> {
+		const connection = await this.manager.opened(entry, signal);
+		const listing = this.manager.listing(entry.name);
+		if (!listing) this.failures.delete(entry.name); // listed already
+		listing?.then(
+			() => this.failures.delete(entry.name),
+			(raw) => {
+				// Closed on purpose (shutdown, a reconfigure) is no failure of the server's.
+				if (!this.stopped && this.config.servers.get(entry.name) === entry) this.failed(entry.name, raw);
+			},
+		);
+		return connection;
 	}
 
 	/**

@@ -104,7 +104,12 @@ export type StateListener = (server: string, event: ServerEvent) => void;
 export const DEFAULT_MAX_ARGUMENT_BYTES = DEFAULT_SETTINGS.maxArgumentMB * 1024 * 1024;
 
 interface PendingConnect {
+	/** The connection, listed (tools, resources, templates, prompts) and recorded. */
 	readonly promise: Promise<ServerConnection>;
+	/** The connection once initialized, before its listing: a call can go out (see `opened`). */
+	readonly opened: Promise<ServerConnection>;
+	/** Set once initialized. */
+	connection?: ServerConnection;
 	readonly controller: AbortController;
 	readonly since: number;
 	install?: InstallProgress;
@@ -182,16 +187,44 @@ export class McpServerManager {
 	connect(entry: ServerEntry, signal?: AbortSignal): Promise<ServerConnection> {
 		const existing = this.get(entry.name);
 		if (existing) return Promise.resolve(existing);
-		let pending = this.pending.get(entry.name);
-		if (!pending) {
-			const controller = new AbortController();
-			const promise = this.open(entry, controller.signal).finally(() => {
-				if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
-			});
-			pending = { promise, controller, since: this.now() };
-			this.pending.set(entry.name, pending);
-		}
+		const pending = this.pending.get(entry.name) ?? this.start(entry);
 		return signal ? untilAborted(pending.promise, signal) : pending.promise;
+	}
+
+	/**
+	 * As `connect`, but resolves as soon as the server is initialized, while its tools, resources,
+	 * templates and prompts are still being listed (recorded, and told as "connected", when they
+	 * are): a call to a tool known from the cache need not wait for the whole listing. A listing
+	 * that fails fails `connect`'s promise, and closes the connection under a call sent meanwhile.
+	 */
+	opened(entry: ServerEntry, signal?: AbortSignal): Promise<ServerConnection> {
+		const existing = this.get(entry.name);
+		if (existing) return Promise.resolve(existing);
+		const pending = this.pending.get(entry.name) ?? this.start(entry);
+		return signal ? untilAborted(pending.opened, signal) : pending.opened;
+	}
+
+	/** The listing of a connect under way (see `opened`); undefined when none is. */
+	listing(name: string): Promise<ServerConnection> | undefined {
+		return this.pending.get(name)?.promise;
+	}
+
+	private start(entry: ServerEntry): PendingConnect {
+		const controller = new AbortController();
+		let initialized!: (connection: ServerConnection) => void;
+		const opened = new Promise<ServerConnection>((resolve) => (initialized = resolve));
+		const promise = this.open(entry, controller.signal, false, (connection) => {
+			pending.connection = connection;
+			initialized(connection);
+		}).finally(() => {
+			if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
+		});
+		// A failure before the server was initialized fails both; after it, only the listing's promise.
+		const pending: PendingConnect = { promise, opened: Promise.race([opened, promise]), controller, since: this.now() };
+		// Whoever asked for the listing hears its failure; `opened` alone may have no one left to tell.
+		pending.opened.catch(() => undefined);
+		this.pending.set(entry.name, pending);
+		return pending;
 	}
 
 	/** Lists tools, resources, templates and prompts again (after list_changed, or on request). */
@@ -224,6 +257,7 @@ export class McpServerManager {
 			const { loadSdk, headerSource } = await loadConnections();
 			const sdk = await loadSdk();
 			const params = { name: tool, arguments: args };
+			await this.listedForHeaders(connection);
 			const call = async () => {
 				const requestOptions = this.requestOptions(connection, options);
 				// Tasks left the core protocol in 2026-07-28 (an extension now, SEP-2663, which the SDK's
@@ -250,6 +284,15 @@ export class McpServerManager {
 				return call();
 			}
 		});
+	}
+
+	/**
+	 * A call sent before the listing carries no `Mcp-Param-*` headers (SEP-2243: the SDK takes them
+	 * from the listed schema): on the 2026-07-28 wire over HTTP it waits for the listing first.
+	 */
+	private async listedForHeaders(connection: ServerConnection): Promise<void> {
+		if (connection.transportKind === "stdio" || connection.client.getProtocolEra() !== "modern") return;
+		if (this.connections.get(connection.name) !== connection) await this.pending.get(connection.name)?.promise;
 	}
 
 	/** For a "URL elicitation required" error: asks the user to open each page; true when all were accepted. */
@@ -340,8 +383,14 @@ export class McpServerManager {
 		return connection;
 	}
 
+	/** A connection that may take requests: listed, or initialized with its listing under way (`opened`). */
+	private callable(name: string): ServerConnection {
+		const early = this.pending.get(name)?.connection;
+		return this.get(name) ?? (early?.status === "connected" ? early : this.require(name));
+	}
+
 	private async track<T>(name: string, run: (connection: ServerConnection) => Promise<T>, retried = false): Promise<T> {
-		const connection = this.require(name);
+		const connection = this.callable(name);
 		connection.inFlight++;
 		connection.lastUsedAt = this.now();
 		try {
@@ -397,7 +446,12 @@ export class McpServerManager {
 		);
 	}
 
-	private async open(entry: ServerEntry, signal: AbortSignal, renewed = false): Promise<ServerConnection> {
+	private async open(
+		entry: ServerEntry,
+		signal: AbortSignal,
+		renewed = false,
+		onOpened?: (connection: ServerConnection) => void,
+	): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
 		const { loadSdk, openConnection, listMetadata } = await loadConnections();
 		const sdk = await loadSdk();
@@ -428,7 +482,7 @@ export class McpServerManager {
 		} catch (error) {
 			const next = afterError({ error, during: "connect", retried: renewed });
 			if (!signal.aborted && next === "sign-in" && (await this.renew(entry, sent)))
-				return this.open(entry, signal, true);
+				return this.open(entry, signal, true, onOpened);
 			if (error instanceof AuthRequiredError) throw error;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
 			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), {
@@ -457,6 +511,7 @@ export class McpServerManager {
 			killSync: opened.killSync,
 			oauthToken: opened.oauthToken,
 		};
+		onOpened?.(connection);
 		try {
 			Object.assign(
 				connection,
@@ -466,6 +521,7 @@ export class McpServerManager {
 				),
 			);
 		} catch (error) {
+			connection.status = "closed"; // no call sent early goes to it any more
 			await connection.close();
 			throw new Error(
 				this.redactor.scrub(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`),
