@@ -582,9 +582,10 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		if (runtime || sessionCtx) await reload(ctx, event.servers);
 	});
 
-	// While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded.
+	// While the model thinks: the runtime is built (a start from a snapshot), the MCP client and the call path loaded.
 	const stopWarming = warmWhileModelThinks(pi, () => ({
 		warmUp: () => {
+			proxyModule ??= import("./proxy/proxy-tool.ts"); // the call path, before the first call waits for it
 			// A failed build here is not lost: the call that needs the runtime builds it and reports why.
 			ensureRuntime().then(
 				(active) => active?.warmUp(),

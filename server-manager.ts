@@ -404,8 +404,9 @@ export class McpServerManager {
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
 			}
-			const { explainRequestError, isGone, withStderr } = await loadConnections();
-			const explained = withStderr(explainRequestError(error, connection, this.requestTimeout(connection)), connection);
+			const { explainRequestError, isGone, loadSdk, withStderr } = await loadConnections();
+			const timeout = this.requestTimeout(connection);
+			const explained = withStderr(explainRequestError(await loadSdk(), error, connection, timeout), connection);
 			// A server that closed its input is as good as crashed: the next call starts it again.
 			if (isGone(error)) this.markClosed(connection);
 			const message = describeError(explained);
@@ -454,7 +455,9 @@ export class McpServerManager {
 	): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
 		const { loadSdk, openConnection, listMetadata } = await loadConnections();
-		const sdk = await loadSdk();
+		// Not awaited here: a stdio server starts while the SDK loads (the session's first connect).
+		const sdk = loadSdk();
+		sdk.catch(() => undefined); // a failure to load is the connect's, reported by it
 		const options: OpenOptions = {
 			env: this.options.env ?? process.env,
 			auth: this.auth,

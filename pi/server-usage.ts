@@ -4,6 +4,7 @@
 // it, in how many sessions, and how many sessions in a row started it early and never called it.
 // Server names and times only: never a tool, an argument or a result.
 import { join } from "node:path";
+import { within } from "../bounds/waits.ts";
 import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
 
 export const USAGE_FILE = "mcp-server-usage.json";
@@ -23,6 +24,8 @@ export const MAX_WARMED = 4;
 /** Projects and servers per project kept: the file stays a few KB. */
 const MAX_PROJECTS = 50;
 const MAX_SERVERS = 20;
+/** How long a session's end waits for its writes (they are usually done long before, at the calls). */
+const FLUSH_MS = 2000;
 
 /** One server's use in one project. */
 export interface ServerUse {
@@ -147,9 +150,12 @@ export class ServerUsage {
 		if (missed.length > 0) this.write((usage) => withMisses(usage, project, missed, this.now()));
 	}
 
-	/** Waits for the writes queued so far (at the session's end). */
+	/**
+	 * Waits for the writes queued so far (at the session's end), at most FLUSH_MS: another process
+	 * holding the file's lock never holds up Pi's exit for a guess.
+	 */
 	flush(): Promise<void> {
-		return this.writes;
+		return within(this.writes, FLUSH_MS);
 	}
 
 	private write(change: (usage: Usage) => Usage): void {

@@ -1,15 +1,23 @@
-// A call to a tool the cache knows goes out as soon as its server is initialized, not after the
-// server has listed its tools, resources, templates and prompts; the listing goes on and lands
-// whole in the catalog and the cache. The fixture server answers tools/list only after it answered
-// a call: a call that waited for the listing would wait for ever (until the connect deadline).
+// What a cold start waits for, and what it need not. A stdio server starts while the SDK loads (the
+// session's first connect): here the SDK's load is held until the server has started, which never
+// happens if the start waits for the SDK. A call to a tool the cache knows goes out as soon as its
+// server is initialized, not after the server has listed its tools, resources, templates and
+// prompts; the listing goes on and lands whole in the catalog and the cache. The fixture server
+// answers tools/list only after it answered a call: a call that waited for the listing would wait
+// for ever (until the connect deadline).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ServerLifecycle } from "../../lifecycle.ts";
 import { MetadataCache } from "../../metadata-cache.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { McpServerManager } from "../../server-manager.ts";
+import { openConnection } from "../../transport/open-connection.ts";
+import { loadSdk } from "../../transport/sdk-loader.ts";
+import { Redactor } from "../../trust/redaction.ts";
 import type { ToolMetadata } from "../../types.ts";
-import { configOf, entryOf, faultStdio, tempDir } from "../support/helpers.ts";
+import { configOf, entryOf, faultStdio, markerServer, tempDir, waitUntil } from "../support/helpers.ts";
 
 const tool = (name: string): ToolMetadata => ({
 	server: "slow",
@@ -56,5 +64,33 @@ describe("a call sent before the server's listing", () => {
 		const call = await runProxy(lifecycle, { tool: "slow_vanished", args: { text: "x" } });
 		expect(contentText(call.content)).toContain('Server "slow" no longer has a tool "vanished".');
 		expect(lifecycle.state("slow")).toBe("connected");
+	});
+});
+
+describe("a stdio server's start", () => {
+	// A start's budget on a loaded machine (the test waits for the event, never for a time).
+	const START_MS = 120_000;
+	it("begins while the SDK loads, and the client speaks to it once the SDK is there", {
+		timeout: START_MS * 2,
+	}, async () => {
+		const dir = tempDir();
+		const marker = join(dir.path, "started");
+		try {
+			const entry = entryOf(configOf({ everything: markerServer(marker) }), "everything");
+			// The SDK arrives only once the server has started.
+			const sdk = waitUntil(() => existsSync(marker), "the server to start before the SDK is loaded", START_MS).then(
+				loadSdk,
+			);
+			const redactor = new Redactor({});
+			const options = { env: process.env, auth: { agentDir: dir.path, env: {} }, redactor };
+			const opened = await openConnection(sdk, entry, { ...options, connectTimeoutMs: 60_000, maxMessageBytes: 1e8 });
+			try {
+				expect(opened.client.getServerVersion()?.name).toContain("everything");
+			} finally {
+				await opened.close();
+			}
+		} finally {
+			dir.remove();
+		}
 	});
 });
