@@ -36,7 +36,7 @@ export type { Progress } from "./types.ts";
 const loadConnections = once(() => import("./transport/open-connection.ts"));
 /** The task API's calls, loaded on the first task-only tool. */
 const loadTasks = once(() => import("./transport/tool-tasks.ts"));
-/** The per-user broker's client, loaded with the first connect (as opening connections is). */
+/** The per-user broker's client, loaded with the first connect of a server it shares. */
 const loadBroker = once(() => import("./broker/client.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
@@ -474,7 +474,7 @@ export class McpServerManager {
 			debugLog: this.options.debugLog,
 			live: this.live,
 			requests: this.options.requests,
-			broker: this.options.broker && (await loadBroker()).brokerServers(this.options.broker),
+			broker: await this.sharedServers(entry),
 			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
 			onCredential: (token) => (sent = token),
 		};
@@ -563,6 +563,13 @@ export class McpServerManager {
 		// Closing what already broke: its processes are ended by the transport whatever close says.
 		void connection.close().catch(() => undefined);
 		this.emit(connection.name, "closed");
+	}
+
+	/** The broker, for a server it shares: its client loads with the first such connect, not with every first connect. */
+	private async sharedServers(entry: ServerEntry) {
+		const broker = this.options.broker;
+		if (!broker || entry.transport !== "stdio" || !broker.shares(entry)) return undefined;
+		return (await loadBroker()).brokerServers(broker);
 	}
 
 	private connectTimeoutMs(): number {

@@ -2,7 +2,7 @@
 // `pi -p` with a scripted model that calls three real servers (a first cold call, a warm call, two
 // more cold calls), then answers. Pi 1.5's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5, and this
 // extension on both Pi lines; Pi without MCP as the floor. Each stack first runs a session in a new
-// home (empty caches: its first session), then RUNS more (medians). The model thinks THINK_MS
+// home (empty caches: its first session), then RUNS more (medians), the stacks taking turns. The model thinks THINK_MS
 // before its first answer, as a real one does, and streams each call over CALL_STREAM_MS (the
 // tool's name first, its arguments after), as real ones do. Ours saves in three ways, measured
 // apart: the learned warm-up (at the first prompt, the servers the project's recent sessions
@@ -151,17 +151,24 @@ interface Row {
 	readonly warm: Sample[];
 }
 
-async function measure(stack: Stack): Promise<Row> {
-	const home = await createPiHome({});
+/**
+ * Each stack in its own home: its first session, then RUNS more, the stacks taking turns session by
+ * session, so a busy moment of the shared machine falls on all of them alike.
+ */
+async function measure(stacks: readonly Stack[]): Promise<Row[]> {
+	const homes: { stack: Stack; home: PiHome; log: string; first?: Sample; warm: Sample[] }[] = [];
 	try {
-		const log = join(home.root, "starts.log");
-		home.writeAgentFile("mcp.json", JSON.stringify({ ...mcpConfig(home, log), settings: stack.settings }));
-		const first = await session(home, stack, log);
-		const warm: Sample[] = [];
-		for (let i = 0; i < RUNS; i++) warm.push(await session(home, stack, log));
-		return { name: stack.name, first, warm };
+		for (const stack of stacks) {
+			const home = await createPiHome({});
+			const log = join(home.root, "starts.log");
+			homes.push({ stack, home, log, warm: [] });
+			home.writeAgentFile("mcp.json", JSON.stringify({ ...mcpConfig(home, log), settings: stack.settings }));
+		}
+		for (const h of homes) h.first = await session(h.home, h.stack, h.log);
+		for (let i = 0; i < RUNS; i++) for (const h of homes) h.warm.push(await session(h.home, h.stack, h.log));
+		return homes.map((h) => ({ name: h.stack.name, first: h.first as Sample, warm: h.warm }));
 	} finally {
-		await home.dispose();
+		for (const { home } of homes) await home.dispose();
 	}
 }
 
@@ -182,8 +189,7 @@ export async function main(): Promise<void> {
 	];
 	// BENCH_STACKS=ours,built-in measures only the stacks whose names contain one of those words.
 	const only = process.env.BENCH_STACKS?.split(",");
-	const rows: Row[] = [];
-	for (const stack of stacks) if (!only || only.some((w) => stack.name.includes(w))) rows.push(await measure(stack));
+	const rows = await measure(stacks.filter((stack) => !only || only.some((w) => stack.name.includes(w))));
 	if (only) {
 		for (const row of rows)
 			console.log(
