@@ -64,8 +64,19 @@ describe("the learned warm-up", () => {
 	beforeEach(() => {
 		dir = tempDir();
 		project = realpathSync(dir.path);
+		// Timers only: the usage file is written and locked for real.
+		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
 	});
-	afterEach(() => dir.remove());
+	afterEach(() => {
+		vi.useRealTimers();
+		dir.remove();
+	});
+
+	/** The model has been thinking WARM_AFTER_MS, and what that started has run. */
+	const thinking = async () => {
+		await vi.advanceTimersByTimeAsync(WARM_AFTER_MS);
+		await new Promise((resolve) => setImmediate(resolve));
+	};
 
 	/** A session whose runtime starts what it is asked to, except `refused` (running, awaiting approval, ...). */
 	function session(refused: string[] = []) {
@@ -76,7 +87,7 @@ describe("the learned warm-up", () => {
 		};
 		const runtime = vi.fn(async () => target);
 		const learned = learnedWarmUp(pi, dir.path, runtime);
-		return { pi, started, runtime, learned, settle: () => new Promise((r) => setTimeout(r, 0)) };
+		return { pi, started, runtime, learned, settle: thinking };
 	}
 
 	it("the next session's first prompt starts what this one called; a session never prompted starts nothing", async () => {
@@ -98,6 +109,22 @@ describe("the learned warm-up", () => {
 		await next.pi.emit("agent_start"); // the second prompt: already started, nothing more
 		await next.settle();
 		expect(next.runtime).toHaveBeenCalledTimes(1);
+	});
+
+	it("nothing starts at the prompt itself (its request goes first), nor for a prompt answered at once", async () => {
+		const first = session();
+		await first.pi.emit("session_start", dir.path);
+		first.learned.used("memory");
+		await first.pi.emit("session_shutdown");
+
+		const quick = session();
+		await quick.pi.emit("session_start", dir.path);
+		await quick.pi.emit("agent_start");
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(quick.runtime).not.toHaveBeenCalled(); // the prompt's request to the model goes out first
+		await quick.pi.emit("agent_end"); // the model answered within WARM_AFTER_MS
+		await quick.settle();
+		expect(quick.runtime).not.toHaveBeenCalled();
 	});
 
 	it("a project that called nothing builds no runtime at its first prompt", async () => {
