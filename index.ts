@@ -40,7 +40,7 @@ import { EMPTY_STATUS, emitStatus, statusSnapshot } from "./pi/status-event.ts";
 import type { ToolSearchApi } from "./pi/tool-ranking.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { registerToolSearch } from "./pi/tool-search.ts";
-import { warmWhileModelThinks } from "./pi/warm-up.ts";
+import { learnedWarmUp, warmWhileModelThinks } from "./pi/warm-up.ts";
 import type { ProxyResult } from "./proxy/answer.ts";
 import {
 	normalizeProxyInput,
@@ -146,11 +146,15 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	const agentDir = resolveAgentDir(process.env);
 	const piLine = isPi15(pi) ? "pi-1.5" : "pi-0.73";
 	let key = snapshotKey({ cwd: process.cwd(), onlyServers: only, piLine });
+	// At the first prompt, the servers this project's recent sessions called start (pi/warm-up.ts).
+	const learned = learnedWarmUp(pi, agentDir, () => ensureRuntime());
 
 	const newRuntime = async (options: RuntimeOptions): Promise<McpRuntime> => {
 		// Loaded here, not with the extension: a start from a snapshot never needs it.
 		const { McpRuntime } = await import("./mcp-runtime.ts");
-		const { value, reads } = recordReads(() => new McpRuntime({ ...options, configEnv: configEnv.env }));
+		const { value, reads } = recordReads(
+			() => new McpRuntime({ ...options, configEnv: configEnv.env, onServerUsed: learned.used }),
+		);
 		inputsOf.set(value, reads);
 		return value;
 	};
@@ -604,9 +608,10 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		if (runtime || sessionCtx) await reload(ctx, event.servers);
 	});
 
-	// While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded.
+	// While the model thinks: the runtime is built (a start from a snapshot), the MCP client and the call path loaded.
 	const stopWarming = warmWhileModelThinks(pi, () => ({
 		warmUp: () => {
+			proxyModule ??= import("./proxy/proxy-tool.ts"); // the call path, before the first call waits for it
 			// A failed build here is not lost: the call that needs the runtime builds it and reports why.
 			ensureRuntime().then(
 				(active) => active?.warmUp(),

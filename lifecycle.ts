@@ -69,6 +69,8 @@ export interface LifecycleOptions {
 	readonly backoffMs?: number;
 	/** Told after any change of a server's state or tools (for the status line). */
 	readonly onChange?: () => void;
+	/** A request (a tool call, a resource read, a prompt) goes to this server: what the session used. */
+	readonly onRequest?: (server: string) => void;
 	/** The catalog changed (a session's search index follows it); not called before `start`. */
 	readonly onCatalogChanged?: () => void;
 	/**
@@ -347,6 +349,12 @@ export class ServerLifecycle {
 		});
 	}
 
+	/** Whether a failed connect of this server still fails fast (a start now would only say so). */
+	backingOff(name: string): boolean {
+		const failure = this.failures.get(name);
+		return failure !== undefined && this.now() - failure.at < (this.options.backoffMs ?? 60_000);
+	}
+
 	/** A failed server, as every call to it answers: `Server "x" not available (failed 12s ago): <why>` (the README's words). */
 	unavailable(name: string): string | undefined {
 		const failure = this.failures.get(name);
@@ -371,14 +379,32 @@ export class ServerLifecycle {
 	 * told to the call that follows.
 	 */
 	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<ServerConnection> {
+		return this.connectFor(name, signal, ahead ? "ahead" : "listed");
+	}
+
+	/**
+	 * As `ensureConnected` for a call to a tool the catalog knows: resolves once the server is
+	 * initialized, so the call goes out while the server's listing goes on (recorded when it lands;
+	 * a listing that fails then is the server's failure, as any connect's). Whether it was listed
+	 * by then: `manager.get(name)`.
+	 */
+	async ensureCallable(name: string, signal?: AbortSignal): Promise<void> {
+		await this.connectFor(name, signal, "opened");
+	}
+
+	private async connectFor(
+		name: string,
+		signal: AbortSignal | undefined,
+		wait: "listed" | "ahead" | "opened",
+	): Promise<ServerConnection> {
+		const ahead = wait === "ahead";
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		const entry = this.entry(name);
 		const existing = this.manager.get(name);
 		if (existing) return existing;
 		const failure = this.failures.get(name);
-		const backoffMs = this.options.backoffMs ?? 60_000;
-		if (failure && this.now() - failure.at < backoffMs) {
+		if (failure && this.backingOff(name)) {
 			if (failure.untold !== undefined && !ahead) {
 				this.failures.set(name, { ...failure, untold: undefined });
 				throw failure.untold;
@@ -386,6 +412,7 @@ export class ServerLifecycle {
 			throw new Error(this.unavailable(name));
 		}
 		try {
+			if (wait === "opened") return await this.opened(entry, signal);
 			const connection = await this.manager.connect(entry, signal);
 			this.failures.delete(name); // its metadata was recorded by the "connected" event
 			return connection;
@@ -393,6 +420,21 @@ export class ServerLifecycle {
 			if (signal?.aborted) throw raw; // this caller gave up; the connect itself goes on
 			throw this.failed(name, raw, ahead);
 		}
+	}
+
+	/** The server initialized; its listing's outcome is recorded when it lands. */
+	private async opened(entry: ServerEntry, signal: AbortSignal | undefined): Promise<ServerConnection> {
+		const connection = await this.manager.opened(entry, signal);
+		const listing = this.manager.listing(entry.name);
+		if (!listing) this.failures.delete(entry.name); // listed already
+		listing?.then(
+			() => this.failures.delete(entry.name),
+			(raw) => {
+				// Closed on purpose (shutdown, a reconfigure) is no failure of the server's.
+				if (!this.stopped && this.config.servers.get(entry.name) === entry) this.failed(entry.name, raw);
+			},
+		);
+		return connection;
 	}
 
 	/**
@@ -486,12 +528,14 @@ export class ServerLifecycle {
 	}
 
 	async callTool(...[server, tool, args, options = {}]: Parameters<McpServerManager["callTool"]>) {
+		this.options.onRequest?.(server);
 		const heard = options.onProgress;
 		const onProgress: typeof heard = heard && ((p) => heard(p.message ? { ...p, message: this.mask(p.message) } : p));
 		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
 	}
 
 	async readResource(...[server, uri, options]: Parameters<McpServerManager["readResource"]>) {
+		this.options.onRequest?.(server);
 		const listed = this.listedUri(server, uri);
 		const result = this.masked(await this.manager.readResource(server, listed, options));
 		// Followed from now on, where the server offers it: a started session's reads only (a CLI run reads once).
@@ -512,6 +556,7 @@ export class ServerLifecycle {
 	}
 
 	async getPrompt(...args: Parameters<McpServerManager["getPrompt"]>) {
+		this.options.onRequest?.(args[0]);
 		return this.masked(await this.manager.getPrompt(...args));
 	}
 

@@ -41,6 +41,8 @@ export interface RuntimeOptions {
 	readonly registered?: readonly RegisteredServer[];
 	/** Only these servers exist for this session (`--mcp-servers`, `PI_MCP_SERVERS`: a subagent's limit). */
 	readonly onlyServers?: readonly string[];
+	/** Told when a request (a call, a read, a prompt) goes to a server, unless `settings.warmUp` or `prestart` is off: what the session used. */
+	readonly onServerUsed?: (server: string) => void;
 }
 
 export class McpRuntime {
@@ -156,6 +158,11 @@ export class McpRuntime {
 			onCatalogChanged: () => this.searchIndex?.changed(),
 			onResourceChanged: (change) => {
 				for (const listener of this.resourceListeners) listener(change);
+			},
+			// Learned only where the user lets it start servers early (pi/warm-up.ts).
+			onRequest: (server) => {
+				const { settings } = this.config;
+				if (settings.prestart && settings.warmUp) this.options.onServerUsed?.(server);
 			},
 		});
 	}
@@ -376,15 +383,29 @@ export class McpRuntime {
 
 	/**
 	 * A call to this server is on its way (the model's tool call names it as it streams): starts it
-	 * now, without waiting. Nothing happens to a server that runs or starts, may not run (awaiting
-	 * approval, disabled, needs configuration) or is backing off; a failure is recorded for the call.
+	 * now, without waiting (see `startAhead`).
 	 */
 	prestart(server: string): void {
+		this.startAhead(server, "call");
+	}
+
+	/**
+	 * Starts a server ahead of any call, without waiting: `call` when a streamed call names it
+	 * (`settings.prestart`), `learned` when the project's recent sessions called it (also
+	 * `settings.warmUp`: `prestart: false` promises that nothing starts before a call runs).
+	 * Nothing happens to a server that runs or starts, may not run (awaiting approval, disabled,
+	 * outside the session's servers, needs configuration) or is backing off, or when a setting is
+	 * off; true when a start began. Its failure is recorded for the call.
+	 */
+	startAhead(server: string, why: "call" | "learned"): boolean {
 		const { lifecycle } = this;
-		if (!this.config.settings.prestart || !lifecycle.knows(server) || lifecycle.blocked(server)) return;
-		if (this.manager.get(server) || this.manager.connecting(server)) return;
+		const { settings } = this.config;
+		if (!settings.prestart || (why === "learned" && !settings.warmUp)) return false;
+		if (!lifecycle.knows(server) || lifecycle.blocked(server) || lifecycle.backingOff(server)) return false;
+		if (this.manager.get(server) || this.manager.connecting(server)) return false;
 		// The call that follows joins this connect, and reports its failure (recorded by the lifecycle).
 		lifecycle.ensureConnected(server, undefined, true).catch(() => undefined);
+		return true;
 	}
 
 	/** At an exit that cannot wait: every server process this session started, killed at once. */

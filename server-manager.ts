@@ -38,7 +38,7 @@ const loadConnections = once(() => import("./transport/open-connection.ts"));
 const loadTasks = once(() => import("./transport/tool-tasks.ts"));
 /** The 2026 tasks extension's calls, loaded on the first call to a server that offers it. */
 const loadExtensionTasks = once(() => import("./transport/tool-tasks-2026.ts"));
-/** The per-user broker's client, loaded with the first connect (as opening connections is). */
+/** The per-user broker's client, loaded with the first connect of a server it shares. */
 const loadBroker = once(() => import("./broker/client.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
@@ -110,7 +110,12 @@ export type StateListener = (server: string, event: ServerEvent) => void;
 export const DEFAULT_MAX_ARGUMENT_BYTES = DEFAULT_SETTINGS.maxArgumentMB * 1024 * 1024;
 
 interface PendingConnect {
+	/** The connection, listed (tools, resources, templates, prompts) and recorded. */
 	readonly promise: Promise<ServerConnection>;
+	/** The connection once initialized, before its listing: a call can go out (see `opened`). */
+	readonly opened: Promise<ServerConnection>;
+	/** Set once initialized. */
+	connection?: ServerConnection;
 	readonly controller: AbortController;
 	readonly since: number;
 	install?: InstallProgress;
@@ -188,16 +193,44 @@ export class McpServerManager {
 	connect(entry: ServerEntry, signal?: AbortSignal): Promise<ServerConnection> {
 		const existing = this.get(entry.name);
 		if (existing) return Promise.resolve(existing);
-		let pending = this.pending.get(entry.name);
-		if (!pending) {
-			const controller = new AbortController();
-			const promise = this.open(entry, controller.signal).finally(() => {
-				if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
-			});
-			pending = { promise, controller, since: this.now() };
-			this.pending.set(entry.name, pending);
-		}
+		const pending = this.pending.get(entry.name) ?? this.start(entry);
 		return signal ? untilAborted(pending.promise, signal) : pending.promise;
+	}
+
+	/**
+	 * As `connect`, but resolves as soon as the server is initialized, while its tools, resources,
+	 * templates and prompts are still being listed (recorded, and told as "connected", when they
+	 * are): a call to a tool known from the cache need not wait for the whole listing. A listing
+	 * that fails fails `connect`'s promise, and closes the connection under a call sent meanwhile.
+	 */
+	opened(entry: ServerEntry, signal?: AbortSignal): Promise<ServerConnection> {
+		const existing = this.get(entry.name);
+		if (existing) return Promise.resolve(existing);
+		const pending = this.pending.get(entry.name) ?? this.start(entry);
+		return signal ? untilAborted(pending.opened, signal) : pending.opened;
+	}
+
+	/** The listing of a connect under way (see `opened`); undefined when none is. */
+	listing(name: string): Promise<ServerConnection> | undefined {
+		return this.pending.get(name)?.promise;
+	}
+
+	private start(entry: ServerEntry): PendingConnect {
+		const controller = new AbortController();
+		let initialized!: (connection: ServerConnection) => void;
+		const opened = new Promise<ServerConnection>((resolve) => (initialized = resolve));
+		const promise = this.open(entry, controller.signal, false, (connection) => {
+			pending.connection = connection;
+			initialized(connection);
+		}).finally(() => {
+			if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
+		});
+		// A failure before the server was initialized fails both; after it, only the listing's promise.
+		const pending: PendingConnect = { promise, opened: Promise.race([opened, promise]), controller, since: this.now() };
+		// Whoever asked for the listing hears its failure; `opened` alone may have no one left to tell.
+		pending.opened.catch(() => undefined);
+		this.pending.set(entry.name, pending);
+		return pending;
 	}
 
 	/** Lists tools, resources, templates and prompts again (after list_changed, or on request). */
@@ -231,6 +264,7 @@ export class McpServerManager {
 			const sdk = await loadSdk();
 			const params = { name: tool, arguments: args };
 			const client = connection.client;
+			await this.listedForHeaders(connection);
 			const call = async () => {
 				const { signal, ...request } = this.requestOptions(connection, options);
 				// The listed schema lets the SDK send the tool's SEP-2243 `Mcp-Param-*` headers.
@@ -263,6 +297,15 @@ export class McpServerManager {
 				return call();
 			}
 		});
+	}
+
+	/**
+	 * A call sent before the listing carries no `Mcp-Param-*` headers (SEP-2243: the SDK takes them
+	 * from the listed schema): on the 2026-07-28 wire over HTTP it waits for the listing first.
+	 */
+	private async listedForHeaders(connection: ServerConnection): Promise<void> {
+		if (connection.transportKind === "stdio" || connection.client.getProtocolEra() !== "modern") return;
+		if (this.connections.get(connection.name) !== connection) await this.pending.get(connection.name)?.promise;
 	}
 
 	/** For a "URL elicitation required" error: asks the user to open each page; true when all were accepted. */
@@ -353,8 +396,14 @@ export class McpServerManager {
 		return connection;
 	}
 
+	/** A connection that may take requests: listed, or initialized with its listing under way (`opened`). */
+	private callable(name: string): ServerConnection {
+		const early = this.pending.get(name)?.connection;
+		return this.get(name) ?? (early?.status === "connected" ? early : this.require(name));
+	}
+
 	private async track<T>(name: string, run: (connection: ServerConnection) => Promise<T>, retried = false): Promise<T> {
-		const connection = this.require(name);
+		const connection = this.callable(name);
 		connection.inFlight++;
 		connection.lastUsedAt = this.now();
 		try {
@@ -368,8 +417,9 @@ export class McpServerManager {
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
 			}
-			const { explainRequestError, isGone, withStderr } = await loadConnections();
-			const explained = withStderr(explainRequestError(error, connection, this.requestTimeout(connection)), connection);
+			const { explainRequestError, isGone, loadSdk, withStderr } = await loadConnections();
+			const timeout = this.requestTimeout(connection);
+			const explained = withStderr(explainRequestError(await loadSdk(), error, connection, timeout), connection);
 			// A server that closed its input is as good as crashed: the next call starts it again.
 			if (isGone(error)) this.markClosed(connection);
 			const message = describeError(explained);
@@ -410,10 +460,17 @@ export class McpServerManager {
 		);
 	}
 
-	private async open(entry: ServerEntry, signal: AbortSignal, renewed = false): Promise<ServerConnection> {
+	private async open(
+		entry: ServerEntry,
+		signal: AbortSignal,
+		renewed = false,
+		onOpened?: (connection: ServerConnection) => void,
+	): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
 		const { loadSdk, openConnection, listMetadata } = await loadConnections();
-		const sdk = await loadSdk();
+		// Not awaited here: a stdio server starts while the SDK loads (the session's first connect).
+		const sdk = loadSdk();
+		sdk.catch(() => undefined); // a failure to load is the connect's, reported by it
 		const options: OpenOptions = {
 			env: this.options.env ?? process.env,
 			auth: this.auth,
@@ -430,7 +487,7 @@ export class McpServerManager {
 			debugLog: this.options.debugLog,
 			live: this.live,
 			requests: this.options.requests,
-			broker: this.options.broker && (await loadBroker()).brokerServers(this.options.broker),
+			broker: await this.sharedServers(entry),
 			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
 			onCredential: (token) => (sent = token),
 		};
@@ -441,7 +498,7 @@ export class McpServerManager {
 		} catch (error) {
 			const next = afterError({ error, during: "connect", retried: renewed });
 			if (!signal.aborted && next === "sign-in" && (await this.renew(entry, sent)))
-				return this.open(entry, signal, true);
+				return this.open(entry, signal, true, onOpened);
 			if (error instanceof AuthRequiredError) throw error;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
 			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), {
@@ -473,6 +530,7 @@ export class McpServerManager {
 			killSync: opened.killSync,
 			oauthToken: opened.oauthToken,
 		};
+		onOpened?.(connection);
 		try {
 			Object.assign(
 				connection,
@@ -482,6 +540,7 @@ export class McpServerManager {
 				),
 			);
 		} catch (error) {
+			connection.status = "closed"; // no call sent early goes to it any more
 			await connection.close();
 			throw new Error(
 				this.redactor.scrub(`Server "${entry.name}" connected but listing its tools failed: ${describeError(error)}`),
@@ -525,6 +584,13 @@ export class McpServerManager {
 		// Closing what already broke: its processes are ended by the transport whatever close says.
 		void connection.close().catch(() => undefined);
 		this.emit(connection.name, "closed");
+	}
+
+	/** The broker, for a server it shares: its client loads with the first such connect, not with every first connect. */
+	private async sharedServers(entry: ServerEntry) {
+		const broker = this.options.broker;
+		if (!broker || entry.transport !== "stdio" || !broker.shares(entry)) return undefined;
+		return (await loadBroker()).brokerServers(broker);
 	}
 
 	private connectTimeoutMs(): number {

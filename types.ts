@@ -151,6 +151,12 @@ export interface McpSettings {
 	 */
 	readonly prestart: boolean;
 	/**
+	 * At a session's first prompt, start the servers this project's recent sessions called
+	 * (pi/warm-up.ts, pi/server-usage.ts); `false`, or `prestart: false`: nothing is learned or
+	 * started that way.
+	 */
+	readonly warmUp: boolean;
+	/**
 	 * Pi 1.5: how the model reaches MCP tools. `codemode` (when codemode is active): as Pi 1.5's own
 	 * MCP, through codemode scripts with the servers listed in the system prompt, and the `mcp` tool
 	 * callable from scripts but not declared; `mcp`: the `mcp` tool declared, as on pi 0.73.
@@ -183,6 +189,7 @@ export const DEFAULT_SETTINGS: McpSettings = {
 	trustProjectServers: false,
 	shareServers: false,
 	prestart: true,
+	warmUp: true,
 	roots: [],
 	apps: true,
 };

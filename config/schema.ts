@@ -115,6 +115,7 @@ export const SettingsSchema = Type.Object({
 	trustProjectServers: Type.Optional(Type.Boolean()),
 	shareServers: Type.Optional(Type.Boolean()),
 	prestart: Type.Optional(Type.Boolean()),
+	warmUp: Type.Optional(Type.Boolean()),
 	surface: Type.Optional(Type.Union([Type.Literal("codemode"), Type.Literal("mcp")])),
 	roots: Type.Optional(Type.Array(Type.String())),
 	outputGuard: Type.Optional(Type.Union([Type.Literal(false), OutputGuardSchema])),

@@ -137,27 +137,53 @@ export async function callMode(
 	if (plan.kind === "read") return (await readResource(lifecycle, plan.read, options)).answer;
 	const { tool } = plan;
 	const details = { server: tool.server, tool: tool.name };
+	let listed = false;
 	try {
-		await lifecycle.ensureConnected(tool.server, options.signal);
+		// The call goes out once the server is initialized, while its listing may still go on.
+		await lifecycle.ensureCallable(tool.server, options.signal);
+		listed = lifecycle.manager.get(tool.server) !== undefined;
 		// Connecting refreshed the server's tools; the one found in the cache may have changed or gone.
-		const fresh = lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name);
-		if (!fresh) {
-			const suggestions = closestNames(
-				tool.name,
-				lifecycle.catalog.forServer(tool.server).map((t) => t.qualifiedName),
-			);
-			const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
-			return failure("tool", `Server "${tool.server}" no longer has a tool "${tool.name}".${hint}`, details);
-		}
-		return await invoke(lifecycle, fresh, plan.args, options);
+		const fresh = listed ? lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name) : tool;
+		if (!fresh) return goneTool(lifecycle, tool, details);
+		const answer = await invoke(lifecycle, fresh, plan.args, options);
+		return answer.isError && !listed ? ((await goneAfterListing(lifecycle, tool, details)) ?? answer) : answer;
 	} catch (error) {
 		if (options.signal?.aborted)
 			return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
+		const gone = listed ? undefined : await goneAfterListing(lifecycle, tool, details);
+		if (gone) return gone;
 		if (isAuthError(error)) return failure("tool", describeError(lifecycle.failed(tool.server, error)), details);
 		// The parameters follow only a refusal of the arguments: after a crash or a timeout they read as if the arguments were wrong.
 		const help = isInvalidParams(error) ? `\n${callHelp(tool)}` : "";
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}${help}`, details);
 	}
+}
+
+/** The tool the cache named is not among those its server listed now. */
+function goneTool(lifecycle: ServerLifecycle, tool: CatalogTool, details: Record<string, unknown>): ProxyResult {
+	const suggestions = closestNames(
+		tool.name,
+		lifecycle.catalog.forServer(tool.server).map((t) => t.qualifiedName),
+	);
+	const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
+	return failure("tool", `Server "${tool.server}" no longer has a tool "${tool.name}".${hint}`, details);
+}
+
+/**
+ * A call sent before its server's listing failed: once the listing is in, a tool that is gone is
+ * told as such (the server's own error would read as a fault of the arguments or the server).
+ */
+async function goneAfterListing(
+	lifecycle: ServerLifecycle,
+	tool: CatalogTool,
+	details: Record<string, unknown>,
+): Promise<ProxyResult | undefined> {
+	// Never a connect of its own (the server may have crashed under the call): the listing under way, if any.
+	// One that fails is recorded as the server's failure; the call's own error says enough then.
+	const listing = lifecycle.manager.listing(tool.server);
+	const listed = listing ? await listing.catch(() => undefined) : lifecycle.manager.get(tool.server);
+	const still = lifecycle.catalog.forServer(tool.server).some((t) => t.name === tool.name);
+	return listed && !still ? goneTool(lifecycle, tool, details) : undefined;
 }
 
 /** A tool name that is a URI (`scheme://...`): the resource it names is read. */

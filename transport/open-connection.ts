@@ -1,5 +1,5 @@
-// Opening one MCP connection: the SDK (imported on first use), stdio through our own transport
-// (linear reading, process-group kill), streamable HTTP with SSE fallback behind an HttpGuard,
+// Opening one MCP connection: the SDK (imported on first use, handed in as it loads: a stdio server
+// starts meanwhile), stdio through our own transport (linear reading, process-group kill), streamable HTTP with SSE fallback behind an HttpGuard,
 // all under one deadline that covers every transport tried and closes whatever it opened when it
 // fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
 // The pool around connections is server-manager.ts.
@@ -18,8 +18,7 @@ import type {
 	Root,
 	Transport,
 } from "@modelcontextprotocol/client";
-import { SdkErrorCode } from "@modelcontextprotocol/client";
-// Loaded with the connection code, on the first connect (like the rest of the SDK).
+// No value of the SDK's is imported here: loading this module must not wait for the SDK (see openStdio).
 import { untilAborted } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
@@ -220,7 +219,7 @@ export class ConnectTimeoutError extends Error {
  * its own budget (the npx resolver's).
  */
 export async function openConnection(
-	sdk: McpSdk,
+	sdk: Promise<McpSdk>,
 	entry: ServerEntry,
 	options: OpenOptions,
 	signal?: AbortSignal,
@@ -241,7 +240,7 @@ export async function openConnection(
 		if (deadline.signal.aborted) throw deadline.signal.reason;
 		return entry.transport === "stdio"
 			? await openStdio(sdk, entry, launch ?? entry, options, deadline.signal)
-			: await openHttp(sdk, entry, options, deadline.signal);
+			: await openHttp(await untilAborted(sdk, deadline.signal), entry, options, deadline.signal);
 	} finally {
 		clearTimeout(timer);
 		signal?.removeEventListener("abort", cancel);
@@ -304,7 +303,7 @@ async function connectClient(
 }
 
 async function openStdio(
-	sdk: McpSdk,
+	loading: Promise<McpSdk>,
 	entry: StdioServerEntry,
 	launch: Launch,
 	options: OpenOptions,
@@ -322,34 +321,49 @@ async function openStdio(
 			env: { ...inherited, ...env },
 			cwd: entry.cwd ?? process.cwd(),
 		};
+		const sdk = await untilAborted(loading, signal);
 		const shared = await openShared(sdk, entry, launched, { ...options, broker: options.broker }, signal);
 		if (shared) return shared;
 	}
+	/** The SDK's message parsing, once it is loaded: the server says nothing before it is asked (a line before then is skipped). */
+	let parse: ((line: string) => JSONRPCMessage) | undefined;
 	const transport = new StdioTransport({
 		command: launch.command,
 		args: launch.args,
 		env: { ...inherited, ...env },
 		cwd: entry.cwd,
 		maxMessageBytes: options.maxMessageBytes,
-		parse: sdk.deserializeMessage,
+		parse: (line) => {
+			if (!parse) throw new Error("not asked yet");
+			return parse(line);
+		},
 		onStderr: (chunk) => {
 			stderr.push(chunk);
 			if (entry.debug)
 				(options.debugLog ?? defaultDebugLog)(entry.name, options.redactor.scrub(chunk.toString("utf8")));
 		},
 	});
-	const client = newClient(sdk, entry, options.requests);
 	const killSync = () => transport.killSync();
 	options.live?.add(killSync);
+	let client: Client | undefined;
 	const close = async () => {
-		client.onclose = undefined;
-		await client.close().catch(() => undefined); // the transport below ends the process whatever the client says
+		if (client) client.onclose = undefined;
+		await client?.close().catch(() => undefined); // the transport below ends the process whatever the client says
 		await transport.close();
 		options.live?.delete(killSync);
 	};
 	try {
+		// The server starts while the SDK loads (the session's first connect); the client speaks once both are ready.
+		const spawned = transport.start();
+		const sdk = await untilAborted(
+			Promise.all([loading, spawned]).then(([loaded]) => loaded),
+			signal,
+		);
+		parse = sdk.deserializeMessage;
+		client = newClient(sdk, entry, options.requests);
 		await connectClient(client, transport, options, signal, close);
 	} catch (error) {
+		if (!client) await close(); // stopped before the client owned the transport
 		const tail = stderr.text().trim();
 		const why = startFailure(error, transport.exit);
 		if (!tail && why === describeError(error)) throw error;
@@ -498,9 +512,14 @@ export { headerSource } from "./param-headers.ts";
 export { advertisesTasks, taskRoute } from "./task-route.ts";
 
 /** Timeouts and cancellations in words a user can act on. */
-export function explainRequestError(error: unknown, connection: ServerConnection, timeoutMs: number): unknown {
+export function explainRequestError(
+	sdk: McpSdk,
+	error: unknown,
+	connection: ServerConnection,
+	timeoutMs: number,
+): unknown {
 	const code = (error as { code?: unknown } | null)?.code;
-	if (code === SdkErrorCode.RequestTimeout && /timed out/i.test(describeError(error))) {
+	if (code === sdk.SdkErrorCode.RequestTimeout && /timed out/i.test(describeError(error))) {
 		return new Error(
 			`No answer from "${connection.name}" within ${Math.round(timeoutMs / 1000)} s. Raise its "timeout" (seconds) or settings.requestTimeoutMs if it needs longer.`,
 			{ cause: error },

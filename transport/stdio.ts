@@ -70,8 +70,18 @@ export class StdioTransport implements Transport {
 		return this.child?.pid;
 	}
 
+	/**
+	 * Starts the server. Called again (the SDK's Client calls it on connect), it is the same start:
+	 * the server may be started before the client that speaks to it is ready.
+	 */
 	start(): Promise<void> {
-		if (this.child) throw new Error("StdioTransport already started");
+		this.started ??= this.spawn();
+		return this.started;
+	}
+
+	private started?: Promise<void>;
+
+	private spawn(): Promise<void> {
 		const { command, args, env, cwd } = this.options;
 		const child = spawn(command, [...args], {
 			env: { ...env, [TAG]: this.tag },

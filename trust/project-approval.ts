@@ -53,7 +53,7 @@ export class ProjectApprovals {
 	constructor(options: ProjectApprovalsOptions) {
 		this.options = options;
 		this.path = join(options.agentDir, APPROVALS_FILE);
-		this.project = canonical(options.cwd);
+		this.project = projectFolder(options.cwd);
 		this.decisions = parseApprovals(readJsonFile(this.path)).projects[this.project] ?? {};
 	}
 
@@ -87,8 +87,8 @@ export class ProjectApprovals {
 	}
 }
 
-/** The folder as the approvals know it: symlinks resolved, so one project has one record. */
-function canonical(path: string): string {
+/** The folder as the approvals (and other per-project records) know it: symlinks resolved, so one project has one record. */
+export function projectFolder(path: string): string {
 	try {
 		return realpathSync(path);
 	} catch {
