@@ -12,6 +12,16 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import type { ClientHost } from "./client/client-features.ts";
 import type { RegisteredServer } from "./config.ts";
 import { describeError } from "./errors.ts";
+import {
+	loadApprovalQuestion,
+	loadApproveFlow,
+	loadBrowser,
+	loadCallPath,
+	loadDialogs,
+	loadOauthHandler,
+	loadRuntime,
+	loadSampling,
+} from "./lazy.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
 import { callThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
@@ -66,14 +76,11 @@ interface Pi15Api {
 
 /** What servers may use of the session: its dialogs (when there is a UI) and its current model. */
 async function clientHost(ctx: ExtensionContext): Promise<ClientHost> {
-	const [{ safeDialogs }, { openSystemBrowser }] = await Promise.all([
-		import("./client/user-dialogs.ts"),
-		import("./oauth/open-browser.ts"),
-	]);
+	const [{ safeDialogs }, { openSystemBrowser }] = await Promise.all([loadDialogs(), loadBrowser()]);
 	return {
 		dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined,
 		// Loaded at the first sampling request, not with the extension.
-		sampler: async () => (await import("./client/sampling.ts")).piSampler(ctx),
+		sampler: async () => (await loadSampling()).piSampler(ctx),
 		openBrowser: openSystemBrowser,
 	};
 }
@@ -145,7 +152,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 
 	const newRuntime = async (options: RuntimeOptions): Promise<McpRuntime> => {
 		// Loaded here, not with the extension: a start from a snapshot never needs it.
-		const { McpRuntime } = await import("./mcp-runtime.ts");
+		const { McpRuntime } = await loadRuntime();
 		const { value, reads } = recordReads(() => new McpRuntime({ ...options, configEnv: configEnv.env }));
 		inputsOf.set(value, reads);
 		return value;
@@ -173,7 +180,6 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		return active;
 	};
 
-	let proxyModule: Promise<typeof import("./proxy/proxy-tool.ts")> | undefined;
 	/** One proxy request in the session (connecting it first if needed); `onResult` hears a call's whole result. */
 	const answer = async (
 		input: ProxyInput,
@@ -184,10 +190,8 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	) => {
 		const active = await requireRuntime(ctx);
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
-		// The proxy's call path loads at the first request, not with the extension (start-up cost);
-		// imported once: each import() through Pi's loader resolves the path again (~0.3 ms a call).
-		proxyModule ??= import("./proxy/proxy-tool.ts");
-		const { progressText, runProxy } = await proxyModule;
+		// The proxy's call path loads at the first request, not with the extension (start-up cost).
+		const { progressText, runProxy } = await loadCallPath();
 		const onProgress = (p: Progress) =>
 			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
 		// Why an answer waits (a server installing or starting): shown to the user as the call's progress.
@@ -508,10 +512,10 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		if (!ctx.hasUI) return;
 		// Asked in the background: Pi starts at once, and the servers wait for the answer.
 		const [{ askApproval }, { decidedAnswer }, { storedSignInNote }, { safeDialogs }] = await Promise.all([
-			import("./client/approval-question.ts"),
-			import("./trust/approve-flow.ts"),
-			import("./oauth-handler.ts"),
-			import("./client/user-dialogs.ts"),
+			loadApprovalQuestion(),
+			loadApproveFlow(),
+			loadOauthHandler(),
+			loadDialogs(),
 		]);
 		askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
 			.then(async (decided) => {
@@ -545,7 +549,7 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		const pending = active.pendingApproval();
 		if (pending.length > 0 && !sessionCtx?.hasUI) {
 			// Everything each would run and send, with the code that approves exactly that later.
-			const { pendingNotice } = await import("./trust/approve-flow.ts");
+			const { pendingNotice } = await loadApproveFlow();
 			lines.push(await pendingNotice(active, pending));
 		}
 		if (lines.length === 0) return undefined;

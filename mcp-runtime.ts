@@ -6,8 +6,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { atExit } from "./bounds/exit-cleanup.ts";
 import { ClientFeatures } from "./client/client-features.ts";
+import type { ToolApprovals } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
+import { loadNpxResolver, loadSavedToolApprovals, loadSignIn, loadToolApproval } from "./lazy.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
@@ -65,7 +67,7 @@ export class McpRuntime {
 	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
 	private resolver?: Promise<NpxResolver>;
 	/** The session's answers to `approveTools` questions (made at the first call that asks). */
-	private toolApprovals?: Promise<import("./client/tool-approval.ts").ToolApprovals>;
+	private toolApprovals?: Promise<ToolApprovals>;
 	private readonly listeners = new Set<() => void>();
 	private stopExitCleanup?: () => void;
 
@@ -108,7 +110,7 @@ export class McpRuntime {
 			auth: { agentDir: this.agentDir, env: this.env },
 			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
 			launch: async (entry, signal, onInstall) => {
-				this.resolver ??= import("./npx-resolver.ts").then(
+				this.resolver ??= loadNpxResolver().then(
 					({ NpxResolver }) =>
 						new NpxResolver({
 							agentDir: this.agentDir,
@@ -133,10 +135,7 @@ export class McpRuntime {
 			gate: (entry) => this.approvals.state(entry),
 			// Loaded at the first call `approveTools` names, never with the extension.
 			askApproval: async (entry, tool, args, signal) => {
-				this.toolApprovals ??= Promise.all([
-					import("./client/tool-approval.ts"),
-					import("./trust/saved-tool-approvals.ts"),
-				]).then(
+				this.toolApprovals ??= Promise.all([loadToolApproval(), loadSavedToolApprovals()]).then(
 					([{ ToolApprovals }, { SavedToolApprovals }]) =>
 						new ToolApprovals({
 							dialogs: () => this.client.host.dialogs,
@@ -308,7 +307,7 @@ export class McpRuntime {
 	 */
 	async signIn(name: string, io: Pick<SignInOptions, "show" | "askPaste" | "openBrowser" | "signal">): Promise<void> {
 		const entry = this.oauthEntry(name);
-		const { signIn } = await import("./oauth/sign-in.ts");
+		const { signIn } = await loadSignIn();
 		const refusedScope = this.lifecycle.manager.challenge(name)?.scope;
 		await signIn({ agentDir: this.agentDir, entry, refusedScope, redactor: this.redactor, ...io });
 		// The sign-in is stored; a connect that fails now is the server's state (shown by /mcp), not the sign-in's.
@@ -318,7 +317,7 @@ export class McpRuntime {
 	/** Signs out of an OAuth server: its stored client, tokens and discovery go; its connection closes. */
 	async signOut(name: string): Promise<boolean> {
 		const entry = this.oauthEntry(name);
-		const { signOut } = await import("./oauth/sign-in.ts");
+		const { signOut } = await loadSignIn();
 		await this.manager.close(name);
 		return signOut(this.agentDir, entry);
 	}

@@ -16,6 +16,7 @@ import { parseJson, readTextFile } from "./storage/file-guard.ts";
 /** Where it was always imported from; it lives in errors.ts so lower layers (oauth/) can raise it. */
 export { AuthRequiredError };
 
+import { loadClientSdk } from "./lazy.ts";
 import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
@@ -211,7 +212,7 @@ async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthCon
 		if (tokens.access_token !== stale && stillValid(tokens, now(), 0)) return undefined;
 		const discovery = current.discovery;
 		if (!discovery?.authorizationServerUrl || !current.client) return undefined;
-		const { refreshAuthorization } = await import("@modelcontextprotocol/client");
+		const { refreshAuthorization } = await loadClientSdk();
 		try {
 			const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
 				metadata: discovery.authorizationServerMetadata,

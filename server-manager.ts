@@ -10,9 +10,10 @@ import type {
 	GetPromptResult,
 	ReadResourceResult,
 } from "@modelcontextprotocol/client";
-import { once, untilAborted } from "./bounds/waits.ts";
+import { untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
 import { afterError, describeError } from "./errors.ts";
+import { loadBroker, loadConnections, loadTasks } from "./lazy.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 import type { InstallProgress } from "./transport/npx-install.ts";
@@ -28,16 +29,6 @@ import { DEFAULT_SETTINGS, type Progress, type ServerEntry } from "./types.ts";
 
 export type { ServerConnection } from "./transport/open-connection.ts";
 export type { Progress } from "./types.ts";
-
-/**
- * Opening connections (our transports, cross-spawn, then the SDK) is loaded on the first connect:
- * a session with a warm cache may never connect, and every Pi start pays for what it imports.
- */
-const loadConnections = once(() => import("./transport/open-connection.ts"));
-/** The task API's calls, loaded on the first task-only tool. */
-const loadTasks = once(() => import("./transport/tool-tasks.ts"));
-/** The per-user broker's client, loaded with the first connect (as opening connections is). */
-const loadBroker = once(() => import("./broker/client.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
 const DEFAULT_MAX_MESSAGE_BYTES = DEFAULT_SETTINGS.maxMessageMB * 1024 * 1024;

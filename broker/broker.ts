@@ -9,6 +9,7 @@ import { closeSync, rmSync, writeSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/client";
+import { loadLockfile } from "../lazy.ts";
 import { openOwnFile, writeFileAtomic } from "../storage/file-guard.ts";
 import { Redactor } from "../trust/redaction.ts";
 import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
@@ -57,7 +58,7 @@ export async function runBroker(agentDir: string, env: NodeJS.ProcessEnv = proce
 		timingSafeEqual(Buffer.from(shown), Buffer.from(token));
 
 	// Two sessions starting a broker at once: one listens, the other finds it alive and leaves.
-	const { lock } = await import("proper-lockfile");
+	const { lock } = await loadLockfile();
 	const release = await lock(dir, {
 		realpath: false,
 		lockfilePath: join(dir, "start.lock"),

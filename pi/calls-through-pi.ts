@@ -7,7 +7,7 @@
 // if it is not yet, so a first session, a changed config, an expired cache and a tool a server
 // added later all take this one route. pi 0.73 has no nested tool calls: there the proxy answers.
 
-import { once } from "../bounds/waits.ts";
+import { loadCallPath } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ProxyResult } from "../proxy/answer.ts";
 import { callsTool, type ProxyInput } from "../proxy/surface.ts";
@@ -35,9 +35,6 @@ export interface PiRoutes {
 	readonly resources: ResourcePiTools;
 }
 
-/** The proxy's call path, loaded at the first call, never with the extension (start-up cost). */
-const callPath = once(() => import("../proxy/proxy-tool.ts"));
-
 /**
  * Runs `mcp({tool})` as its Pi tool. Undefined when the input calls no tool (status, search,
  * describe, a server's list, connect: the proxy answers those, and none reaches a tool) or when
@@ -53,7 +50,7 @@ export async function callThroughPi(
 ): Promise<ProxyResult | undefined> {
 	const context = ctx as ToolContext;
 	if (!callsTool(input) || typeof context.executeTool !== "function") return undefined;
-	const { planToolCall, progressText, refusal } = await callPath();
+	const { planToolCall, progressText, refusal } = await loadCallPath();
 	const onProgress = (progress: Progress) =>
 		onUpdate?.({ content: [{ type: "text", text: progressText(progress) }], details: { mode: "tool", progress } });
 	// Why the call waits (its server installing or starting), shown as its progress.

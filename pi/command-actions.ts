@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "../config.ts";
 import { describeError } from "../errors.ts";
+import { loadApprovalQuestion, loadApproveFlow, loadConfigEdit, loadDialogs } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { authHelp, signsInWithBrowser, storedSignInNote } from "../oauth-handler.ts";
@@ -147,9 +148,9 @@ export async function approve(
 	words: string[],
 ): Promise<ApproveAnswer> {
 	const [{ approveCommand }, { askApproval }, { safeDialogs }] = await Promise.all([
-		import("../trust/approve-flow.ts"),
-		import("../client/approval-question.ts"),
-		import("../client/user-dialogs.ts"),
+		loadApproveFlow(),
+		loadApprovalQuestion(),
+		loadDialogs(),
 	]);
 	const ask = ctx.hasUI
 		? (entries: readonly ServerEntry[]) =>
@@ -238,7 +239,7 @@ export async function turnOnOff(
 	let done: string;
 	try {
 		// Loaded here: config editing is needed only by this command, not at start-up.
-		const { editableFiles, turnOff, turnOn } = await import("../config/edit.ts");
+		const { editableFiles, turnOff, turnOn } = await loadConfigEdit();
 		const files = editableFiles(runtime.agentDir, runtime.cwd);
 		done = await (sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files));
 	} catch (error) {

@@ -4,8 +4,8 @@
 
 import { formatProblem } from "../config.ts";
 import { describeError, quote } from "../errors.ts";
+import { loadSearch } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
-import { loadSearch } from "../search/background-index.ts";
 import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
@@ -17,7 +17,7 @@ import { waitForServers } from "./waiting.ts";
 
 export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
 export type { CallPlan } from "./calls.ts";
-export { progressText } from "./calls.ts";
+export { progressText, readResource } from "./calls.ts";
 
 /** Hits shown by default, and how many of the best carry their parameters. */
 const SEARCH_LIMIT = 5;

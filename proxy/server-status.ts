@@ -1,4 +1,6 @@
 // One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`).
+
+import { loadBroker } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -106,7 +108,7 @@ export function countLabel(lifecycle: ServerLifecycle, server: string): string {
  */
 export async function brokerReport(agentDir: string): Promise<string> {
 	// Loaded here, not at start-up: the broker client (and its wire) serves only `/mcp` and a shared connect.
-	const { brokerStatus } = await import("../broker/client.ts");
+	const { brokerStatus } = await loadBroker();
 	const status = await brokerStatus(agentDir);
 	if (!status) return "";
 	const time = (ms: number) => new Date(ms).toTimeString().slice(0, 5);

@@ -3,6 +3,7 @@
 // not lose a whole list) and schemas made safe to store and show.
 import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
+import { loadSdk } from "../lazy.ts";
 import { templateVariables, useUriTemplate } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
@@ -14,7 +15,6 @@ import type {
 } from "../types.ts";
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
 import { dropInvalidHeaderTools } from "./param-headers.ts";
-import { loadSdk } from "./sdk-loader.ts";
 
 const MAX_PAGES = 100;
 

@@ -22,6 +22,7 @@ import { untilAborted } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
 import { afterError, describeError } from "../errors.ts";
+import type { McpSdk } from "../lazy.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
 import { machineGrant } from "../oauth/machine-grants.ts";
 import { type AuthContext, requestHeaders, signsInWithBrowser, usesOAuth } from "../oauth-handler.ts";
@@ -39,11 +40,10 @@ import type {
 } from "../types.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { InstallProgress } from "./npx-install.ts";
-import type { McpSdk } from "./sdk-loader.ts";
 import { StdioTransport } from "./stdio.ts";
 import { TailBuffer } from "./tail-buffer.ts";
 
-export { loadSdk, type McpSdk } from "./sdk-loader.ts";
+export { loadSdk, type McpSdk } from "../lazy.ts";
 
 export const STDERR_TAIL_BYTES = 8 * 1024;
 
