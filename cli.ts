@@ -239,7 +239,7 @@ async function readLine(signal: AbortSignal): Promise<string | undefined> {
 async function decide(runtime: McpRuntime, command: "approve" | "deny", words: readonly string[]): Promise<number> {
 	const unknown = words.find((w) => !(command === "approve" && isShownCode(w)) && !runtime.lifecycle.knows(w));
 	if (unknown) {
-		printError(`Unknown server "${unknown}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+		printError(`${runtime.lifecycle.unknownServer(unknown)}\n`);
 		return 2;
 	}
 	if (command === "approve") {

@@ -8,7 +8,7 @@ import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
 import type { ApprovalRefusal } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
-import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
+import { authStatus, describeError, isAuthError, unknownServerMessage } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
 import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
@@ -642,10 +642,4 @@ function authDetail(error: unknown, challenge: Challenge | undefined): string {
 	}
 	const code = authStatus(error);
 	return code ? `the server answered HTTP ${code}` : "the server refused the credentials";
-}
-
-export function unknownServerMessage(name: string, known: readonly string[]): string {
-	return known.length === 0
-		? `Unknown server ${quote(name)}: no MCP servers are configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.`
-		: `Unknown server ${quote(name)}. Configured servers: ${known.join(", ")}`;
 }

@@ -346,10 +346,9 @@ export class McpServerManager {
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
 			}
-			const { explainRequestError, isGone, withStderr } = await loadConnections();
+			const { explainRequestError, withStderr } = await loadConnections();
 			const explained = withStderr(explainRequestError(error, connection, this.requestTimeout(connection)), connection);
-			// A server that closed its input is as good as crashed: the next call starts it again.
-			if (isGone(error)) this.markClosed(connection);
+			if (next === "drop-connection") this.markClosed(connection);
 			const message = describeError(explained);
 			const scrubbed = this.redactor.scrub(message);
 			throw scrubbed === message ? explained : new Error(scrubbed, { cause: explained });

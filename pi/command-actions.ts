@@ -3,7 +3,7 @@
 import { homedir } from "node:os";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "../config.ts";
-import { describeError } from "../errors.ts";
+import { describeError, noServersMessage } from "../errors.ts";
 import { loadApprovalQuestion, loadApproveFlow, loadConfigEdit, loadDialogs } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
@@ -88,8 +88,7 @@ export function statusReport(runtime: McpRuntime, direct: DirectSummary | undefi
 	const names = lifecycle.serverNames();
 	const lines: string[] = [];
 	const off = [...(config.disabled ?? [])];
-	if (names.length === 0 && off.length === 0)
-		lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
+	if (names.length === 0 && off.length === 0) lines.push(noServersMessage());
 	else
 		lines.push(
 			`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`,
@@ -259,8 +258,9 @@ export async function authCommand(
 	if (runtime.lifecycle.state(name) === "needs-config")
 		return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
 	const entry = runtime.config.servers.get(name);
+	if (!entry) return say(ctx, runtime, runtime.lifecycle.unknownServer(name), "error");
 	const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
-	if (sub === "status" || !entry || !signsInWithBrowser(entry)) return say(ctx, runtime, help());
+	if (sub === "status" || !signsInWithBrowser(entry)) return say(ctx, runtime, help());
 	if (sub === "logout") {
 		const had = await runtime.signOut(name);
 		return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);

@@ -3,7 +3,7 @@
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
 
 import { formatProblem } from "../config.ts";
-import { describeError, quote } from "../errors.ts";
+import { describeError, noServersMessage, quote } from "../errors.ts";
 import { loadSearch } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { scrubStrings } from "../trust/redaction.ts";
@@ -124,10 +124,7 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 				"status",
 				`No MCP server could be loaded; the config has problems (tell the user):\n${errors.slice(0, 5).join("\n")}`,
 			);
-		return ok(
-			"status",
-			'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under "mcpServers".',
-		);
+		return ok("status", noServersMessage());
 	}
 	const lines = names.map((name) => `- ${name}: ${stateText(lifecycle, name)}`);
 	const errors = lifecycle.config.problems.filter((p) => p.severity === "error" && !p.server).map(formatProblem);
