@@ -23,11 +23,11 @@ import {
 	loadSampling,
 } from "./lazy.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
-import { callThroughPi } from "./pi/calls-through-pi.ts";
+import { callsNested, callThroughPi, type PiRoutes, runThroughPi } from "./pi/calls-through-pi.ts";
 import { say } from "./pi/command-io.ts";
 import { dependenciesInstalled } from "./pi/dependency-check.ts";
 import { DirectPiTools } from "./pi/direct-pi-tools.ts";
-import { isPi15, McpPiTools, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
+import { isPi15, McpPiTools, type Pi15ToolApi, type ToolRef, waitForReachedServers } from "./pi/pi-tools.ts";
 import { prestartOnStreamedCalls } from "./pi/prestart.ts";
 import { prestartTarget } from "./pi/prestart-target.ts";
 import { PromptCommands } from "./pi/prompt-commands.ts";
@@ -48,6 +48,7 @@ import type { ToolSearchApi } from "./pi/tool-ranking.ts";
 import { renderProxyCall, renderProxyResult, type ToolLookup } from "./pi/tool-render.ts";
 import { registerToolSearch } from "./pi/tool-search.ts";
 import { warmWhileModelThinks } from "./pi/warm-up.ts";
+import type { ProxyResult } from "./proxy/answer.ts";
 import {
 	normalizeProxyInput,
 	PROXY_DESCRIPTION,
@@ -180,9 +181,8 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		return active;
 	};
 
-	/** One proxy request in the session (connecting it first if needed); `onResult` hears a call's whole result. */
-	const answer = async (
-		input: ProxyInput,
+	/** A request in the session: its runtime (in the caller's folder), the call path, and options that report to Pi. */
+	const prepare = async (
 		signal: AbortSignal | undefined,
 		onUpdate: OnUpdate | undefined,
 		ctx: ExtensionContext,
@@ -191,23 +191,54 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 		const active = await requireRuntime(ctx);
 		if (ctx.cwd !== active.cwd) await active.setWorkingFolder(ctx.cwd);
 		// The proxy's call path loads at the first request, not with the extension (start-up cost).
-		const { progressText, runProxy } = await loadCallPath();
+		const callPath = await loadCallPath();
 		const onProgress = (p: Progress) =>
-			onUpdate?.({ content: [{ type: "text", text: progressText(p) }], details: { mode: "tool", progress: p } });
+			onUpdate?.({
+				content: [{ type: "text", text: callPath.progressText(p) }],
+				details: { mode: "tool", progress: p },
+			});
 		// Why an answer waits (a server installing or starting): shown to the user as the call's progress.
 		const onWait = (text: string) => onUpdate?.({ content: [{ type: "text", text }], details: { waiting: text } });
 		const notes = (server: string) => active.client.takeNotes(server);
-		return runProxy(active.lifecycle, input, { signal, onProgress, onWait, output: active.output, notes, onResult });
+		return { active, callPath, options: { signal, onProgress, onWait, output: active.output, notes, onResult } };
+	};
+	/** One proxy request in the session (connecting it first if needed). */
+	const answer = async (
+		input: ProxyInput,
+		signal: AbortSignal | undefined,
+		onUpdate: OnUpdate | undefined,
+		ctx: ExtensionContext,
+	) => {
+		const { active, callPath, options } = await prepare(signal, onUpdate, ctx);
+		return callPath.runProxy(active.lifecycle, input, options);
+	};
+	/**
+	 * A Pi tool's or a direct tool's call, by its tool (no name to resolve). `viaPi`: a direct tool on
+	 * Pi 1.5 runs as the Pi tool it is (hooks and --tools see its real name), as `mcp` runs it;
+	 * `onResult` hears a call's whole result (what a Pi tool gives scripts).
+	 */
+	const callRef = async (
+		ref: ToolRef,
+		args: unknown,
+		signal: AbortSignal | undefined,
+		onUpdate: OnUpdate | undefined,
+		ctx: ExtensionContext,
+		how: { viaPi?: PiRoutes; onResult?: (result: McpResultLike) => void },
+	): Promise<ProxyResult> => {
+		const { active, callPath, options } = await prepare(signal, onUpdate, ctx, how.onResult);
+		const plan = await callPath.planRefCall(active.lifecycle, ref, args, options);
+		if (how.viaPi && callsNested(ctx)) return runThroughPi(how.viaPi, active, plan, ctx, signal, onUpdate);
+		return callPath.runCallPlan(active.lifecycle, plan, options);
 	};
 
 	// Pi 1.5: MCP tools are Pi tools too (codemode, tool_search, permission hooks reach them).
 	const piTools = isPi15(pi)
 		? new McpPiTools(pi, async (tool, args, signal, onUpdate, ctx) => {
 				let result: McpResultLike | undefined;
-				const input = { tool: tool.qualifiedName, server: tool.server, args };
-				const answered = await answer(input, signal, onUpdate as OnUpdate, ctx as ExtensionContext, (r) => {
+				const onResult = (r: McpResultLike) => {
 					result = r;
-				});
+				};
+				const answered = await callRef(tool, args, signal, onUpdate as OnUpdate, ctx as ExtensionContext, { onResult });
 				return { content: answered.content, details: answered.details, isError: answered.isError, result };
 			})
 		: undefined;
@@ -233,13 +264,13 @@ export default async function mcpAdapter(pi: ExtensionAPI): Promise<void> {
 	};
 	const direct = new DirectPiTools(
 		pi as unknown as Pi15ToolApi,
-		(tool, args, signal, onUpdate, ctx) =>
-			run(
-				{ tool: tool.qualifiedName, server: tool.server, args },
-				signal,
-				onUpdate as OnUpdate,
-				ctx as ExtensionContext,
-			),
+		async (tool, args, signal, onUpdate, ctx) => {
+			const viaPi = piTools && resourceTools ? { tools: piTools, resources: resourceTools } : undefined;
+			const result = await callRef(tool, args, signal, onUpdate as OnUpdate, ctx as ExtensionContext, { viaPi });
+			// Pi marks a thrown error as a failed tool call; its message is what the model reads.
+			if (result.isError) throw new Error(contentText(result.content));
+			return { content: result.content, details: result.details };
+		},
 		PROXY_TOOL_NAME,
 		piTools !== undefined,
 	);

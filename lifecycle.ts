@@ -2,6 +2,8 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
+
+import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import { mapLimit, within } from "./bounds/waits.ts";
 import { ToolCatalog, type ToolFilter } from "./catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
@@ -11,7 +13,7 @@ import { formatProblem } from "./config.ts";
 import { authStatus, describeError, isAuthError, unknownServerMessage } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
-import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
+import type { CallOptions, ConnectProgress, Pool, PooledConnection, ServerConnection } from "./server-manager.ts";
 import type { Challenge } from "./transport/open-connection.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
 import { type Redactor, scrubStrings } from "./trust/redaction.ts";
@@ -51,9 +53,10 @@ export interface Failure {
 	readonly untold?: unknown;
 }
 
-export interface LifecycleOptions {
+export interface LifecycleOptions<C extends PooledConnection = ServerConnection> {
 	readonly config: McpConfig;
-	readonly manager: McpServerManager;
+	/** The pool of connections (McpServerManager; a typed fake in unit tests). */
+	readonly manager: Pool<C>;
 	readonly cache?: MetadataCache;
 	readonly now?: () => number;
 	/** How many servers connect at once when several are needed (default 10). */
@@ -88,17 +91,45 @@ export interface LifecycleOptions {
 	) => Promise<ApprovalRefusal | undefined>;
 }
 
-export class ServerLifecycle {
+/**
+ * What the call path and the answers (proxy/) need of the servers: which exist and may run, what they
+ * offer, connecting one through the gate and its backoff, and the requests, masked. ServerLifecycle is it.
+ */
+export interface Servers {
+	readonly config: McpConfig;
+	readonly catalog: ToolCatalog;
+	readonly redactor: Redactor;
+	serverNames(): string[];
+	knows(name: string): boolean;
+	unknownServer(name: string): string;
+	state(name: string): ServerState;
+	blocked(name: string): string | undefined;
+	unavailable(name: string): string | undefined;
+	starting(name: string): ConnectProgress | undefined;
+	unlisted(names?: readonly string[]): string[];
+	ensureMetadata(names?: readonly string[], waitMs?: number, signal?: AbortSignal): Promise<string[]>;
+	ensureConnected(name: string, signal?: AbortSignal): Promise<PooledConnection>;
+	failed(name: string, raw: unknown): unknown;
+	approveCall(
+		tool: ToolMetadata,
+		args: Record<string, unknown>,
+		signal?: AbortSignal,
+	): Promise<ApprovalRefusal | undefined>;
+	callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+	readResource(server: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+}
+
+export class ServerLifecycle<C extends PooledConnection = ServerConnection> implements Servers {
 	/** Replaced (never edited) when the session takes a new config: see `reconfigure`. */
 	config: McpConfig;
-	readonly manager: McpServerManager;
+	readonly manager: Pool<C>;
 	readonly catalog: ToolCatalog;
 	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
 	startup: Promise<void> = Promise.resolve();
 	private readonly cache?: MetadataCache;
 	private readonly failures = new Map<string, Failure>();
 	private readonly now: () => number;
-	private readonly options: LifecycleOptions;
+	private readonly options: LifecycleOptions<C>;
 	private timer?: ReturnType<typeof setInterval>;
 	private ticking = false;
 	private started = false;
@@ -107,7 +138,7 @@ export class ServerLifecycle {
 	private stopped = false;
 	private readonly unsubscribe: () => void;
 
-	constructor(options: LifecycleOptions) {
+	constructor(options: LifecycleOptions<C>) {
 		this.options = options;
 		this.config = options.config;
 		this.manager = options.manager;
@@ -220,7 +251,7 @@ export class ServerLifecycle {
 	}
 
 	/** Closes the connection after `ms` unless it was used meanwhile (then the idle sweep decides). */
-	private closeIfUnused(connection: ServerConnection, ms: number): void {
+	private closeIfUnused(connection: C, ms: number): void {
 		const usedAt = connection.lastUsedAt;
 		const timer = setTimeout(() => {
 			if (this.stopped || this.manager.get(connection.name) !== connection) return;
@@ -340,7 +371,7 @@ export class ServerLifecycle {
 	 * stops this caller's wait. `ahead`: a start before any call (pi/prestart.ts), whose failure is
 	 * told to the call that follows.
 	 */
-	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<ServerConnection> {
+	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<C> {
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		const entry = this.entry(name);
@@ -395,7 +426,7 @@ export class ServerLifecycle {
 	 * already under way (the first run's cache fill, a call's) is joined, not cancelled: it is as
 	 * fresh as a new one would be.
 	 */
-	async reconnect(name: string, signal?: AbortSignal): Promise<ServerConnection> {
+	async reconnect(name: string, signal?: AbortSignal): Promise<C> {
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		this.entry(name);
@@ -455,13 +486,13 @@ export class ServerLifecycle {
 		};
 	}
 
-	async callTool(...[server, tool, args, options = {}]: Parameters<McpServerManager["callTool"]>) {
+	async callTool(...[server, tool, args, options = {}]: Parameters<Pool["callTool"]>) {
 		const heard = options.onProgress;
 		const onProgress: typeof heard = heard && ((p) => heard(p.message ? { ...p, message: this.mask(p.message) } : p));
 		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
 	}
 
-	async readResource(...[server, uri, options]: Parameters<McpServerManager["readResource"]>) {
+	async readResource(...[server, uri, options]: Parameters<Pool["readResource"]>) {
 		return this.masked(await this.manager.readResource(server, this.listedUri(server, uri), options));
 	}
 
@@ -476,11 +507,11 @@ export class ServerLifecycle {
 		return listed.find((r) => this.mask(r.uri) === uri)?.uri ?? uri;
 	}
 
-	async getPrompt(...args: Parameters<McpServerManager["getPrompt"]>) {
+	async getPrompt(...args: Parameters<Pool["getPrompt"]>) {
 		return this.masked(await this.manager.getPrompt(...args));
 	}
 
-	async complete(...args: Parameters<McpServerManager["complete"]>) {
+	async complete(...args: Parameters<Pool["complete"]>) {
 		return this.masked(await this.manager.complete(...args));
 	}
 
@@ -501,7 +532,7 @@ export class ServerLifecycle {
 	}
 
 	/** Puts a connection's current metadata into the catalog (at once) and the cache (written async). */
-	async record(connection: ServerConnection): Promise<void> {
+	async record(connection: PooledConnection): Promise<void> {
 		// What a server says about itself reaches the model and the cache: no secret in it.
 		const scrub = (text: string) => this.redactor.scrub(text);
 		const scrubOptional = (text: string | undefined) => (text === undefined ? undefined : scrub(text));

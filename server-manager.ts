@@ -25,7 +25,15 @@ import type {
 	ServerConnection,
 } from "./transport/open-connection.ts";
 import { Redactor } from "./trust/redaction.ts";
-import { DEFAULT_SETTINGS, type Progress, type ServerEntry } from "./types.ts";
+import {
+	DEFAULT_SETTINGS,
+	type Progress,
+	type PromptMetadata,
+	type ResourceMetadata,
+	type ResourceTemplateMetadata,
+	type ServerEntry,
+	type ToolMetadata,
+} from "./types.ts";
 
 export type { ServerConnection } from "./transport/open-connection.ts";
 export type { Progress } from "./types.ts";
@@ -92,6 +100,61 @@ export interface ServerManagerOptions {
 
 export type StateListener = (server: string, event: ServerEvent) => void;
 
+/**
+ * A pooled connection as the lifecycle sees it: its server, what it listed, how it is used, and a
+ * ping for the health check (`ServerConnection` is one; a unit test's fake is another).
+ */
+export interface PooledConnection {
+	readonly name: string;
+	readonly entry: ServerEntry;
+	readonly transportKind: ServerConnection["transportKind"];
+	readonly shared?: boolean;
+	readonly tools: readonly ToolMetadata[];
+	readonly resources: readonly ResourceMetadata[];
+	readonly templates: readonly ResourceTemplateMetadata[];
+	readonly prompts: readonly PromptMetadata[];
+	readonly instructions?: string;
+	readonly lastUsedAt: number;
+	readonly inFlight: number;
+	readonly client: { ping(options?: { timeout?: number }): Promise<unknown> };
+}
+
+/**
+ * What the lifecycle needs of the pool of connections (McpServerManager is it), so the lifecycle's
+ * rules (backoff, the gate, idle close, keep-alive) are tested over a typed fake without processes.
+ */
+export interface Pool<C extends PooledConnection = PooledConnection> {
+	/** Scrubs every error message the pool produces. */
+	readonly redactor: Redactor;
+	subscribe(listener: StateListener): () => void;
+	/** The healthy connection to a server, if there is one. */
+	get(name: string): C | undefined;
+	connectedNames(): string[];
+	connecting(name: string): boolean;
+	progress(name: string): ConnectProgress | undefined;
+	challenge(name: string): Challenge | undefined;
+	/** Connects, or joins the connect under way; `signal` stops only this caller's wait. */
+	connect(entry: ServerEntry, signal?: AbortSignal): Promise<C>;
+	refresh(name: string): Promise<unknown>;
+	close(name: string): Promise<void>;
+	closeAll(): Promise<void>;
+	callTool(name: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+	readResource(name: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+	getPrompt(
+		name: string,
+		prompt: string,
+		args: Record<string, string>,
+		options?: CallOptions,
+	): Promise<GetPromptResult>;
+	complete(
+		name: string,
+		ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+		argument: { name: string; value: string },
+		context: Record<string, string>,
+		options?: CallOptions,
+	): Promise<CompleteResult["completion"]["values"]>;
+}
+
 export const DEFAULT_MAX_ARGUMENT_BYTES = DEFAULT_SETTINGS.maxArgumentMB * 1024 * 1024;
 
 interface PendingConnect {
@@ -101,7 +164,7 @@ interface PendingConnect {
 	install?: InstallProgress;
 }
 
-export class McpServerManager {
+export class McpServerManager implements Pool<ServerConnection> {
 	private readonly connections = new Map<string, ServerConnection>();
 	private readonly listeners = new Set<StateListener>();
 	private readonly pending = new Map<string, PendingConnect>();
