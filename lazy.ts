@@ -11,6 +11,12 @@ import { once } from "./bounds/waits.ts";
 export const loadRuntime = once(() => import("./mcp-runtime.ts"));
 /** The `mcp` tool's modes and the call path (Pi's tools, direct tools, resource reads): at the first request. */
 export const loadCallPath = once(() => import("./proxy/proxy-tool.ts"));
+/** Pi 1.5: a call through `mcp` (or a direct tool) run as the Pi tool it is: at the first call. */
+export const loadCallsThroughPi = once(() => import("./pi/calls-through-pi.ts"));
+/** Converting a result to Pi's content (a prompt command's messages): at the first prompt command. */
+export const loadToolResults = once(() => import("./proxy/tool-results.ts"));
+/** What a session start from the config tells the user, and its question about project servers (pi/start-notes.ts). */
+export const loadStartNotes = once(() => import("./pi/start-notes.ts"));
 
 // Commands: their work loads at their first use.
 export const loadCommandActions = once(() => import("./pi/command-actions.ts"));

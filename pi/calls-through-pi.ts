@@ -36,15 +36,10 @@ export interface PiRoutes {
 	readonly resources: ResourcePiTools;
 }
 
-/** Whether this Pi calls tools from a tool (Pi 1.5's `ctx.executeTool`). */
-export function callsNested(ctx: unknown): boolean {
-	return typeof (ctx as ToolContext).executeTool === "function";
-}
-
 /**
- * Runs `mcp({tool})` as its Pi tool. Undefined when the input calls no tool (status, search,
- * describe, a server's list, connect: the proxy answers those, and none reaches a tool) or when
- * this Pi cannot call tools from a tool (no `ctx.executeTool`).
+ * Runs `mcp({tool})` as its Pi tool; `ctx` calls tools itself (Pi 1.5's `ctx.executeTool`, which
+ * the caller checked). Undefined when the input calls no tool (status, search, describe, a server's
+ * list, connect: the proxy answers those, and none reaches a tool).
  */
 export async function callThroughPi(
 	routes: PiRoutes,
@@ -54,7 +49,7 @@ export async function callThroughPi(
 	signal: AbortSignal | undefined,
 	onUpdate?: OnUpdate,
 ): Promise<ProxyResult | undefined> {
-	if (!callsTool(input) || !callsNested(ctx)) return undefined;
+	if (!callsTool(input)) return undefined;
 	const { planToolCall, progressText } = await loadCallPath();
 	const onProgress = (progress: Progress) =>
 		onUpdate?.({ content: [{ type: "text", text: progressText(progress) }], details: { mode: "tool", progress } });

@@ -5,7 +5,6 @@
 // `direct` if one is direct, else `deferred` (codemode and tool_search reach them), else hidden.
 import { loadCallPath } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { contentText } from "../proxy/tool-results.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 export const LIST_RESOURCES_TOOL = "list_mcp_resources";
@@ -158,7 +157,7 @@ export class ResourcePiTools {
 	/** A read as `mcp` answers one (the same content for the model), with the contents for scripts. */
 	private async read(server: string, uri: string, signal?: AbortSignal) {
 		const { lifecycle, output } = await this.runtime();
-		const { readResource } = await loadCallPath();
+		const { contentText, readResource } = await loadCallPath();
 		const details = { server, uri };
 		const read = { server, uri, label: `${server}-resource`, details };
 		const { answer, contents } = await readResource(lifecycle, read, { signal, output });
