@@ -1,5 +1,5 @@
-// The shape the codebase keeps, read from its syntax (TypeScript's parser): what loads lazily is
-// named in lazy.ts alone.
+// The shape the codebase keeps, read from its syntax (TypeScript's parser): index.ts wires (under
+// 250 lines), no function runs over 120 lines, and what loads lazily is named in lazy.ts alone.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
@@ -45,8 +45,38 @@ function lazyLoads(source: ts.SourceFile): string[] {
 	return found;
 }
 
+/** The longest a function (a method, an arrow, a closure with all it holds) may run. */
+const MAX_FUNCTION_LINES = 120;
+
+/** Every function of a file longer than `max` lines: where it starts, and its length. */
+function longFunctions(source: ts.SourceFile, max = MAX_FUNCTION_LINES): string[] {
+	const found: string[] = [];
+	for (const node of nodes(source)) {
+		if (!ts.isFunctionLike(node) || !("body" in node) || !node.body) continue;
+		const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
+		const lines = source.getLineAndCharacterOfPosition(node.getEnd()).line - first + 1;
+		if (lines > max) found.push(`${source.fileName}:${first + 1} (${lines} lines)`);
+	}
+	return found;
+}
+
 describe("code shape", () => {
 	const files = sourceFiles();
+
+	it("index.ts wires: under 250 lines", () => {
+		expect(readFileSync(join(ROOT, "index.ts"), "utf8").split("\n").length).toBeLessThan(250);
+	});
+
+	it("has no function over 120 lines", () => {
+		expect(files.flatMap((f) => longFunctions(parse(f)))).toEqual([]);
+	});
+
+	it("measures a function from its first line to its last", () => {
+		const body = Array.from({ length: 5 }, (_, i) => `\tconst v${i} = ${i};`).join("\n");
+		const text = `export function f() {\n${body}\n}\nconst g = () => {\n\treturn 1;\n};`;
+		expect(longFunctions(parse("x.ts", text), 6)).toEqual(["x.ts:1 (7 lines)"]);
+		expect(longFunctions(parse("x.ts", text), 7)).toEqual([]);
+	});
 
 	it("loads lazily only through lazy.ts", () => {
 		expect(files.length).toBeGreaterThan(100);
