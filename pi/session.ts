@@ -100,7 +100,7 @@ export class McpSession {
 	/** The session's context, for a runtime built after the start (a call, a command, warming up). */
 	private ctx?: ExtensionContext;
 	/** Aborted when the session ends: what it started in the background stops, or drops its result. */
-	private session = ended();
+	private lifetime = ended();
 	private snapshot?: { state: StartState; session: SessionInputs };
 	private only: string[] | undefined;
 	private key: string;
@@ -117,7 +117,7 @@ export class McpSession {
 		this.registrations = options.registrations;
 		this.services = options.services ?? [];
 		this.configEnv = recordingEnv(options.env);
-		/** Read again at session start, when Pi has parsed the flag (at load the command line tells). */
+		// Read again at session start, when Pi has parsed the flag (at load the command line tells).
 		this.only = options.onlyServers();
 		this.key = snapshotKey({ cwd: process.cwd(), onlyServers: this.only, piLine: options.piLine });
 	}
@@ -192,7 +192,7 @@ export class McpSession {
 
 	/** While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded. */
 	warmUp(): void {
-		if (this.session.signal.aborted) return;
+		if (this.lifetime.signal.aborted) return;
 		// A failed build here is not lost: the call that needs the runtime builds it and reports why.
 		this.ensure().then(
 			(active) => active?.warmUp(),
@@ -202,7 +202,7 @@ export class McpSession {
 
 	/** `session_start`: from the snapshot when it holds, else a runtime built, its notes shown, a snapshot kept. */
 	async start(ctx: ExtensionContext): Promise<void> {
-		this.session = new AbortController();
+		this.lifetime = new AbortController();
 		this.ctx = ctx;
 		const limit = this.options.onlyServers();
 		const sameLimit = JSON.stringify(limit) === JSON.stringify(this.only);
@@ -216,7 +216,7 @@ export class McpSession {
 			if (matchesSession(snapshot.session, this.sessionInputs(ctx))) return this.resume(snapshot.state, ctx);
 		}
 		this.startedFromSnapshot = false;
-		const signal = this.session.signal;
+		const signal = this.lifetime.signal;
 		const active = await this.build(ctx, this.options.registered());
 		const { askAboutProjectServers, startNotes } = await loadStartNotes();
 		const notes = await startNotes(active, this.registrations.directSummary, ctx.hasUI);
@@ -255,7 +255,7 @@ export class McpSession {
 
 	/** `session_shutdown`: the runtime (or the one being built) ends, then the services. */
 	async shutdown(): Promise<void> {
-		this.session.abort();
+		this.lifetime.abort();
 		this.ctx = undefined;
 		const ending = this.runtime ?? (await this.building?.catch(() => undefined));
 		this.runtime = undefined;
