@@ -281,7 +281,7 @@ export class McpSession {
 		const options = { cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered, onlyServers: this.only };
 		const early = this.early;
 		this.early = undefined; // never started: nothing to end
-		const active = early?.servesLike({ ...options, configEnv: this.configEnv.env })
+		const active = early?.servesLike({ ...options, env: this.options.env, configEnv: this.configEnv.env })
 			? early
 			: await this.newRuntime(options);
 		const host = await clientHost(ctx);
@@ -299,7 +299,8 @@ export class McpSession {
 
 	private async newRuntime(options: RuntimeOptions): Promise<McpRuntime> {
 		const create = this.options.createRuntime ?? (await defaultRuntime());
-		const { value, reads } = recordReads(() => create({ ...options, configEnv: this.configEnv.env }));
+		const environment = { env: this.options.env, configEnv: this.configEnv.env };
+		const { value, reads } = recordReads(() => create({ ...options, ...environment }));
 		this.inputsOf.set(value, reads);
 		return value;
 	}
