@@ -5,7 +5,7 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/client";
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { describeError, isAuthError, quote } from "../errors.ts";
+import { afterError, describeError, quote } from "../errors.ts";
 import { loadSdk } from "../lazy.ts";
 import type { Servers } from "../lifecycle.ts";
 import { expandTemplate, matchTemplate, readCall, resourceResultToContent, useUriTemplate } from "../resource-tools.ts";
@@ -214,7 +214,9 @@ export async function callTool(
 	} catch (error) {
 		if (options.signal?.aborted)
 			return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
-		if (isAuthError(error)) return failure("tool", describeError(servers.failed(tool.server, error)), details);
+		// The pool renewed what it could: a failure that still wants credentials marks the server as needing sign-in.
+		if (afterError({ error, during: "request" }) === "sign-in")
+			return failure("tool", describeError(servers.failed(tool.server, error)), details);
 		// The parameters follow only a refusal of the arguments: after a crash or a timeout they read as if the arguments were wrong.
 		const help = isInvalidParams(error) ? `\n${callHelp(tool)}` : "";
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}${help}`, details);
@@ -266,7 +268,8 @@ export async function readResource(
 		return { answer, contents: result.contents };
 	} catch (error) {
 		if (options.signal?.aborted) return { answer: failure("tool", `Reading ${uri} was cancelled.`, details) };
-		if (isAuthError(error)) return { answer: failure("tool", describeError(servers.failed(server, error)), details) };
+		if (afterError({ error, during: "request" }) === "sign-in")
+			return { answer: failure("tool", describeError(servers.failed(server, error)), details) };
 		return { answer: failure("tool", `Reading ${uri} from "${server}" failed: ${describeError(error)}`, details) };
 	}
 }

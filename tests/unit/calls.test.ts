@@ -98,6 +98,13 @@ describe("a call (proxy/calls.ts over the servers' interface)", () => {
 		);
 	});
 
+	it("refused for its credentials: the server needs authentication, and says how", async () => {
+		const refused = Object.assign(new Error("Unauthorized"), { status: 401 });
+		const { servers } = serversOver({ x: { server: { answer: () => Promise.reject(refused) } } });
+		const { text } = answerOf(await callMode(servers, "x_t", { args: { a: 1 } }, {}));
+		expect(text).toBe('Server "x" needs authentication: /mcp-auth x explains (the server answered HTTP 401)');
+	});
+
 	it("to a server awaiting approval says so, and starts nothing", async () => {
 		const { pool, servers } = serversOver({ x: {} }, { gate: () => "pending" });
 		expect(answerOf(await callMode(servers, "x_t", { args: { a: 1 } }, {})).text).toBe(
