@@ -33,9 +33,10 @@ import { registerToolSearch } from "./tool-search.ts";
 export type SyncMoment = "load" | "start" | "config" | "decided" | "listed";
 
 /**
- * What each moment registers again. The `mcp` description changes only with the config (the model's
- * prompt cache holds); direct tools come from the cache at start and change with the config or an
- * approval; the discovery tools (codemode, tool_search) are activated once, at start.
+ * What each moment registers again, besides Pi 1.5's tools and resource tools, which follow every
+ * moment (each registers only what changed). The `mcp` description changes only with the config
+ * (the model's prompt cache holds); direct tools come from the cache at start and change with the
+ * config or an approval; the discovery tools (codemode, tool_search) are activated once, at start.
  */
 const SYNCED: Record<SyncMoment, { direct?: true; prompts?: true; discovery?: true; proxy?: "guess" | "describe" }> = {
 	load: { proxy: "guess" },
@@ -90,18 +91,17 @@ export class Registrations implements PiRegistrations {
 		deps: RegistrationDeps,
 	) {
 		// The executes of `mcp`, Pi tools and direct tools; on Pi 1.5 a call runs as the Pi tool it is.
-		const calls = new SessionCalls(deps.runtime, () =>
+		this.calls = new SessionCalls(deps.runtime, () =>
 			this.piTools && this.resources ? { tools: this.piTools, resources: this.resources } : undefined,
 		);
-		this.calls = calls;
 		this.current = deps.current;
 		if (isPi15(pi)) {
-			this.piTools = new McpPiTools(pi, calls.piTool);
+			this.piTools = new McpPiTools(pi, this.calls.piTool);
 			this.resources = new ResourcePiTools(pi, () => deps.runtime());
 			// Pi 1.5's tool_search and codemode's searchTools() ranked by our engine (registered while loading: that replaces Pi's).
 			registerToolSearch(pi as unknown as ToolSearchApi);
 		}
-		this.direct = new DirectPiTools(pi as unknown as Pi15ToolApi, calls.direct, PROXY_TOOL_NAME, isPi15(pi));
+		this.direct = new DirectPiTools(pi as unknown as Pi15ToolApi, this.calls.direct, PROXY_TOOL_NAME, isPi15(pi));
 		this.prompts = new PromptCommands(pi, deps.ensureRuntime, deps.say);
 	}
 
