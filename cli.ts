@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { mapLimit, within } from "./bounds/waits.ts";
 import { describeError } from "./errors.ts";
+import { loadReadline } from "./lazy.ts";
 import type { ServerLifecycle } from "./lifecycle.ts";
 import { McpRuntime } from "./mcp-runtime.ts";
 import { runProxy } from "./proxy/proxy-tool.ts";
@@ -223,7 +224,7 @@ async function sign(runtime: McpRuntime, command: "login" | "logout", server: st
 
 /** One line from the terminal, or undefined when `signal` ends the wait. */
 async function readLine(signal: AbortSignal): Promise<string | undefined> {
-	const { createInterface } = await import("node:readline");
+	const { createInterface } = await loadReadline();
 	const rl = createInterface({ input: process.stdin });
 	try {
 		return await new Promise<string | undefined>((resolve) => {
@@ -238,7 +239,7 @@ async function readLine(signal: AbortSignal): Promise<string | undefined> {
 async function decide(runtime: McpRuntime, command: "approve" | "deny", words: readonly string[]): Promise<number> {
 	const unknown = words.find((w) => !(command === "approve" && isShownCode(w)) && !runtime.lifecycle.knows(w));
 	if (unknown) {
-		printError(`Unknown server "${unknown}". Configured: ${runtime.lifecycle.serverNames().join(", ") || "none"}\n`);
+		printError(`${runtime.lifecycle.unknownServer(unknown)}\n`);
 		return 2;
 	}
 	if (command === "approve") {

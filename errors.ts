@@ -90,6 +90,18 @@ export function quote(text: string, max = 100): string {
 	);
 }
 
+/** The one wording of "no servers": where to add them (the user's file as the reader knows it). */
+export function noServersMessage(userFile = "~/.pi/agent/mcp.json"): string {
+	return `No MCP servers configured. Add them to ${userFile} or .pi/mcp.json under "mcpServers".`;
+}
+
+/** The one wording of a name that matches no configured server, with the names that do, when known. */
+export function unknownServerMessage(name: string, known?: readonly string[]): string {
+	const head = `Unknown server ${quote(name)}.`;
+	if (known === undefined) return head;
+	return known.length === 0 ? `${head} ${noServersMessage()}` : `${head} Configured servers: ${known.join(", ")}`;
+}
+
 /** Raised when a server needs credentials it does not have: a sign-in, a token, or more scope. */
 export class AuthRequiredError extends Error {
 	constructor(
@@ -108,13 +120,20 @@ export class AuthRequiredError extends Error {
 	}
 }
 
+/** A write to a server whose input is closed (EPIPE, a destroyed stream): it exited, or will not read again. */
+export function isInputClosed(error: unknown): boolean {
+	const code = (error as { code?: unknown } | null)?.code;
+	return code === "EPIPE" || code === "ERR_STREAM_DESTROYED";
+}
+
 /**
  * What follows a failure: list the server's tools again (their header declarations changed), have the
  * user visit the pages the server names, connect again (a streamable HTTP server forgot our session),
- * renew the credentials (a refresh or a sign-in), or give up. Each is tried once: a retried attempt
- * gives up. A connect is only ever followed by new credentials.
+ * renew the credentials (a refresh or a sign-in), drop the connection (the server closed its input:
+ * as good as crashed, the next call starts it again), or give up. Each retry is tried once: a retried
+ * attempt gives up. A connect is only ever followed by new credentials.
  */
-export type FollowUp = "list-again" | "visit-pages" | "reconnect" | "sign-in" | "give-up";
+export type FollowUp = "list-again" | "visit-pages" | "reconnect" | "sign-in" | "drop-connection" | "give-up";
 
 export interface Failure {
 	readonly error: unknown;
@@ -125,6 +144,8 @@ export interface Failure {
 }
 
 export function afterError({ error, during, transport, retried }: Failure): FollowUp {
+	// Not a retry: whatever was tried before, a server that stopped reading is dropped.
+	if (during === "request" && isInputClosed(error)) return "drop-connection";
 	if (retried) return "give-up";
 	if (during === "request") {
 		const code = (error as { code?: unknown } | null | undefined)?.code;

@@ -2,6 +2,8 @@
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
 // on every call. Keeps the catalog and the metadata cache in step with every connection.
+
+import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import { mapLimit, within } from "./bounds/waits.ts";
 import { ToolCatalog, type ToolFilter } from "./catalog/tool-catalog.ts";
 import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
@@ -9,10 +11,10 @@ import { visibleToModel } from "./catalog/tool-ui.ts";
 import type { ApprovalRefusal } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem } from "./config.ts";
-import { authStatus, describeError, isAuthError, quote } from "./errors.ts";
+import { authStatus, describeError, isAuthError, unknownServerMessage } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
 import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
-import type { ConnectProgress, McpServerManager, ServerConnection } from "./server-manager.ts";
+import type { CallOptions, ConnectProgress, Pool, PooledConnection, ServerConnection } from "./server-manager.ts";
 import type { Challenge } from "./transport/open-connection.ts";
 import { type ResourceChange, ResourceSubscriptions, type WatchFactory } from "./transport/resource-subscriptions.ts";
 import { approvalMessage, type GateState } from "./trust/project-approval.ts";
@@ -56,9 +58,10 @@ export interface Failure {
 	readonly untold?: unknown;
 }
 
-export interface LifecycleOptions {
+export interface LifecycleOptions<C extends PooledConnection = ServerConnection> {
 	readonly config: McpConfig;
-	readonly manager: McpServerManager;
+	/** The pool of connections (McpServerManager; a typed fake in unit tests). */
+	readonly manager: Pool<C>;
 	readonly cache?: MetadataCache;
 	readonly now?: () => number;
 	/** How many servers connect at once when several are needed (default 10). */
@@ -88,8 +91,11 @@ export interface LifecycleOptions {
 	readonly gate?: (entry: ServerEntry) => GateState;
 	/** Told once when a resource the session read changed at its server (until it is read again). */
 	readonly onResourceChanged?: (change: ResourceChange) => void;
-	/** How a connection's resources are subscribed (tests give a fake; default the SDK Client's requests). */
-	readonly watchResources?: WatchFactory;
+	/**
+	 * How a connection's resources are subscribed (the runtime gives the SDK Client's requests,
+	 * `watchWithSdk`; tests a fake); without one, nothing the session reads is followed.
+	 */
+	readonly watchResources?: WatchFactory<C>;
 	/** Asks the user about a tool 2.36's `approveTools` names (client/tool-approval.ts); without it, such tools are refused. */
 	readonly askApproval?: (
 		entry: ServerEntry,
@@ -99,19 +105,53 @@ export interface LifecycleOptions {
 	) => Promise<ApprovalRefusal | undefined>;
 }
 
-export class ServerLifecycle {
+/**
+ * What the call path and the answers (proxy/) need of the servers: which exist and may run, what they
+ * offer, connecting one through the gate and its backoff, and the requests, masked. ServerLifecycle is it.
+ */
+export interface Servers {
+	readonly config: McpConfig;
+	readonly catalog: ToolCatalog;
+	readonly redactor: Redactor;
+	serverNames(): string[];
+	knows(name: string): boolean;
+	unknownServer(name: string): string;
+	state(name: string): ServerState;
+	blocked(name: string): string | undefined;
+	unavailable(name: string): string | undefined;
+	starting(name: string): ConnectProgress | undefined;
+	unlisted(names?: readonly string[]): string[];
+	ensureMetadata(names?: readonly string[], waitMs?: number, signal?: AbortSignal): Promise<string[]>;
+	ensureConnected(name: string, signal?: AbortSignal): Promise<PooledConnection>;
+	/** As `ensureConnected` for a call to a tool the catalog knows: resolves once the server is initialized. */
+	ensureCallable(name: string, signal?: AbortSignal): Promise<void>;
+	/** Whether the server's connection was listed (a call may go out before: `ensureCallable`). */
+	listed(name: string): boolean;
+	/** Once the listing under way (if any) lands: whether the server is listed. Never connects. */
+	listingLanded(name: string): Promise<boolean>;
+	failed(name: string, raw: unknown): unknown;
+	approveCall(
+		tool: ToolMetadata,
+		args: Record<string, unknown>,
+		signal?: AbortSignal,
+	): Promise<ApprovalRefusal | undefined>;
+	callTool(server: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+	readResource(server: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+}
+
+export class ServerLifecycle<C extends PooledConnection = ServerConnection> implements Servers {
 	/** Replaced (never edited) when the session takes a new config: see `reconfigure`. */
 	config: McpConfig;
-	readonly manager: McpServerManager;
+	readonly manager: Pool<C>;
 	readonly catalog: ToolCatalog;
 	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
 	startup: Promise<void> = Promise.resolve();
 	/** The resources this session read, followed at their servers (a started session's only: a CLI run reads once). */
-	readonly subscriptions: ResourceSubscriptions;
+	readonly subscriptions: ResourceSubscriptions<C>;
 	private readonly cache?: MetadataCache;
 	private readonly failures = new Map<string, Failure>();
 	private readonly now: () => number;
-	private readonly options: LifecycleOptions;
+	private readonly options: LifecycleOptions<C>;
 	private timer?: ReturnType<typeof setInterval>;
 	private ticking = false;
 	private started = false;
@@ -120,7 +160,7 @@ export class ServerLifecycle {
 	private stopped = false;
 	private readonly unsubscribe: () => void;
 
-	constructor(options: LifecycleOptions) {
+	constructor(options: LifecycleOptions<C>) {
 		this.options = options;
 		this.config = options.config;
 		this.manager = options.manager;
@@ -129,7 +169,7 @@ export class ServerLifecycle {
 		this.catalog = new ToolCatalog(options.config.settings.toolPrefix, [...options.config.servers.keys()]);
 		for (const entry of this.config.servers.values()) if (this.allowed(entry)) this.loadCached(entry);
 		this.subscriptions = new ResourceSubscriptions({
-			watch: options.watchResources,
+			watch: options.watchResources ?? (async () => undefined),
 			onChanged: (change) => this.options.onResourceChanged?.(change),
 		});
 		this.unsubscribe = this.manager.subscribe((server, event) => {
@@ -241,7 +281,7 @@ export class ServerLifecycle {
 	}
 
 	/** Closes the connection after `ms` unless it was used meanwhile (then the idle sweep decides). */
-	private closeIfUnused(connection: ServerConnection, ms: number): void {
+	private closeIfUnused(connection: C, ms: number): void {
 		const usedAt = connection.lastUsedAt;
 		const timer = setTimeout(() => {
 			if (this.stopped || this.manager.get(connection.name) !== connection) return;
@@ -378,7 +418,7 @@ export class ServerLifecycle {
 	 * stops this caller's wait. `ahead`: a start before any call (pi/prestart.ts), whose failure is
 	 * told to the call that follows.
 	 */
-	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<ServerConnection> {
+	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<C> {
 		return this.connectFor(name, signal, ahead ? "ahead" : "listed");
 	}
 
@@ -392,11 +432,25 @@ export class ServerLifecycle {
 		await this.connectFor(name, signal, "opened");
 	}
 
+	listed(name: string): boolean {
+		return this.manager.get(name) !== undefined;
+	}
+
+	async listingLanded(name: string): Promise<boolean> {
+		const listing = this.manager.listing(name);
+		return listing
+			? listing.then(
+					() => true,
+					() => false,
+				)
+			: this.listed(name);
+	}
+
 	private async connectFor(
 		name: string,
 		signal: AbortSignal | undefined,
 		wait: "listed" | "ahead" | "opened",
-	): Promise<ServerConnection> {
+	): Promise<C> {
 		const ahead = wait === "ahead";
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
@@ -423,7 +477,7 @@ export class ServerLifecycle {
 	}
 
 	/** The server initialized; its listing's outcome is recorded when it lands. */
-	private async opened(entry: ServerEntry, signal: AbortSignal | undefined): Promise<ServerConnection> {
+	private async opened(entry: ServerEntry, signal: AbortSignal | undefined): Promise<C> {
 		const connection = await this.manager.opened(entry, signal);
 		const listing = this.manager.listing(entry.name);
 		if (!listing) this.failures.delete(entry.name); // listed already
@@ -467,7 +521,7 @@ export class ServerLifecycle {
 	 * already under way (the first run's cache fill, a call's) is joined, not cancelled: it is as
 	 * fresh as a new one would be.
 	 */
-	async reconnect(name: string, signal?: AbortSignal): Promise<ServerConnection> {
+	async reconnect(name: string, signal?: AbortSignal): Promise<C> {
 		const blocked = this.blocked(name);
 		if (blocked) throw new Error(blocked);
 		this.entry(name);
@@ -527,14 +581,14 @@ export class ServerLifecycle {
 		};
 	}
 
-	async callTool(...[server, tool, args, options = {}]: Parameters<McpServerManager["callTool"]>) {
+	async callTool(...[server, tool, args, options = {}]: Parameters<Pool["callTool"]>) {
 		this.options.onRequest?.(server);
 		const heard = options.onProgress;
 		const onProgress: typeof heard = heard && ((p) => heard(p.message ? { ...p, message: this.mask(p.message) } : p));
 		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
 	}
 
-	async readResource(...[server, uri, options]: Parameters<McpServerManager["readResource"]>) {
+	async readResource(...[server, uri, options]: Parameters<Pool["readResource"]>) {
 		this.options.onRequest?.(server);
 		const listed = this.listedUri(server, uri);
 		const result = this.masked(await this.manager.readResource(server, listed, options));
@@ -555,12 +609,12 @@ export class ServerLifecycle {
 		return listed.find((r) => this.mask(r.uri) === uri)?.uri ?? uri;
 	}
 
-	async getPrompt(...args: Parameters<McpServerManager["getPrompt"]>) {
+	async getPrompt(...args: Parameters<Pool["getPrompt"]>) {
 		this.options.onRequest?.(args[0]);
 		return this.masked(await this.manager.getPrompt(...args));
 	}
 
-	async complete(...args: Parameters<McpServerManager["complete"]>) {
+	async complete(...args: Parameters<Pool["complete"]>) {
 		return this.masked(await this.manager.complete(...args));
 	}
 
@@ -581,7 +635,7 @@ export class ServerLifecycle {
 	}
 
 	/** Puts a connection's current metadata into the catalog (at once) and the cache (written async). */
-	async record(connection: ServerConnection): Promise<void> {
+	async record(connection: PooledConnection): Promise<void> {
 		// What a server says about itself reaches the model and the cache: no secret in it.
 		const scrub = (text: string) => this.redactor.scrub(text);
 		const scrubOptional = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
@@ -725,10 +779,4 @@ function authDetail(error: unknown, challenge: Challenge | undefined): string {
 	}
 	const code = authStatus(error);
 	return code ? `the server answered HTTP ${code}` : "the server refused the credentials";
-}
-
-export function unknownServerMessage(name: string, known: readonly string[]): string {
-	return known.length === 0
-		? `Unknown server ${quote(name)}: no MCP servers are configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json.`
-		: `Unknown server ${quote(name)}. Configured servers: ${known.join(", ")}`;
 }

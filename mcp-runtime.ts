@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { atExit } from "./bounds/exit-cleanup.ts";
 import { APPS_EXTENSION } from "./catalog/tool-ui.ts";
 import { ClientFeatures } from "./client/client-features.ts";
+import type { ToolApprovals } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
+import { loadNpxResolver, loadSavedToolApprovals, loadSignIn, loadToolApproval } from "./lazy.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
@@ -19,7 +21,7 @@ import { about, type ServerBlurb } from "./proxy/surface.ts";
 import { BackgroundIndex } from "./search/background-index.ts";
 import { McpServerManager } from "./server-manager.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
-import type { ResourceChange } from "./transport/resource-subscriptions.ts";
+import { type ResourceChange, watchWithSdk } from "./transport/resource-subscriptions.ts";
 import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
 import { Redactor } from "./trust/redaction.ts";
 import { guardSdkConsole } from "./trust/sdk-console.ts";
@@ -69,7 +71,7 @@ export class McpRuntime {
 	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
 	private resolver?: Promise<NpxResolver>;
 	/** The session's answers to `approveTools` questions (made at the first call that asks). */
-	private toolApprovals?: Promise<import("./client/tool-approval.ts").ToolApprovals>;
+	private toolApprovals?: Promise<ToolApprovals>;
 	private readonly listeners = new Set<() => void>();
 	private readonly resourceListeners = new Set<(change: ResourceChange) => void>();
 	private stopExitCleanup?: () => void;
@@ -113,7 +115,7 @@ export class McpRuntime {
 			auth: { agentDir: this.agentDir, env: this.env },
 			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
 			launch: async (entry, signal, onInstall) => {
-				this.resolver ??= import("./npx-resolver.ts").then(
+				this.resolver ??= loadNpxResolver().then(
 					({ NpxResolver }) =>
 						new NpxResolver({
 							agentDir: this.agentDir,
@@ -135,14 +137,12 @@ export class McpRuntime {
 		this.lifecycle = new ServerLifecycle({
 			config,
 			manager: this.manager,
+			watchResources: watchWithSdk,
 			cache: new MetadataCache(this.agentDir),
 			gate: (entry) => this.approvals.state(entry),
 			// Loaded at the first call `approveTools` names, never with the extension.
 			askApproval: async (entry, tool, args, signal) => {
-				this.toolApprovals ??= Promise.all([
-					import("./client/tool-approval.ts"),
-					import("./trust/saved-tool-approvals.ts"),
-				]).then(
+				this.toolApprovals ??= Promise.all([loadToolApproval(), loadSavedToolApprovals()]).then(
 					([{ ToolApprovals }, { SavedToolApprovals }]) =>
 						new ToolApprovals({
 							dialogs: () => this.client.host.dialogs,
@@ -328,7 +328,7 @@ export class McpRuntime {
 	 */
 	async signIn(name: string, io: Pick<SignInOptions, "show" | "askPaste" | "openBrowser" | "signal">): Promise<void> {
 		const entry = this.oauthEntry(name);
-		const { signIn } = await import("./oauth/sign-in.ts");
+		const { signIn } = await loadSignIn();
 		const refusedScope = this.lifecycle.manager.challenge(name)?.scope;
 		await signIn({ agentDir: this.agentDir, entry, refusedScope, redactor: this.redactor, ...io });
 		// The sign-in is stored; a connect that fails now is the server's state (shown by /mcp), not the sign-in's.
@@ -338,7 +338,7 @@ export class McpRuntime {
 	/** Signs out of an OAuth server: its stored client, tokens and discovery go; its connection closes. */
 	async signOut(name: string): Promise<boolean> {
 		const entry = this.oauthEntry(name);
-		const { signOut } = await import("./oauth/sign-in.ts");
+		const { signOut } = await loadSignIn();
 		await this.manager.close(name);
 		return signOut(this.agentDir, entry);
 	}

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import type { FetchLike } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "./config/schema.ts";
-import { AuthRequiredError, describeError } from "./errors.ts";
+import { AuthRequiredError, describeError, unknownServerMessage } from "./errors.ts";
 import { describeSource, idTokenSource, readToken, workloadTokenSource } from "./oauth/credential-sources.ts";
 import { dpopSession, isDpopBound, type StoredDpopKey } from "./oauth/dpop.ts";
 import { OAUTH_DIR, type SignIn, SignInStore, stillValid, withExpiry } from "./oauth/store.ts";
@@ -16,6 +16,7 @@ import { parseJson, readTextFile } from "./storage/file-guard.ts";
 /** Where it was always imported from; it lives in errors.ts so lower layers (oauth/) can raise it. */
 export { AuthRequiredError };
 
+import { loadClientSdk } from "./lazy.ts";
 import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 
@@ -211,7 +212,7 @@ async function refreshUnlessDone(store: SignInStore, stale: string, ctx: AuthCon
 		if (tokens.access_token !== stale && stillValid(tokens, now(), 0)) return undefined;
 		const discovery = current.discovery;
 		if (!discovery?.authorizationServerUrl || !current.client) return undefined;
-		const { refreshAuthorization } = await import("@modelcontextprotocol/client");
+		const { refreshAuthorization } = await loadClientSdk();
 		try {
 			const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
 				metadata: discovery.authorizationServerMetadata,
@@ -300,7 +301,7 @@ function readableByOthers(path: string): string | undefined {
 
 /** What /mcp-auth <server> says: how the server authenticates, and the state of its sign-in or token. */
 export function authHelp(entry: ServerEntry | undefined, name: string, ctx: AuthContext): string {
-	if (!entry) return `Unknown server "${name}".`;
+	if (!entry) return unknownServerMessage(name);
 	if (entry.transport === "stdio") {
 		return `"${name}" is a local (stdio) server: it gets credentials from its "env" in the config, not from /mcp-auth.`;
 	}

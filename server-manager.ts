@@ -10,9 +10,10 @@ import type {
 	GetPromptResult,
 	ReadResourceResult,
 } from "@modelcontextprotocol/client";
-import { once, untilAborted } from "./bounds/waits.ts";
+import { untilAborted } from "./bounds/waits.ts";
 import type { BrokerOptions } from "./broker/client.ts";
 import { afterError, describeError } from "./errors.ts";
+import { loadBroker, loadConnections, loadExtensionTasks, loadSdk, loadTasks } from "./lazy.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 import type { InstallProgress } from "./transport/npx-install.ts";
@@ -24,22 +25,19 @@ import type {
 	ServerConnection,
 } from "./transport/open-connection.ts";
 import { Redactor } from "./trust/redaction.ts";
-import { DEFAULT_SETTINGS, type Progress, type ServerEntry } from "./types.ts";
+import {
+	DEFAULT_SETTINGS,
+	type Progress,
+	type PromptMetadata,
+	type ResourceMetadata,
+	type ResourceTemplateMetadata,
+	type ServerEntry,
+	type SkillSummary,
+	type ToolMetadata,
+} from "./types.ts";
 
 export type { ServerConnection } from "./transport/open-connection.ts";
 export type { Progress } from "./types.ts";
-
-/**
- * Opening connections (our transports, cross-spawn, then the SDK) is loaded on the first connect:
- * a session with a warm cache may never connect, and every Pi start pays for what it imports.
- */
-const loadConnections = once(() => import("./transport/open-connection.ts"));
-/** The 2025 task API's calls, loaded on the first task-only tool. */
-const loadTasks = once(() => import("./transport/tool-tasks.ts"));
-/** The 2026 tasks extension's calls, loaded on the first call to a server that offers it. */
-const loadExtensionTasks = once(() => import("./transport/tool-tasks-2026.ts"));
-/** The per-user broker's client, loaded with the first connect of a server it shares. */
-const loadBroker = once(() => import("./broker/client.ts"));
 
 /** The largest message accepted from a server unless configured (128 MB). */
 const DEFAULT_MAX_MESSAGE_BYTES = DEFAULT_SETTINGS.maxMessageMB * 1024 * 1024;
@@ -107,6 +105,66 @@ export interface ServerManagerOptions {
 
 export type StateListener = (server: string, event: ServerEvent) => void;
 
+/**
+ * A pooled connection as the lifecycle sees it: its server, what it listed, how it is used, and a
+ * ping for the health check (`ServerConnection` is one; a unit test's fake is another).
+ */
+export interface PooledConnection {
+	readonly name: string;
+	readonly entry: ServerEntry;
+	readonly transportKind: ServerConnection["transportKind"];
+	readonly shared?: boolean;
+	readonly tools: readonly ToolMetadata[];
+	readonly resources: readonly ResourceMetadata[];
+	readonly templates: readonly ResourceTemplateMetadata[];
+	readonly prompts: readonly PromptMetadata[];
+	readonly skills: readonly SkillSummary[];
+	readonly instructions?: string;
+	readonly lastUsedAt: number;
+	readonly inFlight: number;
+	readonly client: { ping(options?: { timeout?: number }): Promise<unknown> };
+}
+
+/**
+ * What the lifecycle needs of the pool of connections (McpServerManager is it), so the lifecycle's
+ * rules (backoff, the gate, idle close, keep-alive) are tested over a typed fake without processes.
+ */
+export interface Pool<C extends PooledConnection = PooledConnection> {
+	/** Scrubs every error message the pool produces. */
+	readonly redactor: Redactor;
+	subscribe(listener: StateListener): () => void;
+	/** The healthy connection to a server, if there is one. */
+	get(name: string): C | undefined;
+	connectedNames(): string[];
+	connecting(name: string): boolean;
+	progress(name: string): ConnectProgress | undefined;
+	challenge(name: string): Challenge | undefined;
+	/** Connects, or joins the connect under way; `signal` stops only this caller's wait. */
+	connect(entry: ServerEntry, signal?: AbortSignal): Promise<C>;
+	/** As `connect`, resolving once the server is initialized: a call can go out while the listing goes on. */
+	opened(entry: ServerEntry, signal?: AbortSignal): Promise<C>;
+	/** The listing of a connect under way; undefined when none is. */
+	listing(name: string): Promise<C> | undefined;
+	refresh(name: string): Promise<unknown>;
+	close(name: string): Promise<void>;
+	closeAll(): Promise<void>;
+	callTool(name: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>;
+	readResource(name: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
+	getPrompt(
+		name: string,
+		prompt: string,
+		args: Record<string, string>,
+		options?: CallOptions,
+	): Promise<GetPromptResult>;
+	complete(
+		name: string,
+		ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
+		argument: { name: string; value: string },
+		context: Record<string, string>,
+		options?: CallOptions,
+	): Promise<CompleteResult["completion"]["values"]>;
+}
+
 export const DEFAULT_MAX_ARGUMENT_BYTES = DEFAULT_SETTINGS.maxArgumentMB * 1024 * 1024;
 
 interface PendingConnect {
@@ -121,7 +179,7 @@ interface PendingConnect {
 	install?: InstallProgress;
 }
 
-export class McpServerManager {
+export class McpServerManager implements Pool<ServerConnection> {
 	private readonly connections = new Map<string, ServerConnection>();
 	private readonly listeners = new Set<StateListener>();
 	private readonly pending = new Map<string, PendingConnect>();
@@ -417,11 +475,10 @@ export class McpServerManager {
 				await this.connect(connection.entry);
 				return this.track(name, run, true);
 			}
-			const { explainRequestError, isGone, loadSdk, withStderr } = await loadConnections();
+			const { explainRequestError, withStderr } = await loadConnections();
 			const timeout = this.requestTimeout(connection);
 			const explained = withStderr(explainRequestError(await loadSdk(), error, connection, timeout), connection);
-			// A server that closed its input is as good as crashed: the next call starts it again.
-			if (isGone(error)) this.markClosed(connection);
+			if (next === "drop-connection") this.markClosed(connection);
 			const message = describeError(explained);
 			const scrubbed = this.redactor.scrub(message);
 			throw scrubbed === message ? explained : new Error(scrubbed, { cause: explained });

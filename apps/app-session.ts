@@ -4,6 +4,7 @@
 // and hooks as the model's calls), and nothing the browser runs can answer for the host. Once the
 // view has initialized it gets the tool's input and result; a later call of the same view sends
 // them again.
+
 import {
 	type CallToolResult,
 	ProtocolError,
@@ -12,6 +13,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { CLIENT_INFO } from "../client-info.ts";
+import { loadAppBridge } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { AppCall } from "../proxy/answer.ts";
 import type { ToolMetadata } from "../types.ts";
@@ -39,9 +41,6 @@ export interface AppHost {
 	configured(tool: ToolMetadata): boolean;
 }
 
-/** The AppBridge's class, loaded with the first app (not with the extension). */
-let bridgeClass: Promise<typeof AppBridge> | undefined;
-
 export class AppSession {
 	private initialized = false;
 	private ended = false;
@@ -58,8 +57,7 @@ export class AppSession {
 	static async open(call: AppCall, host: AppHost, signal?: AbortSignal): Promise<AppSession> {
 		const { server } = call.tool;
 		const view = await readView(host.lifecycle, server, call.tool.ui.resourceUri, signal);
-		bridgeClass ??= import("@modelcontextprotocol/ext-apps/app-bridge").then((m) => m.AppBridge);
-		const Bridge = await bridgeClass;
+		const Bridge = await loadAppBridge();
 		const bridge = new Bridge(
 			null,
 			{ name: CLIENT_INFO.name, version: CLIENT_INFO.version },

@@ -3,6 +3,8 @@
 // sampling answered through the session's dialogs and model,
 // and servers' log messages written to mcp.log. The host (Pi's UI and model) is set by whoever
 // runs the session; without a UI, questions are declined at once and the tool result says why.
+
+import { loadElicitation, loadSampling } from "../lazy.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
 import { type Redactor, scrubStrings } from "../trust/redaction.ts";
 import { serverRoots, sessionFolders } from "./roots.ts";
@@ -73,7 +75,7 @@ export class ClientFeatures {
 					return { action: "decline" };
 				}
 				const openBrowser = this.host.openBrowser ?? (() => undefined);
-				const { askForm, askUrl } = await import("./elicitation.ts");
+				const { askForm, askUrl } = await loadElicitation();
 				return this.queue.run(() =>
 					params.mode === "url"
 						? askUrl(dialogs, server, params, signal, openBrowser)
@@ -84,7 +86,7 @@ export class ClientFeatures {
 				const params = masked(asked);
 				const dialogs = this.host.dialogs;
 				const noUi = this.host.noUiReason ?? NO_UI;
-				const { SamplingConsent } = await import("./sampling.ts");
+				const { SamplingConsent } = await loadSampling();
 				this.consent ??= new SamplingConsent();
 				const consent = this.consent;
 				return this.queue.run(async () =>

@@ -4,6 +4,7 @@
 // The model's reply goes back as text; its token use is shown to the user.
 import type { Api, AssistantMessage, Context, Model, UserMessage } from "@mariozechner/pi-ai";
 import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/client";
+import { loadPiAi } from "../lazy.ts";
 import { askPaged } from "./paged-question.ts";
 import type { Dialogs } from "./user-dialogs.ts";
 import { plain } from "./user-dialogs.ts";
@@ -116,7 +117,7 @@ export function piSampler(host: ModelHost): Sampler | undefined {
 		async complete(params, signal) {
 			const auth = await host.modelRegistry.getApiKeyAndHeaders(model);
 			if (!auth.ok) throw new Error(`The model ${model.id} cannot be used: ${auth.error}`);
-			const { complete } = await import("@mariozechner/pi-ai");
+			const { complete } = await loadPiAi();
 			const context: Context = {
 				systemPrompt: params.systemPrompt,
 				messages: params.messages.map((m) => toPiMessage(m, model)),

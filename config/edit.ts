@@ -4,10 +4,11 @@
 // VS Code...) and a repository's .mcp.json are never edited.
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { unknownServerMessage } from "../errors.ts";
+import { jsoncParser } from "../lazy.ts";
 import { readTextFile, writeFileAtomic } from "../storage/file-guard.ts";
 import { withFileLock } from "../storage/locked-json.ts";
 import type { McpConfig } from "../types.ts";
-import { jsoncParser } from "./jsonc-file.ts";
 
 /** The files this command may write: Pi's own, never a repository's .mcp.json or another tool's. */
 export interface EditableFiles {
@@ -27,7 +28,11 @@ export function editableFiles(agentDir: string, cwd: string): EditableFiles {
 export async function turnOff(config: McpConfig, name: string, files: EditableFiles): Promise<string> {
 	const entry = config.servers.get(name);
 	if (!entry)
-		throw new Error(config.disabled?.has(name) ? `"${name}" is already turned off.` : `Unknown server "${name}".`);
+		throw new Error(
+			config.disabled?.has(name)
+				? `"${name}" is already turned off.`
+				: unknownServerMessage(name, [...config.servers.keys()]),
+		);
 	if (entry.source.scope === "project")
 		throw new Error(`"${name}" comes from this project's config: /mcp deny ${name} keeps it from running.`);
 	// A user-level server: defined in the user's file (which gets "enabled": false) or hidden from it.
@@ -38,7 +43,10 @@ export async function turnOff(config: McpConfig, name: string, files: EditableFi
 /** Turns a server back on: removes what turned it off, in the Pi file that says so. */
 export async function turnOn(config: McpConfig, name: string, files: EditableFiles): Promise<string> {
 	const file = config.disabled?.get(name);
-	if (!file) throw new Error(config.servers.has(name) ? `"${name}" is already on.` : `Unknown server "${name}".`);
+	if (!file)
+		throw new Error(
+			config.servers.has(name) ? `"${name}" is already on.` : unknownServerMessage(name, [...config.servers.keys()]),
+		);
 	if (file !== files.user && file !== files.project)
 		throw new Error(
 			`"${name}" is turned off in ${file}, which /mcp does not edit (it is not Pi's own config): turn it on there.`,

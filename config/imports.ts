@@ -2,8 +2,8 @@
 // Only the shape is translated here; validation and interpolation happen in config.ts.
 
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import { tomlParser } from "../lazy.ts";
 import { readTextFile } from "../storage/file-guard.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
 
@@ -184,7 +184,7 @@ function codex(path: string): ImportedFile | undefined {
 	let data: Obj;
 	try {
 		// Loaded only for a codex import: most sessions never read TOML, and Pi's startup is shared.
-		const { parse } = createRequire(import.meta.url)("smol-toml") as typeof import("smol-toml");
+		const { parse } = tomlParser();
 		data = parse(text) as Obj;
 	} catch (error) {
 		return { path, scope: "user", servers: {}, error: `invalid TOML: ${(error as Error).message.split("\n")[0]}` };

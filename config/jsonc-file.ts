@@ -2,8 +2,8 @@
 // column), or the parsed value. Config files and host imports all go through here. Plain JSON (what
 // `pi mcp add` writes) is read with JSON.parse; jsonc-parser is loaded only for a file with
 // comments, trailing commas or a mistake, since every Pi start pays for what it imports.
-import { createRequire } from "node:module";
 import type { ParseError } from "jsonc-parser";
+import { jsoncParser } from "../lazy.ts";
 import { jsonDepthOver, MAX_JSON_DEPTH, readTextFile } from "../storage/file-guard.ts";
 
 /** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
@@ -11,11 +11,6 @@ export type ReadResult =
 	| { kind: "missing" }
 	| { kind: "error"; message: string; partial?: unknown }
 	| { kind: "ok"; value: unknown };
-
-/** jsonc-parser, loaded on first need (every Pi start pays for what it imports). */
-export function jsoncParser(): typeof import("jsonc-parser") {
-	return createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
-}
 
 /** Reads a JSON-with-comments file; a syntax error names the line and column. */
 export function readJsoncFile(path: string): ReadResult {

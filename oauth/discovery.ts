@@ -4,6 +4,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { CLIENT_INFO } from "../client-info.ts";
 import { describeError } from "../errors.ts";
+import { loadCoreSdk } from "../lazy.ts";
 import type { SignInStore } from "./store.ts";
 
 /** The largest OAuth document (metadata, registration, token answer) read; real ones are a few KB. */
@@ -62,7 +63,7 @@ export async function pinAuthorizationServer(
 	metadataUrl: string,
 	fetchFn: FetchLike,
 ): Promise<void> {
-	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await import("@modelcontextprotocol/core");
+	const { OAuthMetadataSchema, OpenIdProviderDiscoveryMetadataSchema } = await loadCoreSdk();
 	const expected = issuerOf(metadataUrl);
 	let body: unknown;
 	try {

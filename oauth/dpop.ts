@@ -6,6 +6,7 @@
 // guard sends again gets a fresh proof instead of a replayed one.
 import { webcrypto } from "node:crypto";
 import type { DpopKeyPair, DpopSession, FetchLike } from "@modelcontextprotocol/client";
+import { loadClientSdk } from "../lazy.ts";
 
 /** The algorithms we sign proofs with (ECDSA, whose keys Web Crypto imports from a JWK alone), best first. */
 const CURVES = { ES256: "P-256", ES384: "P-384", ES512: "P-521" } as const;
@@ -53,7 +54,7 @@ export function isDpopBound(tokens: { readonly token_type?: string } | undefined
 
 /** A new signing key, exportable so the sign-in can keep it (its tokens are bound to it). */
 export async function newDpopKey(alg: DpopAlg): Promise<StoredDpopKey> {
-	const { generateDpopKeyPair } = await import("@modelcontextprotocol/client");
+	const { generateDpopKeyPair } = await loadClientSdk();
 	const pair = await generateDpopKeyPair({ alg, extractable: true });
 	const privateJwk = await webcrypto.subtle.exportKey("jwk", pair.privateKey as webcrypto.CryptoKey);
 	return { alg, privateJwk, publicJwk: pair.publicJwk as webcrypto.JsonWebKey, thumbprint: pair.thumbprint };
@@ -61,7 +62,7 @@ export async function newDpopKey(alg: DpopAlg): Promise<StoredDpopKey> {
 
 /** A proof-signing session over a stored key (the nonces it learns live as long as it does). */
 export async function dpopSession(key: StoredDpopKey): Promise<DpopSession> {
-	const { DpopSession } = await import("@modelcontextprotocol/client");
+	const { DpopSession } = await loadClientSdk();
 	const params = { name: "ECDSA", namedCurve: CURVES[key.alg] };
 	const keyPair = {
 		alg: key.alg,
@@ -75,7 +76,7 @@ export async function dpopSession(key: StoredDpopKey): Promise<DpopSession> {
 
 /** A session with a key that lives only in this process (machine grants get a new token each connect). */
 export async function ephemeralDpopSession(alg: DpopAlg): Promise<DpopSession> {
-	const { DpopSession } = await import("@modelcontextprotocol/client");
+	const { DpopSession } = await loadClientSdk();
 	return DpopSession.create({ alg });
 }
 
@@ -90,7 +91,7 @@ export async function dpopFetch(
 	inner: FetchLike,
 	onSecret: (value: string) => void,
 ): Promise<FetchLike> {
-	const { withDpop } = await import("@modelcontextprotocol/client");
+	const { withDpop } = await loadClientSdk();
 	let told = false;
 	const seeing: FetchLike = (url, init) => {
 		const proof = new Headers(init?.headers).get("dpop");

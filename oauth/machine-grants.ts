@@ -19,6 +19,7 @@ import type {
 } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../config/schema.ts";
 import { AuthRequiredError, describeError } from "../errors.ts";
+import { loadClientSdk } from "../lazy.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import {
@@ -60,7 +61,7 @@ interface Grant {
 
 /** The auth provider for an entry whose `oauth.grantType` needs no user. */
 export async function machineGrant(entry: HttpServerEntry, ctx: MachineGrantContext): Promise<MachineGrant> {
-	const sdk = await import("@modelcontextprotocol/client");
+	const sdk = await loadClientSdk();
 	const oauth = (entry.oauth ?? {}) as OAuthConfig;
 	const onSecret = (value: string) => ctx.redactor.add(value);
 	const fetchFn = boundedFetch(ctx.fetchFn ?? fetch);

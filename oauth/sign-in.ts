@@ -21,6 +21,7 @@ import type {
 	OAuthTokens,
 } from "@modelcontextprotocol/client";
 import { describeError } from "../errors.ts";
+import { loadClientSdk } from "../lazy.ts";
 import { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
@@ -127,7 +128,7 @@ export async function signIn(options: SignInOptions): Promise<void> {
 	// A config mistake is told before anything is sent.
 	const target = callbackTarget(settings);
 	checkRegistration(settings, target);
-	const sdk = await import("@modelcontextprotocol/client");
+	const sdk = await loadClientSdk();
 	// The probe reads only the status and headers (an MCP server may answer with an endless stream).
 	const challenge = await probe(entry.url, raw, sdk.extractWWWAuthenticateParams);
 	const scope = options.scope ?? store.read().stepUpScope ?? challenge.scope ?? options.refusedScope;

@@ -23,6 +23,7 @@ import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
 import { exposureOf, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
+import { callsNested } from "./session-calls.ts";
 
 const SEND = "Send";
 const DONT_SEND = "Don't send";
@@ -53,7 +54,9 @@ export function piAppHost(
 		};
 		if (!routes) return { answer: await runProxy(lifecycle, input, { signal, onResult: heard }), structured };
 		// On Pi 1.5 never around Pi: without a way through it (no executeTool here) the request is refused.
-		const viaPi = await callThroughPi(routes, runtime, input, ctx, signal, undefined, heard);
+		const viaPi = callsNested(ctx)
+			? await callThroughPi(routes, runtime, input, ctx, signal, undefined, heard)
+			: undefined;
 		return { answer: viaPi ?? refusal("Pi cannot run this request from here."), structured };
 	};
 	return {

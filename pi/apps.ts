@@ -3,6 +3,7 @@
 // (apps/) and their routes through Pi (pi/app-host.ts) load with the first result that has a view.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { AppSessions } from "../apps/app-sessions.ts";
+import { loadAppHost, loadAppSessions } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { AppCall } from "../proxy/answer.ts";
 import type { PiRoutes } from "./calls-through-pi.ts";
@@ -25,10 +26,7 @@ export class PiApps {
 		ctx: ExtensionContext,
 	): (call: AppCall, signal?: AbortSignal) => Promise<string | undefined> {
 		return async (call, signal) => {
-			const [{ AppSessions }, { appsSetting, piAppHost }] = await Promise.all([
-				import("../apps/app-sessions.ts"),
-				import("./app-host.ts"),
-			]);
+			const [{ AppSessions }, { appsSetting, piAppHost }] = await Promise.all([loadAppSessions(), loadAppHost()]);
 			this.sessions ??= new AppSessions();
 			const host = piAppHost(this.pi, ctx, runtime, this.routes);
 			return this.sessions.show(call, host, appsSetting(runtime, ctx), signal);

@@ -7,9 +7,10 @@
 // if it is not yet, so a first session, a changed config, an expired cache and a tool a server
 // added later all take this one route. pi 0.73 has no nested tool calls: there the proxy answers.
 
-import { once } from "../bounds/waits.ts";
+import { loadCallPath } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ProxyResult } from "../proxy/answer.ts";
+import type { CallPlan } from "../proxy/calls.ts";
 import { callsTool, type ProxyInput } from "../proxy/surface.ts";
 import type { PiContent } from "../proxy/tool-results.ts";
 import type { Progress } from "../server-manager.ts";
@@ -35,14 +36,12 @@ export interface PiRoutes {
 	readonly resources: ResourcePiTools;
 }
 
-/** The proxy's call path, loaded at the first call, never with the extension (start-up cost). */
-const callPath = once(() => import("../proxy/proxy-tool.ts"));
-
 /**
- * Runs `mcp({tool})` as its Pi tool. Undefined when the input calls no tool (status, search,
- * describe, a server's list, connect: the proxy answers those, and none reaches a tool) or when
- * this Pi cannot call tools from a tool (no `ctx.executeTool`). `onStructured` hears what the Pi
- * tool hands scripts: a call's whole `CallToolResult`, a read's `{ server, uri, contents }`.
+ * Runs `mcp({tool})` as its Pi tool; `ctx` calls tools itself (Pi 1.5's `ctx.executeTool`, which
+ * the caller checked). Undefined when the input calls no tool (status, search, describe, a server's
+ * list, connect: the proxy answers those, and none reaches a tool).
+ * `onStructured` hears what the Pi tool hands scripts: a call's whole `CallToolResult`, a read's
+ * `{ server, uri, contents }`.
  */
 export async function callThroughPi(
 	routes: PiRoutes,
@@ -53,22 +52,36 @@ export async function callThroughPi(
 	onUpdate?: OnUpdate,
 	onStructured?: (value: object) => void,
 ): Promise<ProxyResult | undefined> {
-	const context = ctx as ToolContext;
-	if (!callsTool(input) || typeof context.executeTool !== "function") return undefined;
-	const { planToolCall, progressText, refusal } = await callPath();
+	if (!callsTool(input)) return undefined;
+	const { planToolCall, progressText } = await loadCallPath();
 	const onProgress = (progress: Progress) =>
 		onUpdate?.({ content: [{ type: "text", text: progressText(progress) }], details: { mode: "tool", progress } });
 	// Why the call waits (its server installing or starting), shown as its progress.
 	const onWait = (text: string) => onUpdate?.({ content: [{ type: "text", text }], details: { waiting: text } });
 	const plan = await planToolCall(runtime.lifecycle, input, { signal, onProgress, onWait });
+	return runThroughPi(routes, runtime, plan, ctx, signal, onUpdate, onStructured);
+}
+
+/** Runs a planned call (its tool resolved, its arguments parsed) as the Pi tool it is; `ctx` must call nested tools. */
+export async function runThroughPi(
+	routes: PiRoutes,
+	runtime: McpRuntime,
+	plan: CallPlan,
+	ctx: unknown,
+	signal: AbortSignal | undefined,
+	onUpdate?: OnUpdate,
+	onStructured?: (value: object) => void,
+): Promise<ProxyResult> {
+	const context = ctx as ToolContext & Required<Pick<ToolContext, "executeTool">>;
 	if (plan.kind === "failed") return plan.result;
+	const { refusal } = await loadCallPath();
 	const target =
 		plan.kind === "read"
 			? { name: routes.resources.reader(runtime), args: { server: plan.read.server, uri: plan.read.uri } }
 			: { name: routes.tools.registeredName(runtime, plan.tool), args: plan.args };
 	// Never run past Pi: a tool it does not know or may not call is refused, not called directly.
 	if (!target.name) {
-		const tool = plan.kind === "call" ? plan.tool.qualifiedName : input.tool;
+		const tool = plan.kind === "call" ? plan.tool.qualifiedName : plan.read.label;
 		return refusal(`${tool} cannot run now: its server's tools are not registered with Pi (see /mcp).`);
 	}
 	if (!context.tools?.some((tool) => tool.name === target.name)) {

@@ -3,7 +3,8 @@
 import { homedir } from "node:os";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { formatProblem } from "../config.ts";
-import { describeError } from "../errors.ts";
+import { describeError, noServersMessage } from "../errors.ts";
+import { loadApprovalQuestion, loadApproveFlow, loadConfigEdit, loadDialogs } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { authHelp, signsInWithBrowser, storedSignInNote } from "../oauth-handler.ts";
@@ -91,8 +92,7 @@ export function statusReport(
 	const names = lifecycle.serverNames();
 	const lines: string[] = [];
 	const off = [...(config.disabled ?? [])];
-	if (names.length === 0 && off.length === 0)
-		lines.push("No MCP servers configured (~/.pi/agent/mcp.json, .mcp.json, .pi/mcp.json).");
+	if (names.length === 0 && off.length === 0) lines.push(noServersMessage());
 	else
 		lines.push(
 			`MCP servers (${names.filter((n) => lifecycle.state(n) === "connected").length}/${names.length} connected):`,
@@ -154,9 +154,9 @@ export async function approve(
 	words: string[],
 ): Promise<ApproveAnswer> {
 	const [{ approveCommand }, { askApproval }, { safeDialogs }] = await Promise.all([
-		import("../trust/approve-flow.ts"),
-		import("../client/approval-question.ts"),
-		import("../client/user-dialogs.ts"),
+		loadApproveFlow(),
+		loadApprovalQuestion(),
+		loadDialogs(),
 	]);
 	const ask = ctx.hasUI
 		? (entries: readonly ServerEntry[]) =>
@@ -245,7 +245,7 @@ export async function turnOnOff(
 	let done: string;
 	try {
 		// Loaded here: config editing is needed only by this command, not at start-up.
-		const { editableFiles, turnOff, turnOn } = await import("../config/edit.ts");
+		const { editableFiles, turnOff, turnOn } = await loadConfigEdit();
 		const files = editableFiles(runtime.agentDir, runtime.cwd);
 		done = await (sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files));
 	} catch (error) {
@@ -265,8 +265,9 @@ export async function authCommand(
 	if (runtime.lifecycle.state(name) === "needs-config")
 		return say(ctx, runtime, runtime.lifecycle.blocked(name) ?? "", "warning");
 	const entry = runtime.config.servers.get(name);
+	if (!entry) return say(ctx, runtime, runtime.lifecycle.unknownServer(name), "error");
 	const help = () => authHelp(entry, name, { agentDir: runtime.agentDir, env: runtime.env });
-	if (sub === "status" || !entry || !signsInWithBrowser(entry)) return say(ctx, runtime, help());
+	if (sub === "status" || !signsInWithBrowser(entry)) return say(ctx, runtime, help());
 	if (sub === "logout") {
 		const had = await runtime.signOut(name);
 		return say(ctx, runtime, had ? `Signed out of "${name}": its tokens are deleted.` : `"${name}" was not signed in.`);

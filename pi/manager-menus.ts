@@ -4,6 +4,7 @@
 import { homedir } from "node:os";
 import { type EditableFiles, editableFiles } from "../config/edit.ts";
 import { settingsFile } from "../config/server-settings.ts";
+import { noServersMessage } from "../errors.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { grantType, usesOAuth } from "../oauth-handler.ts";
 import { stateText } from "../proxy/server-status.ts";
@@ -57,7 +58,7 @@ export function serversMenu(runtime: McpRuntime): Menu {
 	const problems = config.problems.map((p) => `${p.severity}: ${sourceLabel(p.file)}: ${oneLine(p.message)}`);
 	const title =
 		items.length === 0
-			? `No MCP servers configured. Add them to ${sourceLabel(files(runtime).user)} or .pi/mcp.json.`
+			? noServersMessage(sourceLabel(files(runtime).user))
 			: `MCP servers (${connected}/${names.length} connected)`;
 	return { title: [title, ...problems.slice(0, 5)].join("\n"), items: [...items, { value: "close", label: "Close" }] };
 }

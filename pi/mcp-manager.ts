@@ -149,7 +149,7 @@ async function manageTools(manager: Manager, name: string): Promise<void> {
 
 function whereSaved(runtime: McpRuntime, name: string): SettingsFile | string {
 	const entry = runtime.config.servers.get(name);
-	return entry ? settingsFile(entry, files(runtime)) : `Unknown server "${name}".`;
+	return entry ? settingsFile(entry, files(runtime)) : runtime.lifecycle.unknownServer(name);
 }
 
 /** Saves a change, applies the config again (the other servers keep running), and says so. */

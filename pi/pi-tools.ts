@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { piParameters } from "../catalog/pi-schema.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
+import type { ToolRef } from "../proxy/calls.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
 import { type Exposure, exposureOf, type JsonSchema, piToolName } from "../types.ts";
 import { mcpResultSchema } from "./result-schema.ts";
@@ -40,11 +41,7 @@ export function mcpNamespace(server: string): string {
 }
 
 /** Which MCP tool a Pi tool is: its server, its own name, and the name the proxy knows it by. */
-export interface ToolRef {
-	readonly server: string;
-	readonly name: string;
-	readonly qualifiedName: string;
-}
+export type { ToolRef } from "../proxy/calls.ts";
 
 /** A server's tools as one call of a Pi tool reaches them: the content for the model, the whole result for scripts. */
 export type PiToolCall = (

@@ -6,10 +6,10 @@
 // as servers list them (Pi's autocomplete then shows them from the next start).
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { GetPromptResult } from "@modelcontextprotocol/client";
-import { plain } from "../client/user-dialogs.ts";
 import { describeError } from "../errors.ts";
+import { loadDialogs, loadToolResults } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { convertResult, type PiContent } from "../proxy/tool-results.ts";
+import type { convertResult, PiContent } from "../proxy/tool-results.ts";
 import { oneLine } from "../trust/safe-text.ts";
 import type { PromptArgument, PromptMetadata } from "../types.ts";
 
@@ -127,6 +127,7 @@ export class PromptCommands {
 		if (!found) return this.say(ctx, `"${server}" does not offer the prompt "${name}" now (see /mcp).`, "warning");
 		const { runtime, prompt } = found;
 		const values = assignArguments(args, prompt.arguments);
+		const { plain } = await loadDialogs();
 		for (const arg of prompt.arguments.filter((a) => a.required && values[a.name] === undefined)) {
 			if (!ctx.hasUI) {
 				return this.say(
@@ -148,7 +149,8 @@ export class PromptCommands {
 		try {
 			await runtime.lifecycle.ensureConnected(server, ctx.signal);
 			const result = await runtime.lifecycle.getPrompt(server, name, values, { signal: ctx.signal });
-			const content = promptContent(result, (data, uri) => runtime.output.saveBlob(data, uri));
+			const { convertResult } = await loadToolResults();
+			const content = promptContent(result, convertResult, (data, uri) => runtime.output.saveBlob(data, uri));
 			if (!ctx.isIdle()) return this.pi.sendUserMessage(content, { deliverAs: "followUp" });
 			// `pi -p "/server:prompt"` (print, json) ends once the command returns: Pi 1.5 would exit
 			// before the turn the prompt starts. Without a UI the command lasts until that turn ends.
@@ -246,11 +248,12 @@ const quoted = (value: string) => (/[\s"']/.test(value) ? `"${value.replace(/"/g
 /** A prompt's messages as one user message: each message's content, the assistant's marked as such. */
 export function promptContent(
 	result: GetPromptResult,
+	convert: typeof convertResult,
 	saveBlob: (data: string, uri: string | undefined) => string,
 ): PiContent[] {
 	const content: PiContent[] = [];
 	for (const message of result.messages) {
-		const converted = convertResult(
+		const converted = convert(
 			{ content: [message.content] },
 			{ saveBlob: (data, _mime, uri) => saveBlob(data, uri) },
 		).content;

@@ -3,9 +3,8 @@
 // Listings come from the metadata cache (no server starts to list); a read connects the server.
 // Registered with the widest exposure among the servers with resources, as Pi 1.5 does:
 // `direct` if one is direct, else `deferred` (codemode and tool_search reach them), else hidden.
-import { once } from "../bounds/waits.ts";
+import { loadCallPath } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { contentText } from "../proxy/tool-results.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 export const LIST_RESOURCES_TOOL = "list_mcp_resources";
@@ -41,9 +40,6 @@ const READ_PARAMETERS = {
 	required: ["server", "uri"],
 	additionalProperties: false,
 };
-
-/** The read path, loaded at the first read (never with the extension). */
-const callPath = once(() => import("../proxy/calls.ts"));
 
 export type ResourceExposure = "direct" | "deferred" | "hidden";
 
@@ -161,7 +157,7 @@ export class ResourcePiTools {
 	/** A read as `mcp` answers one (the same content for the model), with the contents for scripts. */
 	private async read(server: string, uri: string, signal?: AbortSignal) {
 		const { lifecycle, output } = await this.runtime();
-		const { readResource } = await callPath();
+		const { contentText, readResource } = await loadCallPath();
 		const details = { server, uri };
 		const read = { server, uri, label: `${server}-resource`, details };
 		const { answer, contents } = await readResource(lifecycle, read, { signal, output });

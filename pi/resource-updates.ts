@@ -4,7 +4,8 @@
 // message of its own in the session (the user sees it; the model reads it with the next prompt);
 // during a run, with the next tool result the model gets, or, when the run ends first, with the
 // next prompt. Never a message that starts a turn: a changing resource must not make the model run.
-import type { ExtensionAPI, ToolResultEvent } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext, ToolResultEvent } from "@mariozechner/pi-coding-agent";
+import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ResourceChange } from "../transport/resource-subscriptions.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import { oneLine, terminalSafe } from "../trust/safe-text.ts";
@@ -22,14 +23,17 @@ export function changeNote(change: ResourceChange, redactor: Redactor): string {
 /** Pi 1.5 adds these to a tool result; replacing `content` without `structuredContent` would drop it. */
 type ResultEvent = ToolResultEvent & { parentToolCallId?: string; structuredContent?: unknown };
 
+/** A session service (pi/session.ts): hooked to each runtime that becomes the session's. */
 export class ResourceUpdates {
 	/** Notes waiting for a place in the conversation (a run was under way when they came). */
 	private pending: string[] = [];
+	/** The session's context: whether Pi is idle now (no run under way). */
+	private ctx?: ExtensionContext;
 
 	constructor(
 		private readonly pi: ExtensionAPI,
-		/** Whether Pi is idle now (no run under way). */
-		private readonly idle: () => boolean,
+		/** Whether Pi is idle now (no run under way); by default the session's context says. */
+		private readonly idle: () => boolean = () => this.ctx?.isIdle() !== false,
 	) {
 		pi.on("tool_result", (event) => this.intoResult(event as ResultEvent));
 		pi.on("before_agent_start", () => {
@@ -40,6 +44,17 @@ export class ResourceUpdates {
 		pi.on("session_shutdown", () => {
 			this.pending = [];
 		});
+	}
+
+	/** A runtime became the session's: the changes of what it reads are told from now on. */
+	attach(runtime: McpRuntime, ctx: ExtensionContext): void {
+		this.ctx = ctx;
+		runtime.onResourceChanged((change) => this.tell(changeNote(change, runtime.redactor)));
+	}
+
+	/** The session ended. */
+	end(): void {
+		this.ctx = undefined;
 	}
 
 	/** Tells the model of a change (the note from `changeNote`). */

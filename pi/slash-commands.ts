@@ -3,6 +3,7 @@
 // what they do (pi/command-actions.ts) loads with their first use.
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { loadCommandActions, loadManager } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { startingText } from "../proxy/server-status.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
@@ -76,11 +77,11 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
 			// Bare /mcp where Pi has dialogs (TUI, rpc) is the manager; -p and subcommands answer in text.
 			if (args.trim() === "" && ctx.hasUI) {
-				const { openManager } = await import("./mcp-manager.ts");
+				const { openManager } = await loadManager();
 				return openManager(ctx, deps);
 			}
 			// The command's work loads with its first use, not with the extension (start-up cost).
-			const { mcpCommand } = await import("./command-actions.ts");
+			const { mcpCommand } = await loadCommandActions();
 			await mcpCommand(ctx, runtime, args, deps);
 		},
 	});
@@ -100,7 +101,7 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 		handler: async (args, ctx) => {
 			const runtime = await deps.runtime();
 			if (!runtime) return say(ctx, runtime, "MCP is not running in this session.", "warning");
-			const { mcpAuthCommand } = await import("./command-actions.ts");
+			const { mcpAuthCommand } = await loadCommandActions();
 			await mcpAuthCommand(ctx, runtime, args);
 		},
 	});

@@ -5,6 +5,9 @@
 // (tools known, not running) is `cached`; starting or installing, needing configuration or
 // approval, and denied are `not-connected`.
 import type { ServerLifecycle, ServerState } from "../lifecycle.ts";
+import { oneLine } from "../trust/safe-text.ts";
+import type { SessionService } from "./session.ts";
+import { statusLine } from "./slash-commands.ts";
 
 export const MCP_STATUS_EVENT = "pi-mcp-adapter/status/v1";
 
@@ -112,4 +115,23 @@ export function emitStatus(pi: StatusEvents, snapshot: McpStatusSnapshot): void 
 	} catch {
 		// A listener's failure is its own: MCP goes on (as 2.36 does).
 	}
+}
+
+/**
+ * What the user's footer and 2.36's listeners see of a session's servers: the status line and the
+ * status event at every change of a runtime's servers, and the empty snapshot when the session ends.
+ */
+export function statusReports(pi: StatusEvents, directToolServers: () => readonly string[]): SessionService {
+	return {
+		attach(runtime, ctx) {
+			const report = () => {
+				const line = statusLine(runtime.lifecycle);
+				ctx.ui.setStatus("mcp", line === undefined ? undefined : oneLine(line));
+				emitStatus(pi, statusSnapshot(runtime.lifecycle, directToolServers()));
+			};
+			runtime.onChange(report);
+			report();
+		},
+		end: () => emitStatus(pi, EMPTY_STATUS),
+	};
 }

@@ -5,7 +5,7 @@
 // (the namespace's alias), its description and parameters.
 
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { loadSearch } from "../search/background-index.ts";
+import { loadSearch } from "../lazy.ts";
 import type { ToolSearchIndex } from "../search/engine.ts";
 import type { JsonSchema } from "../types.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";

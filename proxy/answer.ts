@@ -1,7 +1,7 @@
 // What every `mcp` mode answers with: the result shape, its run options, and the notes that say
 // which servers an answer could not cover (still starting, failed, awaiting approval).
 
-import type { ServerLifecycle } from "../lifecycle.ts";
+import type { Servers } from "../lifecycle.ts";
 import type { Progress } from "../server-manager.ts";
 import type { ToolMetadata } from "../types.ts";
 import type { OutputGuard } from "./output-guard.ts";
@@ -54,7 +54,7 @@ export const failure = (mode: string, body: string, details: Record<string, unkn
 	details: { mode, error: true, ...details },
 });
 
-export function failedNote(lifecycle: ServerLifecycle): string {
+export function failedNote(lifecycle: Servers): string {
 	const names = lifecycle.serverNames();
 	const failed = names.filter((n) => ["failed", "needs-auth"].includes(lifecycle.state(n)));
 	const waiting = names.filter((n) => lifecycle.state(n) === "awaiting-approval");

@@ -5,11 +5,11 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/client";
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { describeError, isAuthError, quote } from "../errors.ts";
-import type { ServerLifecycle } from "../lifecycle.ts";
+import { afterError, describeError, quote } from "../errors.ts";
+import { loadSdk } from "../lazy.ts";
+import type { Servers } from "../lifecycle.ts";
 import { expandTemplate, matchTemplate, readCall, resourceResultToContent, useUriTemplate } from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
-import { loadSdk } from "../transport/sdk-loader.ts";
 import { serverPrefix } from "../types.ts";
 import { failedNote, failure, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import type { ProxyInput } from "./surface.ts";
@@ -23,20 +23,20 @@ import { waitForServers } from "./waiting.ts";
  * long as their connects take (an install included), with progress.
  */
 export async function resolveTool(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	name: string,
 	server: string | undefined,
 	options: Pick<ProxyRunOptions, "signal" | "onWait">,
 ): Promise<CatalogTool | { error: string }> {
-	if (server && !lifecycle.knows(server)) return { error: lifecycle.unknownServer(server) };
-	const owner = server ?? ownerOf(lifecycle, name);
-	const blocked = owner ? lifecycle.blocked(owner) : undefined;
+	if (server && !servers.knows(server)) return { error: servers.unknownServer(server) };
+	const owner = server ?? ownerOf(servers, name);
+	const blocked = owner ? servers.blocked(owner) : undefined;
 	if (blocked) return { error: blocked };
-	let found = lifecycle.catalog.resolve(name, server);
+	let found = servers.catalog.resolve(name, server);
 	if (found.kind !== "found") {
-		await waitForServers(lifecycle, lifecycle.unlisted(owner ? [owner] : undefined), options);
+		await waitForServers(servers, servers.unlisted(owner ? [owner] : undefined), options);
 		if (options.signal?.aborted) return { error: "Cancelled while the server was starting." };
-		found = lifecycle.catalog.resolve(name, server);
+		found = servers.catalog.resolve(name, server);
 	}
 	if (found.kind === "found") return found.tool;
 	if (found.kind === "ambiguous") {
@@ -45,19 +45,19 @@ export async function resolveTool(
 		};
 	}
 	// A name that points at a server which could not connect: that server's problem is the answer.
-	const unavailable = owner ? lifecycle.unavailable(owner) : undefined;
+	const unavailable = owner ? servers.unavailable(owner) : undefined;
 	if (unavailable) return { error: unavailable };
 	const hint =
 		found.suggestions.length > 0
 			? ` Did you mean: ${found.suggestions.join(", ")}?`
 			: ' Find tools with mcp({search:"words"}).';
-	return { error: `Unknown tool ${quote(name)}.${hint}${failedNote(lifecycle)}` };
+	return { error: `Unknown tool ${quote(name)}.${hint}${failedNote(servers)}` };
 }
 
 /** The server whose prefix a tool name starts with (the longest such name), if any. */
-function ownerOf(lifecycle: ServerLifecycle, name: string): string | undefined {
-	const mode = lifecycle.config.settings.toolPrefix;
-	return lifecycle
+function ownerOf(servers: Servers, name: string): string | undefined {
+	const mode = servers.config.settings.toolPrefix;
+	return servers
 		.serverNames()
 		.filter((s) => name.startsWith(`${serverPrefix(s, mode)}_`))
 		.sort((a, b) => b.length - a.length)[0];
@@ -84,9 +84,9 @@ export function parseArgs(raw: unknown): { args: Record<string, unknown> } | { e
 }
 
 /**
- * What a `mcp({tool})` call comes to once its name is resolved (connecting servers when the cache
- * does not know it, through the approval gate): a tool to call, a resource to read, or why neither.
- * Nothing here reaches a tool or a resource: on Pi 1.5 the call then runs as the Pi tool it is.
+ * What a call comes to once its tool is known: a tool to call with its arguments, a resource to
+ * read (a resource's or a template's tool, a URI), or why neither. Nothing here reaches a tool or
+ * a resource: on Pi 1.5 a `mcp({tool})` call then runs as the Pi tool it is.
  */
 export type CallPlan =
 	| { readonly kind: "call"; readonly tool: CatalogTool; readonly args: Record<string, unknown> }
@@ -101,8 +101,16 @@ export interface ResourceRead {
 	readonly details: Record<string, unknown>;
 }
 
+/** Which MCP tool a Pi tool or a direct tool stands for: its server, its own name, the name the proxy knows it by. */
+export interface ToolRef {
+	readonly server: string;
+	readonly name: string;
+	readonly qualifiedName: string;
+}
+
+/** `mcp({tool})`: the name resolved (connecting servers when the cache does not know it) and the arguments parsed, once. */
 export async function planCall(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	name: string,
 	input: ProxyInput,
 	options: ProxyRunOptions,
@@ -110,49 +118,104 @@ export async function planCall(
 	// Templates are expanded and matched with the SDK's UriTemplate, which loads with the SDK (as the
 	// call's connect would load it), never at start-up.
 	useUriTemplate(await loadSdk());
-	if (URI.test(name)) return planUriRead(lifecycle, name, input.server);
+	if (URI.test(name)) return planUriRead(servers, name, input.server);
 	// A first call to a server that is starting (a cold npx install) waits for it, with progress
 	// ("waiting for everything: installing ... 12 s"), instead of asking to call again.
-	const tool = await resolveTool(lifecycle, name, input.server, options);
+	const tool = await resolveTool(servers, name, input.server, options);
 	if ("error" in tool) return { kind: "failed", result: failure("tool", tool.error) };
 	const parsed = parseArgs(input.args);
 	if ("error" in parsed) {
 		return { kind: "failed", result: failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`) };
 	}
-	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, parsed.args) : undefined);
-	if (uri === undefined) return { kind: "call", tool, args: parsed.args };
+	return planTool(tool, parsed.args);
+}
+
+/**
+ * A Pi tool's or a direct tool's call: its tool by server and name (the catalog's entry; no name
+ * to resolve), its arguments as Pi checked them against the tool's schema (an object: taken as is).
+ */
+export async function planToolRef(
+	servers: Servers,
+	ref: ToolRef,
+	args: unknown,
+	options: Pick<ProxyRunOptions, "signal" | "onWait">,
+): Promise<CallPlan> {
+	const tool = await findTool(servers, ref, options);
+	if ("error" in tool) return { kind: "failed", result: failure("tool", tool.error) };
+	const parsed = parseArgs(args);
+	if ("error" in parsed) {
+		return { kind: "failed", result: failure("tool", `${parsed.error}\n${paramLines(tool.inputSchema).join("\n")}`) };
+	}
+	return planTool(tool, parsed.args);
+}
+
+/** A catalog tool by its server and name; when the catalog lacks it now, found as `mcp({tool, server})` finds it. */
+async function findTool(
+	servers: Servers,
+	ref: ToolRef,
+	options: Pick<ProxyRunOptions, "signal" | "onWait">,
+): Promise<CatalogTool | { error: string }> {
+	const listed = servers.blocked(ref.server) ? undefined : servers.catalog.forServer(ref.server);
+	return listed?.find((t) => t.name === ref.name) ?? resolveTool(servers, ref.qualifiedName, ref.server, options);
+}
+
+/** A resolved tool and its arguments: a call, or the read its resource or template stands for. */
+async function planTool(tool: CatalogTool, args: Record<string, unknown>): Promise<CallPlan> {
+	if (tool.resourceTemplate) useUriTemplate(await loadSdk());
+	const uri = tool.resourceUri ?? (tool.resourceTemplate ? templateUri(tool, args) : undefined);
+	if (uri === undefined) return { kind: "call", tool, args };
 	const details = { server: tool.server, tool: tool.name };
 	if (typeof uri === "object") return { kind: "failed", result: failure("tool", uri.error, details) };
 	return { kind: "read", read: { server: tool.server, uri, label: tool.qualifiedName, details: { ...details, uri } } };
 }
 
+/** Does what a plan says: the call, the read, or the failure's answer. */
+export async function runPlan(servers: Servers, plan: CallPlan, options: ProxyRunOptions): Promise<ProxyResult> {
+	if (plan.kind === "failed") return plan.result;
+	if (plan.kind === "read") return (await readResource(servers, plan.read, options)).answer;
+	return callTool(servers, plan.tool, plan.args, options);
+}
+
+/** `mcp({tool})` on a Pi without nested tool calls (and the CLI): planned, then run. */
 export async function callMode(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	name: string,
 	input: ProxyInput,
 	options: ProxyRunOptions,
 ): Promise<ProxyResult> {
-	const plan = await planCall(lifecycle, name, input, options);
-	if (plan.kind === "failed") return plan.result;
-	if (plan.kind === "read") return (await readResource(lifecycle, plan.read, options)).answer;
-	const { tool } = plan;
+	return runPlan(servers, await planCall(servers, name, input, options), options);
+}
+
+/**
+ * The call, once its tool is resolved and its arguments parsed: every route ends here (`mcp`, Pi
+ * 1.5's tools, direct tools). Connects the server (through the gate and its backoff), checks the
+ * tool is still there, asks `approveTools`, calls, and words every failure for the model.
+ */
+export async function callTool(
+	servers: Servers,
+	tool: CatalogTool,
+	args: Record<string, unknown>,
+	options: ProxyRunOptions,
+): Promise<ProxyResult> {
 	const details = { server: tool.server, tool: tool.name };
 	let listed = false;
 	try {
 		// The call goes out once the server is initialized, while its listing may still go on.
-		await lifecycle.ensureCallable(tool.server, options.signal);
-		listed = lifecycle.manager.get(tool.server) !== undefined;
+		await servers.ensureCallable(tool.server, options.signal);
+		listed = servers.listed(tool.server);
 		// Connecting refreshed the server's tools; the one found in the cache may have changed or gone.
-		const fresh = listed ? lifecycle.catalog.forServer(tool.server).find((t) => t.name === tool.name) : tool;
-		if (!fresh) return goneTool(lifecycle, tool, details);
-		const answer = await invoke(lifecycle, fresh, plan.args, options);
-		return answer.isError && !listed ? ((await goneAfterListing(lifecycle, tool, details)) ?? answer) : answer;
+		const fresh = listed ? servers.catalog.forServer(tool.server).find((t) => t.name === tool.name) : tool;
+		if (!fresh) return goneTool(servers, tool, details);
+		const answer = await invoke(servers, fresh, args, options);
+		return answer.isError && !listed ? ((await goneAfterListing(servers, tool, details)) ?? answer) : answer;
 	} catch (error) {
 		if (options.signal?.aborted)
 			return failure("tool", `${tool.qualifiedName} was cancelled; the server was told to stop.`, details);
-		const gone = listed ? undefined : await goneAfterListing(lifecycle, tool, details);
+		const gone = listed ? undefined : await goneAfterListing(servers, tool, details);
 		if (gone) return gone;
-		if (isAuthError(error)) return failure("tool", describeError(lifecycle.failed(tool.server, error)), details);
+		// The pool renewed what it could: a failure that still wants credentials marks the server as needing sign-in.
+		if (afterError({ error, during: "request" }) === "sign-in")
+			return failure("tool", describeError(servers.failed(tool.server, error)), details);
 		// The parameters follow only a refusal of the arguments: after a crash or a timeout they read as if the arguments were wrong.
 		const help = isInvalidParams(error) ? `\n${callHelp(tool)}` : "";
 		return failure("tool", `${tool.qualifiedName} failed: ${describeError(error)}${help}`, details);
@@ -160,10 +223,10 @@ export async function callMode(
 }
 
 /** The tool the cache named is not among those its server listed now. */
-function goneTool(lifecycle: ServerLifecycle, tool: CatalogTool, details: Record<string, unknown>): ProxyResult {
+function goneTool(servers: Servers, tool: CatalogTool, details: Record<string, unknown>): ProxyResult {
 	const suggestions = closestNames(
 		tool.name,
-		lifecycle.catalog.forServer(tool.server).map((t) => t.qualifiedName),
+		servers.catalog.forServer(tool.server).map((t) => t.qualifiedName),
 	);
 	const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
 	return failure("tool", `Server "${tool.server}" no longer has a tool "${tool.name}".${hint}`, details);
@@ -174,32 +237,31 @@ function goneTool(lifecycle: ServerLifecycle, tool: CatalogTool, details: Record
  * told as such (the server's own error would read as a fault of the arguments or the server).
  */
 async function goneAfterListing(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	tool: CatalogTool,
 	details: Record<string, unknown>,
 ): Promise<ProxyResult | undefined> {
 	// Never a connect of its own (the server may have crashed under the call): the listing under way, if any.
 	// One that fails is recorded as the server's failure; the call's own error says enough then.
-	const listing = lifecycle.manager.listing(tool.server);
-	const listed = listing ? await listing.catch(() => undefined) : lifecycle.manager.get(tool.server);
-	const still = lifecycle.catalog.forServer(tool.server).some((t) => t.name === tool.name);
-	return listed && !still ? goneTool(lifecycle, tool, details) : undefined;
+	const listed = await servers.listingLanded(tool.server);
+	const still = servers.catalog.forServer(tool.server).some((t) => t.name === tool.name);
+	return listed && !still ? goneTool(servers, tool, details) : undefined;
 }
 
 /** A tool name that is a URI (`scheme://...`): the resource it names is read. */
 const URI = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /** A read by URI (a resource link's target), on the server given or the one whose cached resources it matches. */
-function planUriRead(lifecycle: ServerLifecycle, uri: string, server: string | undefined): CallPlan {
+function planUriRead(servers: Servers, uri: string, server: string | undefined): CallPlan {
 	const owners = server
 		? [server]
-		: lifecycle.serverNames().filter((s) => lifecycle.catalog.forServer(s).some((t) => readsUri(t, uri)));
+		: servers.serverNames().filter((s) => servers.catalog.forServer(s).some((t) => readsUri(t, uri)));
 	if (owners.length !== 1) {
 		const which = `To read ${quote(uri)}, say which server has it: mcp({tool:${JSON.stringify(uri)},server:"name"}).`;
 		return { kind: "failed", result: failure("tool", which) };
 	}
 	const owner = owners[0];
-	if (!lifecycle.knows(owner)) return { kind: "failed", result: failure("tool", lifecycle.unknownServer(owner)) };
+	if (!servers.knows(owner)) return { kind: "failed", result: failure("tool", servers.unknownServer(owner)) };
 	return { kind: "read", read: { server: owner, uri, label: uri, details: { server: owner, uri } } };
 }
 
@@ -208,20 +270,20 @@ function planUriRead(lifecycle: ServerLifecycle, uri: string, server: string | u
  * `contents` (known secrets masked by the lifecycle) is what scripts get. Serves `mcp` and `read_mcp_resource`.
  */
 export async function readResource(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	read: ResourceRead,
 	options: ProxyRunOptions,
 ): Promise<{ answer: ProxyResult; contents?: ReadResourceResult["contents"] }> {
 	const { server, uri, details } = read;
 	try {
-		await lifecycle.ensureConnected(server, options.signal);
+		await servers.ensureConnected(server, options.signal);
 		// A resource is a tool to `approveTools` (2.36's `read_<name>`): the read asks as a call does.
-		const reader = lifecycle.catalog.forServer(server).find((t) => readsUri(t, uri));
-		const refused = reader && (await lifecycle.approveCall(reader, { uri }, options.signal));
+		const reader = servers.catalog.forServer(server).find((t) => readsUri(t, uri));
+		const refused = reader && (await servers.approveCall(reader, { uri }, options.signal));
 		if (refused) return { answer: failure("tool", refused.message, { ...details, error: refused.error }) };
-		const result = await lifecycle.readResource(server, uri, { signal: options.signal });
+		const result = await servers.readResource(server, uri, { signal: options.signal });
 		const answer = converted(
-			lifecycle,
+			servers,
 			server,
 			read.label,
 			{ content: resourceResultToContent(result) },
@@ -231,7 +293,8 @@ export async function readResource(
 		return { answer, contents: result.contents };
 	} catch (error) {
 		if (options.signal?.aborted) return { answer: failure("tool", `Reading ${uri} was cancelled.`, details) };
-		if (isAuthError(error)) return { answer: failure("tool", describeError(lifecycle.failed(server, error)), details) };
+		if (afterError({ error, during: "request" }) === "sign-in")
+			return { answer: failure("tool", describeError(servers.failed(server, error)), details) };
 		return { answer: failure("tool", `Reading ${uri} from "${server}" failed: ${describeError(error)}`, details) };
 	}
 }
@@ -245,22 +308,22 @@ function readsUri(tool: CatalogTool, uri: string): boolean {
 
 /** Calls a tool on a connected server. */
 async function invoke(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	tool: CatalogTool,
 	args: Record<string, unknown>,
 	options: ProxyRunOptions,
 ): Promise<ProxyResult> {
 	const details = { server: tool.server, tool: tool.name };
-	const refused = await lifecycle.approveCall(tool, args, options.signal);
+	const refused = await servers.approveCall(tool, args, options.signal);
 	if (refused) return failure("tool", refused.message, { ...details, error: refused.error });
 	options.notes?.(tool.server); // dropped: the result tells only what happened during this call
-	const result = await lifecycle.callTool(tool.server, tool.name, args, {
+	const result = await servers.callTool(tool.server, tool.name, args, {
 		signal: options.signal,
 		onProgress: options.onProgress,
 		taskSupport: tool.taskSupport,
 	});
 	options.onResult?.(result);
-	const answer = converted(lifecycle, tool.server, tool.qualifiedName, result, options, details);
+	const answer = converted(servers, tool.server, tool.qualifiedName, result, options, details);
 	if (result.isError) answer.content.push({ type: "text", text: `\n${callHelp(tool)}` });
 	const view = tool.ui?.resourceUri;
 	if (view && !result.isError && options.showApp) {
@@ -283,14 +346,14 @@ function templateUri(tool: CatalogTool, args: Record<string, unknown>): string |
 
 /** A result as the model gets it: converted, guarded for size, with what the server's questions came to. */
 function converted(
-	lifecycle: ServerLifecycle,
+	servers: Servers,
 	server: string,
 	label: string,
 	result: McpResultLike,
 	options: ProxyRunOptions,
 	details: Record<string, unknown>,
 ): ProxyResult {
-	const readers = lifecycle.catalog.forServer(server).filter((t) => t.resourceUri || t.resourceTemplate);
+	const readers = servers.catalog.forServer(server).filter((t) => t.resourceUri || t.resourceTemplate);
 	const output = options.output;
 	const { content, forUser } = convertResult(result, {
 		saveBlob: output ? (data, _mime, uri) => output.saveBlob(data, uri) : undefined,

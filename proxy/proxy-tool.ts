@@ -3,12 +3,12 @@
 // wrong and what to do instead. The same `runProxy` serves Pi and the CLI.
 
 import { formatProblem } from "../config.ts";
-import { describeError, quote } from "../errors.ts";
-import type { ServerLifecycle } from "../lifecycle.ts";
-import { loadSearch } from "../search/background-index.ts";
+import { describeError, noServersMessage, quote } from "../errors.ts";
+import { loadSearch } from "../lazy.ts";
+import type { ServerLifecycle, Servers } from "../lifecycle.ts";
 import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
-import { type CallPlan, callMode, planCall, resolveTool } from "./calls.ts";
+import { type CallPlan, callMode, planCall, planToolRef, resolveTool, runPlan, type ToolRef } from "./calls.ts";
 import { instructionsInListing, wholeInstructions } from "./instructions.ts";
 import { countLabel, stateText } from "./server-status.ts";
 import { callsTool, type ProxyInput } from "./surface.ts";
@@ -16,8 +16,9 @@ import { describeTool, toolLine } from "./tool-format.ts";
 import { waitForServers } from "./waiting.ts";
 
 export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
-export type { CallPlan } from "./calls.ts";
-export { progressText } from "./calls.ts";
+export type { CallPlan, ToolRef } from "./calls.ts";
+export { progressText, readResource } from "./calls.ts";
+export { contentText } from "./tool-results.ts";
 
 /** Hits shown by default, and how many of the best carry their parameters. */
 const SEARCH_LIMIT = 5;
@@ -44,15 +45,28 @@ export async function runProxy(
 	input: ProxyInput,
 	options: ProxyRunOptions = {},
 ): Promise<ProxyResult> {
-	const result = await dispatch(lifecycle, input, options);
-	// A tool's own successful output comes with its secrets masked (lifecycle.ts) and its URLs whole.
-	// Everything else passes the scrubber, URLs' queries too: errors, status, search, descriptions
-	// may carry what a server echoed (env, headers, tokens) or a URL's query.
-	if (result.details.mode === "tool" && !result.isError) return result;
-	return scrubbed(lifecycle, result);
+	const mode = pickMode(input);
+	return answered(lifecycle, mode, () => dispatch(lifecycle, mode, input, options));
 }
 
-function scrubbed(lifecycle: ServerLifecycle, result: ProxyResult): ProxyResult {
+/**
+ * The answer `work` makes, a thrown error worded as the mode's failure. A tool's own successful
+ * output comes with its secrets masked (lifecycle.ts) and its URLs whole. Everything else passes the
+ * scrubber, URLs' queries too: errors, status, search, descriptions may carry what a server echoed
+ * (env, headers, tokens) or a URL's query.
+ */
+async function answered(servers: Servers, mode: Mode, work: () => Promise<ProxyResult>): Promise<ProxyResult> {
+	let result: ProxyResult;
+	try {
+		result = await work();
+	} catch (error) {
+		result = failure(mode, describeError(error));
+	}
+	if (result.details.mode === "tool" && !result.isError) return result;
+	return scrubbed(servers, result);
+}
+
+function scrubbed(lifecycle: Pick<Servers, "redactor">, result: ProxyResult): ProxyResult {
 	const scrub = (text: string) => lifecycle.redactor.scrub(text);
 	return {
 		...result,
@@ -65,43 +79,63 @@ function scrubbed(lifecycle: ServerLifecycle, result: ProxyResult): ProxyResult 
  * `mcp({tool})` resolved but not run (Pi 1.5 runs it as the Pi tool it is, pi/calls-through-pi.ts);
  * a failure is scrubbed as runProxy's answers are.
  */
-export async function planToolCall(
-	lifecycle: ServerLifecycle,
+export function planToolCall(
+	servers: Servers,
 	input: ProxyInput & { readonly tool: string },
 	options: ProxyRunOptions = {},
 ): Promise<CallPlan> {
+	return planned(servers, () => planCall(servers, input.tool, input, options));
+}
+
+/** A Pi tool's or a direct tool's call planned: its tool by server and name, its arguments as Pi checked them. */
+export function planRefCall(
+	servers: Servers,
+	ref: ToolRef,
+	args: unknown,
+	options: ProxyRunOptions = {},
+): Promise<CallPlan> {
+	return planned(servers, () => planToolRef(servers, ref, args, options));
+}
+
+/** A plan, its failure (or a thrown error, worded) scrubbed as runProxy's answers are. */
+async function planned(servers: Servers, plan: () => Promise<CallPlan>): Promise<CallPlan> {
 	try {
-		const plan = await planCall(lifecycle, input.tool, input, options);
-		return plan.kind === "failed" ? { kind: "failed", result: scrubbed(lifecycle, plan.result) } : plan;
+		const made = await plan();
+		return made.kind === "failed" ? { kind: "failed", result: scrubbed(servers, made.result) } : made;
 	} catch (error) {
-		return { kind: "failed", result: scrubbed(lifecycle, failure("tool", describeError(error))) };
+		return { kind: "failed", result: scrubbed(servers, failure("tool", describeError(error))) };
 	}
+}
+
+/** A planned call run (the call, or the read), answered as runProxy answers. */
+export function runCallPlan(servers: Servers, plan: CallPlan, options: ProxyRunOptions = {}): Promise<ProxyResult> {
+	return answered(servers, "tool", () => runPlan(servers, plan, options));
 }
 
 /** A refusal of a `mcp({tool})` call, as the proxy words its failures. */
 export const refusal = (body: string): ProxyResult => failure("tool", body);
 
-async function dispatch(lifecycle: ServerLifecycle, input: ProxyInput, options: ProxyRunOptions): Promise<ProxyResult> {
-	const mode = pickMode(input);
-	try {
-		switch (mode) {
-			case "tool":
-				return await callMode(lifecycle, input.tool as string, input, options);
-			case "connect":
-				return await connectMode(lifecycle, input.connect as string);
-			case "describe":
-				return await describeMode(lifecycle, input.describe as string, input.server, options);
-			case "search":
-				return await searchMode(lifecycle, input, options);
-			case "server":
-				return await serverMode(lifecycle, input.server as string, input, options);
-			default:
-				// The first run fills the cache in the background: a moment's wait lets the model see tool counts.
-				await lifecycle.settled(options.statusWaitMs ?? STATUS_WAIT_MS);
-				return statusMode(lifecycle);
-		}
-	} catch (error) {
-		return failure(mode, describeError(error));
+async function dispatch(
+	lifecycle: ServerLifecycle,
+	mode: Mode,
+	input: ProxyInput,
+	options: ProxyRunOptions,
+): Promise<ProxyResult> {
+	switch (mode) {
+		case "tool":
+			return callMode(lifecycle, input.tool as string, input, options);
+		case "connect":
+			return connectMode(lifecycle, input.connect as string);
+		case "describe":
+			return describeMode(lifecycle, input.describe as string, input.server, options);
+		case "search":
+			return searchMode(lifecycle, input, options);
+		case "server":
+			return serverMode(lifecycle, input.server as string, input, options);
+		default:
+			// The first run fills the cache in the background: a moment's wait lets the model see tool counts.
+			await lifecycle.settled(options.statusWaitMs ?? STATUS_WAIT_MS);
+			return statusMode(lifecycle);
 	}
 }
 
@@ -126,10 +160,7 @@ function statusMode(lifecycle: ServerLifecycle): ProxyResult {
 				"status",
 				`No MCP server could be loaded; the config has problems (tell the user):\n${errors.slice(0, 5).join("\n")}`,
 			);
-		return ok(
-			"status",
-			'No MCP servers configured. Add them to ~/.pi/agent/mcp.json or .pi/mcp.json under "mcpServers".',
-		);
+		return ok("status", noServersMessage());
 	}
 	const lines = names.map((name) => `- ${name}: ${stateText(lifecycle, name)}`);
 	const errors = lifecycle.config.problems.filter((p) => p.severity === "error" && !p.server).map(formatProblem);

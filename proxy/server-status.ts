@@ -1,5 +1,7 @@
 // One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`).
-import type { ServerLifecycle } from "../lifecycle.ts";
+
+import { loadBroker } from "../lazy.ts";
+import type { ServerLifecycle, Servers } from "../lifecycle.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -32,7 +34,7 @@ export function stateText(lifecycle: ServerLifecycle, name: string): string {
 }
 
 /** What a server's connect is doing, and for how long: "installing @scope/pkg with npm, 12 s", "starting, 3 s". */
-export function startingText(lifecycle: ServerLifecycle, name: string): string {
+export function startingText(lifecycle: Pick<Servers, "starting">, name: string): string {
 	const progress = lifecycle.starting(name);
 	if (!progress) return "starting";
 	const seconds = (since: number) => Math.max(0, Math.round((Date.now() - since) / 1000));
@@ -106,7 +108,7 @@ export function countLabel(lifecycle: ServerLifecycle, server: string): string {
  */
 export async function brokerReport(agentDir: string): Promise<string> {
 	// Loaded here, not at start-up: the broker client (and its wire) serves only `/mcp` and a shared connect.
-	const { brokerStatus } = await import("../broker/client.ts");
+	const { brokerStatus } = await loadBroker();
 	const status = await brokerStatus(agentDir);
 	if (!status) return "";
 	const time = (ms: number) => new Date(ms).toTimeString().slice(0, 5);

@@ -4,13 +4,13 @@
 // ("waiting for memory: installing @modelcontextprotocol/server-memory with npm, 12 s"). The
 // turn's signal ends the wait. The model is never sent back to ask again for a server that is
 // merely installing or starting.
-import type { ServerLifecycle } from "../lifecycle.ts";
+import type { Servers } from "../lifecycle.ts";
 import type { ProxyRunOptions } from "./answer.ts";
 import { startingText } from "./server-status.ts";
 
 /** Waits until every server in `names` has its tools listed or has failed, or the signal aborts. */
 export async function waitForServers(
-	lifecycle: ServerLifecycle,
+	lifecycle: Servers,
 	names: readonly string[],
 	options: Pick<ProxyRunOptions, "signal" | "onWait">,
 ): Promise<void> {

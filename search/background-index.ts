@@ -3,10 +3,8 @@
 // tools or more is indexed in the background once its changes settle (a session start fills it
 // server by server), so the first search does not pay for it. A smaller one is indexed on the
 // first search, in milliseconds.
-import { once } from "../bounds/waits.ts";
 import type { ToolCatalog } from "../catalog/tool-catalog.ts";
-
-export const loadSearch = once(() => import("./engine.ts"));
+import { loadSearch } from "../lazy.ts";
 
 /** Quiet time after the last catalog change before the index is updated in the background. */
 const SETTLE_MS = 300;

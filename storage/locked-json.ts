@@ -5,6 +5,7 @@
 // projects' approvals, other servers' sign-ins are the user's, not ours to drop.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { loadLockfile } from "../lazy.ts";
 import { asciiJson, parseJson, type ReadOptions, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
 
 /** The parsed file, "missing" when there is none, or "invalid" when it is not JSON (or not a regular file within the size cap). */
@@ -72,7 +73,7 @@ export async function updateJsonFile<T>(
 export async function withFileLock<T>(path: string, work: () => Promise<T> | T, options: LockOptions = {}): Promise<T> {
 	mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 	// Imported on the first write only: a session that only reads never pays for it.
-	const { lock } = await import("proper-lockfile");
+	const { lock } = await loadLockfile();
 	const release = await lock(path, {
 		realpath: false,
 		stale: options.staleMs ?? 10_000,

@@ -5,6 +5,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
 import { toolUiOf } from "../catalog/tool-ui.ts";
 import { describeError } from "../errors.ts";
+import { loadSdk } from "../lazy.ts";
 import { templateVariables, useUriTemplate } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
@@ -16,7 +17,6 @@ import type {
 } from "../types.ts";
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
 import { dropInvalidHeaderTools } from "./param-headers.ts";
-import { loadSdk } from "./sdk-loader.ts";
 import { type ListedSkills, listSkills, NO_SKILLS } from "./skill-client.ts";
 
 const MAX_PAGES = 100;

@@ -22,7 +22,8 @@ import type {
 import { untilAborted } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
-import { afterError, describeError } from "../errors.ts";
+import { afterError, describeError, isInputClosed } from "../errors.ts";
+import type { McpSdk } from "../lazy.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
 import { machineGrant } from "../oauth/machine-grants.ts";
 import { type AuthContext, requestHeaders, signsInWithBrowser, usesOAuth } from "../oauth-handler.ts";
@@ -41,12 +42,11 @@ import type {
 } from "../types.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { InstallProgress } from "./npx-install.ts";
-import type { McpSdk } from "./sdk-loader.ts";
 import { SKILLS_EXTENSION, type Skill } from "./skill-client.ts";
 import { StdioTransport } from "./stdio.ts";
 import { TailBuffer } from "./tail-buffer.ts";
 
-export { loadSdk, type McpSdk } from "./sdk-loader.ts";
+export { loadSdk, type McpSdk } from "../lazy.ts";
 
 export const STDERR_TAIL_BYTES = 8 * 1024;
 
@@ -534,14 +534,8 @@ export function explainRequestError(
  */
 function startFailure(error: unknown, exit: string | undefined): string {
 	if (exit) return `the server exited (${exit}) before it was ready`;
-	if (isGone(error)) return `the server stopped before it was ready (${describeError(error)})`;
+	if (isInputClosed(error)) return `the server stopped before it was ready (${describeError(error)})`;
 	return describeError(error);
-}
-
-/** A write to a server whose input is closed: it exited, or will not read again. */
-export function isGone(error: unknown): boolean {
-	const code = (error as { code?: unknown } | null)?.code;
-	return code === "EPIPE" || code === "ERR_STREAM_DESTROYED";
 }
 
 /**
@@ -550,7 +544,7 @@ export function isGone(error: unknown): boolean {
  * stderr. The transport's error ("Connection closed", "write EPIPE") is kept only as the cause.
  */
 export function withStderr(error: unknown, connection: ServerConnection): unknown {
-	if (connection.status === "connected" && !isGone(error)) return error;
+	if (connection.status === "connected" && !isInputClosed(error)) return error;
 	const failure = connection.transportFailure();
 	if (failure) return new Error(`${describeError(error)}: ${failure}`, { cause: error });
 	if (connection.transportKind !== "stdio") return error;

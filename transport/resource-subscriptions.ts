@@ -7,7 +7,7 @@
 // (a crash, a reconnect, a lost HTTP session) is made anew. The requests themselves:
 // transport/resource-watch.ts, which on the 2026-07-28 wire also asks for the server's list changes
 // (that wire sends none unasked): so every connection of a started session gets its watch.
-import { once } from "../bounds/waits.ts";
+import { loadResourceWatch } from "../lazy.ts";
 import type { ServerConnection } from "./open-connection.ts";
 import type { ServerWatch } from "./resource-watch.ts";
 
@@ -20,43 +20,48 @@ export interface ResourceChange {
 	readonly uri: string;
 }
 
+/** A connection as the subscriptions know it: its server's name (the watch factory knows the rest). */
+export interface WatchedConnection {
+	readonly name: string;
+}
+
 /** Makes a connection's watch (undefined when its server offers no subscriptions); `onUpdated` hears its updates. */
-export type WatchFactory = (
-	connection: ServerConnection,
+export type WatchFactory<C extends WatchedConnection = ServerConnection> = (
+	connection: C,
 	onUpdated: (uri: string) => void,
 ) => Promise<ServerWatch | undefined>;
 
-const loadWatch = once(() => import("./resource-watch.ts"));
-const sdkWatch: WatchFactory = async (connection, onUpdated) =>
-	(await loadWatch()).watchResources(connection.client, onUpdated);
+/** The watch of a real connection: the SDK Client's requests (transport/resource-watch.ts, loaded at the first). */
+export const watchWithSdk: WatchFactory = async (connection, onUpdated) =>
+	(await loadResourceWatch()).watchResources(connection.client, onUpdated);
 
-export interface SubscriptionOptions {
-	readonly watch?: WatchFactory;
+export interface SubscriptionOptions<C extends WatchedConnection> {
+	readonly watch: WatchFactory<C>;
 	/** Resources kept per server (default MAX_SUBSCRIPTIONS_PER_SERVER). */
 	readonly max?: number;
 	/** Told once when a resource read changes; again only after it is read again. */
 	readonly onChanged?: (change: ResourceChange) => void;
 }
 
-interface ServerState {
+interface ServerState<C extends WatchedConnection> {
 	/** The URIs read, the one read longest ago first, each with whether it changed since. */
 	readonly wanted: Map<string, boolean>;
 	/** The connection subscribed on, and its watch. */
-	watching?: { readonly connection: ServerConnection; readonly watch: Promise<ServerWatch | undefined> };
+	watching?: { readonly connection: C; readonly watch: Promise<ServerWatch | undefined> };
 }
 
-export class ResourceSubscriptions {
-	private readonly servers = new Map<string, ServerState>();
-	private readonly watch: WatchFactory;
+export class ResourceSubscriptions<C extends WatchedConnection = ServerConnection> {
+	private readonly servers = new Map<string, ServerState<C>>();
+	private readonly watch: WatchFactory<C>;
 	private readonly max: number;
 
-	constructor(private readonly options: SubscriptionOptions = {}) {
-		this.watch = options.watch ?? sdkWatch;
+	constructor(private readonly options: SubscriptionOptions<C>) {
+		this.watch = options.watch;
 		this.max = options.max ?? MAX_SUBSCRIPTIONS_PER_SERVER;
 	}
 
 	/** The session read `uri` (as the server knows it) on this connection: it is current now, and followed. */
-	read(connection: ServerConnection, uri: string): void {
+	read(connection: C, uri: string): void {
 		const state = this.state(connection.name);
 		state.wanted.delete(uri);
 		state.wanted.set(uri, false);
@@ -68,7 +73,7 @@ export class ResourceSubscriptions {
 	}
 
 	/** A new connection to a server (a reconnect among them): what the session still follows there is subscribed again. */
-	connected(connection: ServerConnection): void {
+	connected(connection: C): void {
 		const state = this.state(connection.name);
 		state.watching = undefined;
 		this.push(state, connection);
@@ -99,7 +104,7 @@ export class ResourceSubscriptions {
 		return [...(this.servers.get(server)?.wanted.keys() ?? [])];
 	}
 
-	private state(server: string): ServerState {
+	private state(server: string): ServerState<C> {
 		let state = this.servers.get(server);
 		if (!state) {
 			state = { wanted: new Map() };
@@ -109,7 +114,7 @@ export class ResourceSubscriptions {
 	}
 
 	/** Makes the connection's subscriptions what the server's state wants (in order: each waits for the one before). */
-	private push(state: ServerState, connection: ServerConnection): void {
+	private push(state: ServerState<C>, connection: C): void {
 		if (state.watching?.connection !== connection) {
 			// No watch (a failed load): nothing is followed on this connection; the reads stand as they were.
 			const watch = this.watch(connection, (uri) => this.updated(connection, uri)).catch(() => undefined);
@@ -123,7 +128,7 @@ export class ResourceSubscriptions {
 		});
 	}
 
-	private updated(connection: ServerConnection, uri: string): void {
+	private updated(connection: C, uri: string): void {
 		const state = this.servers.get(connection.name);
 		// Told once: a resource that changed again before it was read again is not told again.
 		if (state?.watching?.connection !== connection || state.wanted.get(uri) !== false) return;

@@ -3,15 +3,13 @@
 // frontmatter). The SDK's skills module loads only for a server that declares the extension.
 import type { Client } from "@modelcontextprotocol/client";
 import type { Skill, SkillFile } from "@modelcontextprotocol/client/ext/skills";
-import { once } from "../bounds/waits.ts";
+import { loadSkillsSdk } from "../lazy.ts";
 import type { SkillSummary } from "../types.ts";
 
 export type { Skill, SkillFile };
 
 /** The extension's identifier, as servers declare it (and this client does) under `capabilities.extensions`. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
-
-const loadSkillsSdk = once(() => import("@modelcontextprotocol/client/ext/skills"));
 
 /** What a server lists of its skills: the entries as sent (held to check files against), and each refused one. */
 export interface ListedSkills {

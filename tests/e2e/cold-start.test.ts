@@ -8,13 +8,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadSdk } from "../../lazy.ts";
 import { ServerLifecycle } from "../../lifecycle.ts";
 import { MetadataCache } from "../../metadata-cache.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { McpServerManager } from "../../server-manager.ts";
 import { openConnection } from "../../transport/open-connection.ts";
-import { loadSdk } from "../../transport/sdk-loader.ts";
 import { Redactor } from "../../trust/redaction.ts";
 import type { ToolMetadata } from "../../types.ts";
 import { configOf, entryOf, faultStdio, markerServer, tempDir, waitUntil } from "../support/helpers.ts";

@@ -38,6 +38,15 @@ describe("afterError", () => {
 		expect(afterError({ error: wrapped, during: "request", transport: "stdio" })).toBe("sign-in");
 	});
 
+	it("drops the connection of a server that closed its input, on a request, retried or not", () => {
+		const closed = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+		expect(afterError({ error: closed, during: "request", transport: "stdio" })).toBe("drop-connection");
+		expect(afterError({ error: closed, during: "request", transport: "stdio", retried: true })).toBe("drop-connection");
+		const destroyed = Object.assign(new Error("stream destroyed"), { code: "ERR_STREAM_DESTROYED" });
+		expect(afterError({ error: destroyed, during: "request" })).toBe("drop-connection");
+		expect(afterError({ error: closed, during: "connect" })).toBe("give-up");
+	});
+
 	it("gives up on anything else, and on any failure already retried", () => {
 		expect(afterError({ error: new Error("boom"), during: "request" })).toBe("give-up");
 		expect(afterError({ error: undefined, during: "connect" })).toBe("give-up");

@@ -2,6 +2,7 @@
 // and `import()`) read from its text and checked against the layer table in ARCHITECTURE.md, the
 // one place the allowed direction is written. A module may import its own unit (folder or root
 // module) and units of its layer or below; no two units import each other; every unit has a row.
+// The dependency table beside it is checked too: it says what each unit imports, and no more.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,6 +14,8 @@ const OUTSIDE = new Set(["node_modules", "tests", "bench", "scripts", "data", "s
 interface Import {
 	readonly from: string;
 	readonly to: string;
+	/** Loaded at first use, through a loader of lazy.ts. */
+	readonly lazy?: true;
 }
 
 /** Every .ts/.mjs/.mts file of the package, relative to the root, with forward slashes. */
@@ -30,14 +33,42 @@ function sourceFiles(dir = ROOT): string[] {
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm;
 
+/** The one module that loads lazily (lazy.ts): each of its loaders counts as an import of the module it loads. */
+const LAZY = "lazy.ts";
+
+const fromRoot = (file: string, specifier: string) =>
+	normalize(join(dirname(file), specifier))
+		.split("\\")
+		.join("/");
+
 /** The relative imports a module's text makes, as paths from the root. */
 function importsOf(file: string, text: string): Import[] {
-	return [...text.matchAll(SPECIFIER)].map((m) => ({
-		from: file,
-		to: normalize(join(dirname(file), m[1]))
-			.split("\\")
-			.join("/"),
-	}));
+	return [...text.matchAll(SPECIFIER)].map((m) => ({ from: file, to: fromRoot(file, m[1]) }));
+}
+
+/** lazy.ts' loaders (and types) by name: the module each one loads. */
+function lazyTargets(text: string): Map<string, string> {
+	const targets = new Map<string, string>();
+	for (const m of text.matchAll(/^export (?:const|type) (\w+)[^;]*?import\(\s*["'](\.{1,2}\/[^"']+)["']/gms))
+		targets.set(m[1], fromRoot(LAZY, m[2]));
+	return targets;
+}
+
+/**
+ * The imports a module makes once its loaders are read as what they load: `{ loadSdk } from
+ * "../lazy.ts"` is an import of transport/mcp-sdk.ts. lazy.ts' own import() calls are its callers'.
+ */
+function resolveLazy(file: string, text: string, targets: ReadonlyMap<string, string>): Import[] {
+	if (file === LAZY) return importsOf(file, text.replace(/import\(\s*["'][^"']+["']\s*\)/g, ""));
+	const imports = importsOf(file, text);
+	for (const m of text.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+		if (fromRoot(file, m[2]) !== LAZY) continue;
+		for (const name of m[1].split(",").map((n) => n.replace(/^\s*type\s+/, "").trim())) {
+			const to = targets.get(name);
+			if (to) imports.push({ from: file, to, lazy: true });
+		}
+	}
+	return imports;
 }
 
 /** A file's unit: its top folder (`proxy/`), or the root module itself (`lifecycle.ts`). */
@@ -85,9 +116,43 @@ function layerProblems(imports: readonly Import[], layers: Layers, units: readon
 	return problems;
 }
 
+/** Each unit's imports of other units (lazy.ts, which nearly all import, left out), and those it only loads lazily. */
+type Dependencies = Map<string, { imports: string; lazy: string }>;
+
+const listed = (units: Iterable<string>) =>
+	[...units]
+		.sort()
+		.map((u) => `\`${u}\``)
+		.join(", ");
+
+function dependenciesOf(imports: readonly Import[]): Dependencies {
+	const edges = new Map<string, { imports: Set<string>; lazy: Set<string> }>();
+	for (const { from, to, lazy } of imports) {
+		const [a, b] = [unitOf(from), unitOf(to)];
+		if (a === b || b === LAZY) continue;
+		const unit = edges.get(a) ?? { imports: new Set<string>(), lazy: new Set<string>() };
+		edges.set(a, unit);
+		(lazy ? unit.lazy : unit.imports).add(b);
+	}
+	const table: Dependencies = new Map();
+	for (const [unit, { imports, lazy }] of edges)
+		table.set(unit, { imports: listed(imports), lazy: listed([...lazy].filter((u) => !imports.has(u))) });
+	return table;
+}
+
+/** The `## Dependencies` section of ARCHITECTURE.md: rows `| \`unit\` | \`a\`, \`b\` | \`c\` |`. */
+function readDependencies(markdown: string): Dependencies {
+	const section = markdown.split(/^## /m).find((s) => s.startsWith("Dependencies")) ?? "";
+	const table: Dependencies = new Map();
+	for (const row of section.matchAll(/^\|\s*`([^`]+)`\s*\|([^|]*)\|([^|]*)\|\s*$/gm))
+		table.set(row[1], { imports: row[2].trim(), lazy: row[3].trim() });
+	return table;
+}
+
 describe("layers", () => {
 	const files = sourceFiles();
-	const imports = files.flatMap((f) => importsOf(f, readFileSync(join(ROOT, f), "utf8")));
+	const targets = lazyTargets(readFileSync(join(ROOT, LAZY), "utf8"));
+	const imports = files.flatMap((f) => resolveLazy(f, readFileSync(join(ROOT, f), "utf8"), targets));
 	const layers = readLayers(readFileSync(join(ROOT, "ARCHITECTURE.md"), "utf8"));
 	const units = [...new Set(files.map(unitOf))];
 
@@ -109,6 +174,29 @@ describe("layers", () => {
 		expect(problems).toContain(`storage/file-guard.ts (layer ${low}) imports proxy/calls.ts (layer ${high}): upward`);
 		expect(problems).toContain("bounds/ and transport/ import each other");
 		expect(problems).toContain("brand-new/ has no row in the layer table");
+	});
+
+	it("are what the dependency table says, unit by unit", () => {
+		const table = readDependencies(readFileSync(join(ROOT, "ARCHITECTURE.md"), "utf8"));
+		expect(table.size).toBeGreaterThan(15);
+		expect(Object.fromEntries(table)).toEqual(Object.fromEntries(dependenciesOf(imports)));
+	});
+
+	it("read a loader of lazy.ts as an import of what it loads", () => {
+		const lazy = 'export const loadSdk: () => Promise<McpSdk> = once(() =>\n\timport("./transport/mcp-sdk.ts"));';
+		const known = lazyTargets(lazy);
+		expect(known.get("loadSdk")).toBe("transport/mcp-sdk.ts");
+		expect(targets.get("loadCallPath")).toBe("proxy/proxy-tool.ts");
+		const caller = 'import { loadSdk, type Other } from "../lazy.ts";';
+		expect(resolveLazy("proxy/calls.ts", caller, known).map((i) => i.to)).toEqual(["lazy.ts", "transport/mcp-sdk.ts"]);
+		expect(resolveLazy(LAZY, lazy, known).map((i) => i.to)).toEqual([]);
+		const planted = [
+			...imports,
+			...resolveLazy("storage/file-guard.ts", 'import { loadCallPath } from "../lazy.ts";', targets),
+		];
+		expect(layerProblems(planted, layers, units).join("\n")).toContain(
+			"storage/file-guard.ts (layer 0) imports proxy/proxy-tool.ts",
+		);
 	});
 
 	it("read every form of import", () => {
