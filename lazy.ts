@@ -61,6 +61,10 @@ export const loadClientSdk = once(() => import("@modelcontextprotocol/client"));
 /** The SDK's metadata schemas: at the first discovery of an authorization server. */
 export const loadCoreSdk = once(() => import("@modelcontextprotocol/core"));
 
+// Servers' skills as Pi skills: at the first discovery that finds one (pi/skill-events.ts).
+export const loadMcpSkills = once(() => import("./skills/mcp-skills.ts"));
+export const loadSkillFolder = once(() => import("./skills/skill-folder.ts"));
+
 // MCP Apps: at the first result with a view.
 export const loadAppSessions = once(() => import("./apps/app-sessions.ts"));
 export const loadAppHost = once(() => import("./pi/app-host.ts"));

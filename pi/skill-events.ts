@@ -5,10 +5,11 @@
 // and loading one goes through the same gate and connection as its server's tools.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { atExit } from "../bounds/exit-cleanup.ts";
+import { once } from "../bounds/waits.ts";
+import { loadMcpSkills, loadSkillFolder } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { McpSkills, type SkillServers } from "../skills/mcp-skills.ts";
-import { SkillFolder } from "../skills/skill-folder.ts";
+import type { McpSkills, SkillServers } from "../skills/mcp-skills.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
 
@@ -51,27 +52,45 @@ function skillsPiHas(pi: ExtensionAPI, ours: ReadonlySet<string>): Set<string> {
 	);
 }
 
-/** Hooks MCP skills into Pi's events; returns them (for /mcp). */
-export function wireSkills(pi: ExtensionAPI, wiring: SkillWiring): McpSkills {
-	const folder = new SkillFolder(wiring.agentDir);
-	const skills = new McpSkills(folder, async () => skillServers(await wiring.runtime()));
-	// Removed at the session's end, and at an exit that does not wait for it (Ctrl-C of `pi -p`).
-	atExit(() => folder.remove());
+/** The session's MCP skills, as /mcp describes them. */
+export interface SessionSkills {
+	/** A server's skills, under their Pi names, and those not offered. */
+	describe(server: string): string[];
+}
 
-	pi.on("resources_discover", () => {
-		const ours = new Set(skills.offered.map((s) => s.piName));
-		const skillPaths = skills.discover(wiring.listings(), skillsPiHas(pi, ours));
+/**
+ * Hooks MCP skills into Pi's events. Their code (skills/) loads at the first discovery that finds
+ * a skill: a session whose servers list none loads it never, and makes no folder.
+ */
+export function wireSkills(pi: ExtensionAPI, wiring: SkillWiring): SessionSkills {
+	/** Set once loaded: the tool_call and input hooks of a session without skills do nothing. */
+	let skills: McpSkills | undefined;
+	const load = once(async (): Promise<McpSkills> => {
+		const [{ McpSkills }, { SkillFolder }] = await Promise.all([loadMcpSkills(), loadSkillFolder()]);
+		const folder = new SkillFolder(wiring.agentDir);
+		// Removed at the session's end, and at an exit that does not wait for it (Ctrl-C of `pi -p`).
+		atExit(() => folder.remove());
+		skills = new McpSkills(folder, async () => skillServers(await wiring.runtime()));
+		return skills;
+	});
+
+	pi.on("resources_discover", async () => {
+		const listings = wiring.listings();
+		if (listings.length === 0 && !skills) return undefined;
+		const loaded = await load();
+		const ours = new Set(loaded.offered.map((s) => s.piName));
+		const skillPaths = loaded.discover(listings, skillsPiHas(pi, ours));
 		return skillPaths.length > 0 ? { skillPaths } : undefined;
 	});
 
 	pi.on("tool_call", async (event, ctx) => {
-		if (skills.offered.length === 0) return undefined;
+		if (!skills || skills.offered.length === 0) return undefined;
 		const why = await skills.beforeToolCall(event.input, ctx.cwd, ctx.signal);
 		return why ? { block: true, reason: why } : undefined;
 	});
 
 	pi.on("input", async (event, ctx) => {
-		if (skills.offered.length === 0 || !event.text.startsWith("/skill:")) return undefined;
+		if (!skills || skills.offered.length === 0 || !event.text.startsWith("/skill:")) return undefined;
 		const why = await skills.beforeCommand(event.text, ctx.signal);
 		if (!why) return undefined;
 		if (ctx.hasUI) ctx.ui.notify(terminalSafe(why), "error");
@@ -79,6 +98,6 @@ export function wireSkills(pi: ExtensionAPI, wiring: SkillWiring): McpSkills {
 		return { action: "handled" as const };
 	});
 
-	pi.on("session_shutdown", () => skills.close());
-	return skills;
+	pi.on("session_shutdown", () => skills?.close());
+	return { describe: (server) => skills?.describe(server) ?? [] };
 }
