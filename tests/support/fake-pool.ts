@@ -2,9 +2,11 @@
 // gives them, answer calls with what it scripts, fail to connect or to answer a ping on request.
 // No process, no SDK: the lifecycle's and the call path's rules run over it in the unit tier.
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
+import { type LifecycleOptions, ServerLifecycle } from "../../lifecycle.ts";
 import type { CallOptions, ConnectProgress, Pool, PooledConnection, StateListener } from "../../server-manager.ts";
 import { Redactor } from "../../trust/redaction.ts";
 import type { ServerEntry, ToolMetadata } from "../../types.ts";
+import { configOf } from "./helpers.ts";
 
 /** What one fake server does. */
 export interface FakeServer {
@@ -167,4 +169,23 @@ export class FakePool implements Pool<FakeConnection> {
 	private emit(name: string, event: Parameters<StateListener>[1]): void {
 		for (const listener of this.listeners) listener(name, event);
 	}
+}
+
+/** Fake servers by name: each a stdio entry of the config (plus `entry`'s fields) and what it does. */
+export type FakeEntries = Record<string, { entry?: Record<string, unknown>; server?: Partial<FakeServer> }>;
+
+/** A real lifecycle over fake servers, each listing `tool` unless told otherwise; `now` is the pool's clock too. */
+export function fakeLifecycle(
+	entries: FakeEntries,
+	tool: Omit<ToolMetadata, "server">,
+	options: Omit<Partial<LifecycleOptions<FakeConnection>>, "config" | "manager"> = {},
+): { pool: FakePool; lifecycle: ServerLifecycle<FakeConnection> } {
+	const servers = Object.fromEntries(
+		Object.entries(entries).map(([name, e]) => [name, { tools: [tool], ...e.server }]),
+	);
+	const config = configOf(
+		Object.fromEntries(Object.entries(entries).map(([name, e]) => [name, { command: "fake", ...e.entry }])),
+	);
+	const pool = new FakePool(servers, options.now);
+	return { pool, lifecycle: new ServerLifecycle({ config, manager: pool, ...options }) };
 }

@@ -2,12 +2,10 @@
 // typed fake of the pool, tests/support/fake-pool.ts): what a call by name or by a Pi tool's
 // reference comes to, as the model reads it. Real servers: tests/e2e/calls.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
-import { ServerLifecycle } from "../../lifecycle.ts";
 import { callMode, planToolRef, runPlan } from "../../proxy/calls.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import type { GateState } from "../../trust/project-approval.ts";
-import { FakePool, type FakeServer } from "../support/fake-pool.ts";
-import { configOf } from "../support/helpers.ts";
+import { type FakeEntries, fakeLifecycle } from "../support/fake-pool.ts";
 
 const TOOL = {
 	name: "t",
@@ -18,18 +16,8 @@ const TOOL = {
 let running: { shutdown(): Promise<void> } | undefined;
 
 /** Servers over fake ones: each a stdio entry of the config (plus `entry`'s fields) and what it does. */
-function serversOver(
-	entries: Record<string, { entry?: Record<string, unknown>; server?: Partial<FakeServer> }>,
-	options: { gate?: () => GateState } = {},
-) {
-	const servers = Object.fromEntries(
-		Object.entries(entries).map(([name, e]) => [name, { tools: [TOOL], ...e.server }]),
-	);
-	const config = configOf(
-		Object.fromEntries(Object.entries(entries).map(([name, e]) => [name, { command: "fake", ...e.entry }])),
-	);
-	const pool = new FakePool(servers);
-	const lifecycle = new ServerLifecycle({ config, manager: pool, ...options });
+function serversOver(entries: FakeEntries, options: { gate?: () => GateState } = {}) {
+	const { pool, lifecycle } = fakeLifecycle(entries, TOOL, options);
 	running = lifecycle;
 	return { pool, servers: lifecycle };
 }

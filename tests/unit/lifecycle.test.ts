@@ -2,10 +2,8 @@
 // moves: when servers run and when they fail fast, as a user sees it. The same rules with real
 // processes: tests/e2e/lifecycle.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
-import { ServerLifecycle } from "../../lifecycle.ts";
 import type { GateState } from "../../trust/project-approval.ts";
-import { FakePool, type FakeServer } from "../support/fake-pool.ts";
-import { configOf } from "../support/helpers.ts";
+import { type FakeEntries, fakeLifecycle } from "../support/fake-pool.ts";
 
 const SECOND = 1000;
 const TOOL = { name: "t", description: "a tool", inputSchema: { type: "object" } };
@@ -15,20 +13,8 @@ const clock = () => now;
 let running: { shutdown(): Promise<void> } | undefined;
 
 /** A lifecycle over fake servers named by `entries` (each a stdio entry of the config, plus what it does). */
-function lifecycleOver(
-	entries: Record<string, { entry?: Record<string, unknown>; server?: Partial<FakeServer> }>,
-	options: { gate?: () => GateState } = {},
-) {
-	const servers = Object.fromEntries(
-		Object.entries(entries).map(([name, e]) => [name, { tools: [TOOL], ...e.server }]),
-	);
-	const config = configOf(
-		Object.fromEntries(Object.entries(entries).map(([name, e]) => [name, { command: "fake", ...e.entry }])),
-	);
-	const pool = new FakePool(servers, clock);
-	const lifecycle = new ServerLifecycle({
-		config,
-		manager: pool,
+function lifecycleOver(entries: FakeEntries, options: { gate?: () => GateState } = {}) {
+	const { pool, lifecycle } = fakeLifecycle(entries, TOOL, {
 		now: clock,
 		backoffMs: 60 * SECOND,
 		tickMs: 3_600 * SECOND, // the test ticks by hand
