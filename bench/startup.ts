@@ -189,7 +189,9 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 }
 
 export async function main(): Promise<void> {
-	for (const host of [PI_073, PI_15]) {
+	// BENCH_HOSTS=pi-1.5 (or pi-0.73) measures one line only, for an A/B between two commits.
+	const only = process.env.BENCH_HOSTS?.split(",");
+	for (const host of [PI_073, PI_15].filter((h) => !only || only.includes(h.name))) {
 		await startupWith(20, host);
 		console.log();
 		await startupWith(50, host);
