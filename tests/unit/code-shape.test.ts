@@ -1,25 +1,12 @@
 // The shape the codebase keeps, read from its syntax (TypeScript's parser): index.ts wires (under
 // 250 lines), no function runs over 120 lines, and what loads lazily is named in lazy.ts alone.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { packageFiles, ROOT } from "../support/package-files.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-/** Not the package: tests, benchmarks, scripts and data may do as they need. */
-const OUTSIDE = new Set(["node_modules", "tests", "bench", "scripts", "data", "scratch"]);
-
-/** Every .ts file of the package, relative to the root. */
-function sourceFiles(dir = ROOT): string[] {
-	const files: string[] = [];
-	for (const entry of readdirSync(dir, { withFileTypes: true })) {
-		if (entry.name.startsWith(".") || (dir === ROOT && OUTSIDE.has(entry.name))) continue;
-		const path = join(dir, entry.name);
-		if (entry.isDirectory()) files.push(...sourceFiles(path));
-		else if (entry.name.endsWith(".ts")) files.push(relative(ROOT, path).split("\\").join("/"));
-	}
-	return files;
-}
+const sourceFiles = () => packageFiles(/\.ts$/);
 
 function parse(file: string, text = readFileSync(join(ROOT, file), "utf8")): ts.SourceFile {
 	return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);

@@ -3,13 +3,10 @@
 // one place the allowed direction is written. A module may import its own unit (folder or root
 // module) and units of its layer or below; no two units import each other; every unit has a row.
 // The dependency table beside it is checked too: it says what each unit imports, and no more.
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
-/** Not the package: tests, benchmarks, scripts and data may import anything. */
-const OUTSIDE = new Set(["node_modules", "tests", "bench", "scripts", "data", "scratch", "vitest.config.mts"]);
+import { packageFiles, ROOT } from "../support/package-files.ts";
 
 interface Import {
 	readonly from: string;
@@ -18,18 +15,8 @@ interface Import {
 	readonly lazy?: true;
 }
 
-/** Every .ts/.mjs/.mts file of the package, relative to the root, with forward slashes. */
-function sourceFiles(dir = ROOT): string[] {
-	const files: string[] = [];
-	for (const entry of readdirSync(dir, { withFileTypes: true })) {
-		if (entry.name.startsWith(".") || (dir === ROOT && OUTSIDE.has(entry.name))) continue;
-		const path = join(dir, entry.name);
-		if (entry.isDirectory()) files.push(...sourceFiles(path));
-		else if (/\.(ts|mts|mjs)$/.test(entry.name) && !entry.name.endsWith(".d.mts"))
-			files.push(relative(ROOT, path).split("\\").join("/"));
-	}
-	return files;
-}
+/** Every .ts/.mjs/.mts file of the package (declarations aside). */
+const sourceFiles = () => packageFiles(/(?<!\.d)\.(ts|mts|mjs)$/);
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm;
 
