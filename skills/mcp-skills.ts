@@ -7,7 +7,7 @@
 // call names it. A skill that fails a check is not loaded, and the tool call that reached for it
 // is refused with the reason. Known secrets are masked from what is written.
 import type { Client } from "@modelcontextprotocol/client";
-import { getSkill, readSkillFile, type Skill } from "../transport/skill-client.ts";
+import { getSkill, readSkillFile, type Skill, type SkillFile } from "../transport/skill-client.ts";
 import { declined, entryDeclined, failureText } from "./skill-checks.ts";
 import { loadedMarkdown, type SkillFolder, stubMarkdown } from "./skill-folder.ts";
 import { type NamedSkill, nameSkills, type ServerSkills } from "./skill-names.ts";
@@ -215,10 +215,30 @@ export class McpSkills {
 		const content =
 			path === "SKILL.md"
 				? loadedMarkdown(piName, skill.description, skill.server, skill.uri, servers.mask(file.body ?? ""))
-				: file.text !== undefined
-					? servers.mask(file.text)
-					: file.bytes;
+				: maskedContent(file, servers.mask);
 		held.written.set(path, this.folder.write(piName, path, content));
+	}
+}
+
+/**
+ * What is written of a supporting file: its text with known secrets masked. A file sent as a
+ * `blob` has no text, but its bytes are often text all the same (a server may send any file so),
+ * and the model reads them as such: bytes that decode as UTF-8 are masked as text; others are
+ * written as they are.
+ */
+function maskedContent(file: SkillFile, mask: (text: string) => string): string | Uint8Array {
+	if (file.text !== undefined) return mask(file.text);
+	const text = utf8(file.bytes);
+	const masked = text === undefined ? text : mask(text);
+	// Nothing to mask: the bytes as sent (decoding drops a byte-order mark).
+	return masked === undefined || masked === text ? file.bytes : masked;
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+	try {
+		return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+	} catch {
+		return undefined; // not UTF-8: binary, written as sent
 	}
 }
 
