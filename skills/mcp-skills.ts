@@ -11,7 +11,7 @@ import { getSkill, readSkillFile, type Skill, type SkillFile } from "../transpor
 import { declined, entryDeclined, failureText } from "./skill-checks.ts";
 import { loadedMarkdown, type SkillFolder, stubMarkdown } from "./skill-folder.ts";
 import { type NamedSkill, nameSkills, type ServerSkills } from "./skill-names.ts";
-import { mentions, skillFilePath } from "./skill-paths.ts";
+import { clashingPaths, mentions, skillFilePath } from "./skill-paths.ts";
 
 /** A server's live connection, as far as skills need it. */
 export interface SkillConnection {
@@ -250,13 +250,27 @@ function sameUri(a: string, b: string): boolean {
 	}
 }
 
-/** Each listed file's place in the skill's folder; a file whose name could leave the folder refuses the skill. */
+/**
+ * Each listed file's place in the skill's folder. A file whose name could leave the folder, or two
+ * that a file system would take for one (the later written over the earlier, SKILL.md included),
+ * refuse the skill.
+ */
 function filesOf(entry: Skill): Map<string, string> {
 	const files = new Map<string, string>();
+	const paths: string[] = [];
 	for (const file of entry.resources === "dynamic" ? [] : entry.resources) {
 		const path = sameUri(file.uri, entry.uri) ? "SKILL.md" : skillFilePath(entry.uri, file.uri);
-		if (!path) throw new Error(`the server lists a file whose name would leave the skill's folder: ${file.uri}`);
+		if (!path)
+			throw new Error(
+				`the server lists a file whose name would leave the skill's folder or end in a dot or space: ${file.uri}`,
+			);
 		files.set(path, file.uri);
+		paths.push(path);
 	}
+	const clash = clashingPaths(paths);
+	if (clash)
+		throw new Error(
+			`the server lists files that macOS or Windows would write over each other: "${clash[0]}" and "${clash[1]}"`,
+		);
 	return files;
 }
