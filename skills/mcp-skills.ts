@@ -5,7 +5,8 @@
 // its SKILL.md is fetched from the server and checked against the server's entry (size, digest,
 // frontmatter) before it replaces the stub; a supporting file is fetched, and checked, when a tool
 // call names it. A skill that fails a check is not loaded, and the tool call that reached for it
-// is refused with the reason. Known secrets are masked from what is written.
+// is refused with the reason. Each file's read first meets the approval a read of its resource
+// needs (`SkillServers.approve`). Known secrets are masked from what is written.
 import type { Client } from "@modelcontextprotocol/client";
 import { getSkill, readSkillFile, type Skill, type SkillFile } from "../transport/skill-client.ts";
 import { declined, entryDeclined, failureText } from "./skill-checks.ts";
@@ -25,6 +26,11 @@ export interface SkillServers {
 	/** Why this server may not be reached now (awaiting approval, denied, not configured), if so. */
 	blocked(server: string): string | undefined;
 	connect(server: string, signal?: AbortSignal): Promise<SkillConnection>;
+	/**
+	 * Why a read of this skill file may not go out, if so: the approval its server's `approveTools`
+	 * asks of the same read through `read_mcp_resource` (the user declined, or no one can be asked).
+	 */
+	approve(server: string, uri: string, signal?: AbortSignal): Promise<string | undefined>;
 	/** The text with the session's known secrets masked. */
 	mask(text: string): string;
 	readonly requestTimeoutMs: number;
@@ -211,6 +217,8 @@ export class McpSkills {
 		const servers = await this.servers();
 		const connection = open ?? (await servers.connect(skill.server, signal));
 		const uri = held.files.get(path) as string;
+		const refused = await servers.approve(skill.server, uri, signal);
+		if (refused) throw new Error(refused);
 		const file = await readSkillFile(connection.client, held.entry, uri, servers.requestTimeoutMs, signal);
 		const content =
 			path === "SKILL.md"

@@ -3,7 +3,7 @@
 // SKILL.md's frontmatter): the skill is not loaded, the tool call that reached for it is refused
 // with the reason, and nothing more of it is fetched. Names and file paths a server chooses never
 // lead outside the skills folder; a skill over the SEP's limits is not offered.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { SKILL_LIMITS as SDK_LIMITS } from "@modelcontextprotocol/client/ext/skills";
@@ -102,12 +102,18 @@ beforeEach(() => {
 afterEach(() => dir.remove());
 
 /** The session's skills over one linked server, discovered from its live listing. */
-async function sessionWith(lie: Lie, serving: Serving = {}, mask = (text: string) => text) {
+async function sessionWith(
+	lie: Lie,
+	serving: Serving = {},
+	mask = (text: string) => text,
+	approve: SkillServers["approve"] = async () => undefined,
+) {
 	const server = await serverThatLies(lie, serving);
 	const listed = await listSkills(server.client, 5_000);
 	const servers: SkillServers = {
 		blocked: () => undefined,
 		connect: async () => ({ client: server.client, skillEntries: listed.skillEntries }),
+		approve,
 		mask,
 		requestTimeoutMs: 5_000,
 	};
@@ -149,6 +155,40 @@ describe("an MCP skill is loaded only if every file checks out", () => {
 			expect(await s.skills.beforeToolCall({ path: forms }, dir.path)).toMatch(why);
 			expect(s.reads.filter((uri) => uri.endsWith("FORMS.md"))).toEqual([]);
 			expect(s.skills.describe("docs").join("\n")).toContain("not loaded");
+		} finally {
+			await s.close();
+		}
+	});
+});
+
+describe("a skill's files are read with the approval a read of the resource needs", () => {
+	it("each file asks as read_mcp_resource would; a refusal refuses the tool call and the file is not read", async () => {
+		const asked: string[] = [];
+		const declined = 'The user declined approval to run MCP tool "docs_skills" on server "docs".';
+		const s = await sessionWith("none", {}, undefined, async (server, uri) => {
+			asked.push(`${server} ${uri}`);
+			return uri.endsWith("FORMS.md") ? declined : undefined;
+		});
+		try {
+			expect(await s.skills.beforeToolCall({ path: s.skillMd }, dir.path)).toBeUndefined();
+			const forms = join(s.root, "docs-pdf", "references", "FORMS.md");
+			expect(await s.skills.beforeToolCall({ path: forms }, dir.path)).toContain(declined);
+			expect(asked).toEqual(["docs skill://pdf/SKILL.md", "docs skill://pdf/references/FORMS.md"]);
+			expect(s.reads).toEqual(["skill://pdf/SKILL.md"]);
+			expect(existsSync(forms)).toBe(false);
+		} finally {
+			await s.close();
+		}
+	});
+
+	it("SKILL.md refused: the skill is not loaded, and the refusal is why", async () => {
+		const s = await sessionWith("none", {}, undefined, async () => "needs the user's approval");
+		try {
+			expect(await s.skills.beforeToolCall({ path: s.skillMd }, dir.path)).toMatch(
+				/not loaded: needs the user's approval/,
+			);
+			expect(s.reads).toEqual([]);
+			expect(await s.skills.beforeCommand("/skill:docs-pdf go")).toMatch(/needs the user's approval/);
 		} finally {
 			await s.close();
 		}
