@@ -2,11 +2,16 @@
 // the folder of their stubs (skills/mcp-skills.ts), a tool call that reaches into that folder
 // first fetches (and checks) what it names, and `/skill:<name>` first loads the skill. Only the
 // servers that may run offer skills (a project server awaiting approval or denied offers none),
-// and loading one goes through the same gate and connection as its server's tools.
+// and loading one goes through the same gate and connection as its server's tools; each file's
+// read asks what `read_mcp_resource` of its URI would (`approveTools`, proxy/calls.ts `approveRead`).
+// The fetch runs in our `tool_call` hook, so a later extension's hook that blocks the call comes
+// after it: Pi runs nothing awaited between the last `tool_call` hook and the tool, and the file
+// must be on disk when the tool (`read`, `bash`, any tool naming the folder) runs. Wrapping the
+// built-in tools instead would replace other extensions' overrides of them and miss other tools.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { atExit } from "../bounds/exit-cleanup.ts";
 import { once } from "../bounds/waits.ts";
-import { loadMcpSkills, loadSkillFolder } from "../lazy.ts";
+import { loadCallPath, loadMcpSkills, loadSkillFolder } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { McpSkills, SkillServers } from "../skills/mcp-skills.ts";
@@ -36,6 +41,11 @@ function skillServers(runtime: McpRuntime): SkillServers {
 		blocked: (server) =>
 			lifecycle.config.servers.has(server) ? lifecycle.blocked(server) : lifecycle.unknownServer(server),
 		connect: (server, signal) => lifecycle.ensureConnected(server, signal),
+		// A skill's file is a resource: its read asks as `read_mcp_resource` of it would.
+		approve: async (server, uri, signal) => {
+			const { approveRead } = await loadCallPath();
+			return (await approveRead(lifecycle, server, uri, signal))?.message;
+		},
 		mask: (text) => lifecycle.redactor.scrubSecrets(text),
 		requestTimeoutMs: lifecycle.config.settings.requestTimeoutMs,
 	};

@@ -277,9 +277,7 @@ export async function readResource(
 	const { server, uri, details } = read;
 	try {
 		await servers.ensureConnected(server, options.signal);
-		// A resource is a tool to `approveTools` (2.36's `read_<name>`): the read asks as a call does.
-		const reader = servers.catalog.forServer(server).find((t) => readsUri(t, uri));
-		const refused = reader && (await servers.approveCall(reader, { uri }, options.signal));
+		const refused = await approveRead(servers, server, uri, options.signal);
 		if (refused) return { answer: failure("tool", refused.message, { ...details, error: refused.error }) };
 		const result = await servers.readResource(server, uri, { signal: options.signal });
 		const answer = converted(
@@ -297,6 +295,21 @@ export async function readResource(
 			return { answer: failure("tool", describeError(servers.failed(server, error)), details) };
 		return { answer: failure("tool", `Reading ${uri} from "${server}" failed: ${describeError(error)}`, details) };
 	}
+}
+
+/**
+ * Whether a read of `uri` on a connected server may go out: a resource is a tool to `approveTools`
+ * (2.36's `read_<name>`), so the read asks as a call of the tool that reads it does. Every route to
+ * a resource asks here (`mcp`, `read_mcp_resource`, a skill's files: pi/skill-events.ts).
+ */
+export async function approveRead(
+	servers: Pick<Servers, "catalog" | "approveCall">,
+	server: string,
+	uri: string,
+	signal?: AbortSignal,
+): ReturnType<Servers["approveCall"]> {
+	const reader = servers.catalog.forServer(server).find((t) => readsUri(t, uri));
+	return reader && servers.approveCall(reader, { uri }, signal);
 }
 
 function readsUri(tool: CatalogTool, uri: string): boolean {

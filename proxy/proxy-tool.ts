@@ -17,7 +17,7 @@ import { waitForServers } from "./waiting.ts";
 
 export type { ProxyResult, ProxyRunOptions } from "./answer.ts";
 export type { CallPlan, ToolRef } from "./calls.ts";
-export { progressText, readResource } from "./calls.ts";
+export { approveRead, progressText, readResource } from "./calls.ts";
 export { contentText } from "./tool-results.ts";
 
 /** Hits shown by default, and how many of the best carry their parameters. */

@@ -114,6 +114,7 @@ async function loadEverySkill(connection: ServerConnection): Promise<void> {
 	const skills = new McpSkills(new SkillFolder(agentDir), async () => ({
 		blocked: () => undefined,
 		connect: () => manager.connect(entry),
+		approve: async () => undefined, // no approveTools here: the suite's server is the only one
 		mask: (text) => text,
 		requestTimeoutMs: 20_000,
 	}));

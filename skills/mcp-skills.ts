@@ -5,13 +5,14 @@
 // its SKILL.md is fetched from the server and checked against the server's entry (size, digest,
 // frontmatter) before it replaces the stub; a supporting file is fetched, and checked, when a tool
 // call names it. A skill that fails a check is not loaded, and the tool call that reached for it
-// is refused with the reason. Known secrets are masked from what is written.
+// is refused with the reason. Each file's read first meets the approval a read of its resource
+// needs (`SkillServers.approve`). Known secrets are masked from what is written.
 import type { Client } from "@modelcontextprotocol/client";
-import { getSkill, readSkillFile, type Skill } from "../transport/skill-client.ts";
+import { getSkill, readSkillFile, type Skill, type SkillFile } from "../transport/skill-client.ts";
 import { declined, entryDeclined, failureText } from "./skill-checks.ts";
 import { loadedMarkdown, type SkillFolder, stubMarkdown } from "./skill-folder.ts";
 import { type NamedSkill, nameSkills, type ServerSkills } from "./skill-names.ts";
-import { mentions, skillFilePath } from "./skill-paths.ts";
+import { clashingPaths, mentions, skillFilePath } from "./skill-paths.ts";
 
 /** A server's live connection, as far as skills need it. */
 export interface SkillConnection {
@@ -25,6 +26,11 @@ export interface SkillServers {
 	/** Why this server may not be reached now (awaiting approval, denied, not configured), if so. */
 	blocked(server: string): string | undefined;
 	connect(server: string, signal?: AbortSignal): Promise<SkillConnection>;
+	/**
+	 * Why a read of this skill file may not go out, if so: the approval its server's `approveTools`
+	 * asks of the same read through `read_mcp_resource` (the user declined, or no one can be asked).
+	 */
+	approve(server: string, uri: string, signal?: AbortSignal): Promise<string | undefined>;
 	/** The text with the session's known secrets masked. */
 	mask(text: string): string;
 	readonly requestTimeoutMs: number;
@@ -211,14 +217,36 @@ export class McpSkills {
 		const servers = await this.servers();
 		const connection = open ?? (await servers.connect(skill.server, signal));
 		const uri = held.files.get(path) as string;
+		const refused = await servers.approve(skill.server, uri, signal);
+		if (refused) throw new Error(refused);
 		const file = await readSkillFile(connection.client, held.entry, uri, servers.requestTimeoutMs, signal);
 		const content =
 			path === "SKILL.md"
 				? loadedMarkdown(piName, skill.description, skill.server, skill.uri, servers.mask(file.body ?? ""))
-				: file.text !== undefined
-					? servers.mask(file.text)
-					: file.bytes;
+				: maskedContent(file, servers.mask);
 		held.written.set(path, this.folder.write(piName, path, content));
+	}
+}
+
+/**
+ * What is written of a supporting file: its text with known secrets masked. A file sent as a
+ * `blob` has no text, but its bytes are often text all the same (a server may send any file so),
+ * and the model reads them as such: bytes that decode as UTF-8 are masked as text; others are
+ * written as they are.
+ */
+function maskedContent(file: SkillFile, mask: (text: string) => string): string | Uint8Array {
+	if (file.text !== undefined) return mask(file.text);
+	const text = utf8(file.bytes);
+	const masked = text === undefined ? text : mask(text);
+	// Nothing to mask: the bytes as sent (decoding drops a byte-order mark).
+	return masked === undefined || masked === text ? file.bytes : masked;
+}
+
+function utf8(bytes: Uint8Array): string | undefined {
+	try {
+		return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+	} catch {
+		return undefined; // not UTF-8: binary, written as sent
 	}
 }
 
@@ -230,13 +258,27 @@ function sameUri(a: string, b: string): boolean {
 	}
 }
 
-/** Each listed file's place in the skill's folder; a file whose name could leave the folder refuses the skill. */
+/**
+ * Each listed file's place in the skill's folder. A file whose name could leave the folder, or two
+ * that a file system would take for one (the later written over the earlier, SKILL.md included),
+ * refuse the skill.
+ */
 function filesOf(entry: Skill): Map<string, string> {
 	const files = new Map<string, string>();
+	const paths: string[] = [];
 	for (const file of entry.resources === "dynamic" ? [] : entry.resources) {
 		const path = sameUri(file.uri, entry.uri) ? "SKILL.md" : skillFilePath(entry.uri, file.uri);
-		if (!path) throw new Error(`the server lists a file whose name would leave the skill's folder: ${file.uri}`);
+		if (!path)
+			throw new Error(
+				`the server lists a file whose name would leave the skill's folder or end in a dot or space: ${file.uri}`,
+			);
 		files.set(path, file.uri);
+		paths.push(path);
 	}
+	const clash = clashingPaths(paths);
+	if (clash)
+		throw new Error(
+			`the server lists files that macOS or Windows would write over each other: "${clash[0]}" and "${clash[1]}"`,
+		);
 	return files;
 }

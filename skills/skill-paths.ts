@@ -1,7 +1,9 @@
 // Paths between a skill's URIs and its folder on disk. A file's place in the folder comes from its
 // URI below the skill's root, segment by segment, and any segment that could step out of the
-// folder (`..`, `.`, empty, a slash or backslash once decoded, NUL) refuses the file: a server
-// names its files, and no name of its may write outside the skill's folder.
+// folder (`..`, `.`, empty, a slash or backslash once decoded, NUL) or that Windows would write
+// under another name (a trailing dot or space) refuses the file: a server names its files, and no
+// name of its may write outside the skill's folder. Two names one file system takes for one file
+// (`skill.md` beside `SKILL.md` on macOS or Windows) refuse the skill: one would overwrite the other.
 // And the other way: which skill files a tool call names (a path in its arguments, or a command
 // that mentions one), so that a file is fetched when it is read and not before (SEP-2640).
 import { homedir } from "node:os";
@@ -25,6 +27,8 @@ function decoded(segment: string): string | undefined {
 }
 
 const UNSAFE_SEGMENT = /[/\\\0]/;
+/** Windows drops a trailing dot or space from a name (`SKILL.md.` is `SKILL.md`): no segment may end in one. */
+const TRIMMED_END = /[. ]$/;
 
 /**
  * Where a file of the skill lives below its folder (`references/FORMS.md`), from the skill's
@@ -42,9 +46,42 @@ export function skillFilePath(skillUri: string, fileUri: string): string | undef
 		.split("/")
 		.map(decoded);
 	const safe = segments.every(
-		(s): s is string => s !== undefined && s !== "" && s !== "." && s !== ".." && !UNSAFE_SEGMENT.test(s),
+		(s): s is string => s !== undefined && s !== "" && !TRIMMED_END.test(s) && !UNSAFE_SEGMENT.test(s),
 	);
 	return safe ? segments.join("/") : undefined;
+}
+
+/**
+ * Two of a skill's paths that one file system would take for the same file (or a file for a
+ * folder): on macOS and Windows `skill.md` is `SKILL.md`, and Windows drops trailing dots and
+ * spaces, so the later write would replace the earlier one. Undefined when every path is its own.
+ */
+export function clashingPaths(paths: readonly string[]): [string, string] | undefined {
+	const seen = new Map<string, string>();
+	for (const path of paths) {
+		const key = foldedPath(path);
+		const earlier = seen.get(key);
+		if (earlier !== undefined) return [earlier, path];
+		seen.set(key, path);
+	}
+	// A file where another path has a folder (`a.md` and `A.md/x`).
+	for (const path of paths) {
+		const segments = foldedPath(path).split("/");
+		for (let i = 1; i < segments.length; i++) {
+			const file = seen.get(segments.slice(0, i).join("/"));
+			if (file !== undefined) return [file, path];
+		}
+	}
+	return undefined;
+}
+
+/** A path as a case-insensitive, normalization-insensitive file system that trims names compares it. */
+function foldedPath(path: string): string {
+	return path
+		.normalize("NFC")
+		.split("/")
+		.map((segment) => segment.replace(/[. ]+$/, "").toLowerCase())
+		.join("/");
 }
 
 /** `relative` below `folder` as an absolute path, or undefined if it would not stay inside. */

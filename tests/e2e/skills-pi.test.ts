@@ -36,35 +36,41 @@ function skillLocation(request: ChatRequest, name: string): string {
 	return at < 0 ? "" : (/<location>([^<]+)<\/location>/.exec(prompt.slice(at))?.[1] ?? "");
 }
 
+/** The fixture server over one skill, order-forms, as the config names it; `fetched()` is what it served. */
+function orderFormsServer(home: PiHome) {
+	const skills = join(home.root, "server-skills");
+	writeSkill(skills, {
+		"order-forms/SKILL.md": [
+			"---",
+			"name: order-forms",
+			"description: File order forms. Use when the user asks to file an order form.",
+			"---",
+			"",
+			"# Order forms",
+			"",
+			"Read references/FORMS.md, then call the submit tool with the form code it names.",
+			"",
+		].join("\n"),
+		"order-forms/references/FORMS.md": `The form code is BLUE-42. (Service token: ${TOKEN})\n`,
+	});
+	const reads = join(home.root, "reads.log");
+	const server = {
+		command: process.execPath,
+		args: [TSX, join(ROOT, "tests/fixtures/skills-server.ts"), skills],
+		env: { SKILL_READS: reads, DOCS_API_TOKEN: TOKEN },
+	};
+	const fetched = () => (existsSync(reads) ? readFileSync(reads, "utf8").split("\n").filter(Boolean) : []);
+	return { server, fetched };
+}
+
 describe.each(PI_HOSTS)("MCP skills ($name)", (host) => {
 	let home: PiHome;
 	afterEach(async () => home.dispose());
 
 	it("run 1 lists the skill and fetches none of it; run 2 loads it on read, checks it, and the model follows it", async () => {
 		home = await createPiHome({});
-		const skills = join(home.root, "server-skills");
-		writeSkill(skills, {
-			"order-forms/SKILL.md": [
-				"---",
-				"name: order-forms",
-				"description: File order forms. Use when the user asks to file an order form.",
-				"---",
-				"",
-				"# Order forms",
-				"",
-				"Read references/FORMS.md, then call the submit tool with the form code it names.",
-				"",
-			].join("\n"),
-			"order-forms/references/FORMS.md": `The form code is BLUE-42. (Service token: ${TOKEN})\n`,
-		});
-		const reads = join(home.root, "reads.log");
-		const server = {
-			command: process.execPath,
-			args: [TSX, join(ROOT, "tests/fixtures/skills-server.ts"), skills],
-			env: { SKILL_READS: reads, DOCS_API_TOKEN: TOKEN },
-		};
+		const { server, fetched } = orderFormsServer(home);
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { docs: server } }));
-		const fetched = () => (existsSync(reads) ? readFileSync(reads, "utf8").split("\n").filter(Boolean) : []);
 
 		const first = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });
 		expect(first.code, first.stderr).toBe(0);
@@ -128,5 +134,35 @@ describe.each(PI_HOSTS)("MCP skills ($name)", (host) => {
 		// /mcp lists the server's skills under the names Pi knows them by.
 		const status = await runPi(home, "/mcp status", { host, steps: [] });
 		expect(status.stdout + status.stderr).toMatch(/docs: .*\n\s+skills: docs-order-forms/);
+	}, 180_000);
+
+	it("approveTools asking for every tool of the server (its skill reader too): a skill loads only on a yes, none in -p", async () => {
+		home = await createPiHome({});
+		const { server, fetched } = orderFormsServer(home);
+		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { docs: { ...server, approveTools: true } } }));
+		const first = await runPi(home, "hi", { host, steps: [() => ({ text: "hello" })] });
+		expect(first.code, first.stderr).toBe(0);
+
+		let refusal = "";
+		const second = await runPi(home, "file the order form", {
+			host,
+			steps: [
+				(req) => {
+					const skillFile = skillLocation(req, "docs-order-forms");
+					if (!skillFile) return { text: `no skill offered:\n${systemPrompt(req).slice(-1500)}` };
+					return { toolCall: { name: "read", arguments: { path: skillFile } } };
+				},
+				(req) => {
+					refusal = lastToolMessage(req);
+					return { text: "done" };
+				},
+			],
+		});
+		expect(second.code, second.stderr).toBe(0);
+		// As read_mcp_resource of the same skill:// URI answers in -p: no one to ask, so no read.
+		expect(refusal).toMatch(/docs-order-forms .*was not loaded: .*approval-gated and requires an interactive session/);
+		const slash = await runPi(home, "/skill:docs-order-forms file it", { host, steps: [] });
+		expect(slash.stdout + slash.stderr).toMatch(/approval-gated/);
+		expect(fetched()).toEqual([]);
 	}, 180_000);
 });
