@@ -1,6 +1,7 @@
 // What of a tool the search index reads, analyzed into terms (search/words.ts): its name (and
 // title), its server's name, the head of its description, its parameters' names and the values an
-// enum allows. Whether two listings of a tool read the same (a reconnected server keeps the
+// enum allows, and the head of each parameter's description (what the tool acts on: "path: the
+// file to read"). Whether two listings of a tool read the same (a reconnected server keeps the
 // entries of its unchanged tools).
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { analyze, analyzeInto, analyzeTokens, tokenize } from "./words.ts";
@@ -11,6 +12,8 @@ export interface IndexedTool {
 	readonly server: readonly string[];
 	readonly description: readonly string[];
 	readonly params: readonly string[];
+	/** The first words of each parameter's description. */
+	readonly paramNotes: readonly string[];
 }
 
 /** A tool as the index reads it: its fields, and what the ranking needs of its name. */
@@ -32,6 +35,7 @@ export function analyzeTool(tool: CatalogTool): AnalyzedTool {
 		server: analyzeServer(tool.server),
 		description: analyzeInto(tool.description, [], summaryEnd(tool.description)),
 		params: analyzeParams(tool.inputSchema),
+		paramNotes: analyzeParamNotes(tool.inputSchema),
 	};
 	return {
 		fields,
@@ -56,7 +60,7 @@ export function sameText(a: CatalogTool, b: CatalogTool): boolean {
 	);
 }
 
-type Properties = Record<string, { enum?: unknown[]; items?: { enum?: unknown[] } } | undefined>;
+type Properties = Record<string, { description?: unknown; enum?: unknown[]; items?: { enum?: unknown[] } } | undefined>;
 
 /** What of a schema is searched: parameter names and the values an enum allows (jira's action: create, transition, ...). */
 function paramWords(schema: Record<string, unknown>, add: (text: string) => void): void {
@@ -77,10 +81,36 @@ function analyzeParams(schema: Record<string, unknown>): string[] {
 	return out;
 }
 
+/** How much of a parameter's description is read: its first words say what the parameter is. */
+const NOTE_CHARS = 120;
+
+/** Where a note's examples start ("e.g. patch, rollout"; "(for undo subcommand)"): other tools' words, often. */
+const EXAMPLES = /\(|\be\.g\.|\bfor example\b/i;
+
+/** The head of each parameter's description, each cut at a word's end within NOTE_CHARS. */
+function paramNotes(schema: Record<string, unknown>, add: (text: string, end: number) => void): void {
+	const properties = (schema.properties ?? {}) as Properties;
+	for (const property of Object.values(properties)) {
+		const note = property?.description;
+		if (typeof note !== "string" || note === "") continue;
+		const examples = note.search(EXAMPLES);
+		const head = examples >= 0 ? examples : note.length;
+		const cut = head <= NOTE_CHARS ? head : note.lastIndexOf(" ", NOTE_CHARS);
+		if (cut !== 0) add(note, cut > 0 ? cut : NOTE_CHARS);
+	}
+}
+
+function analyzeParamNotes(schema: Record<string, unknown>): string[] {
+	const out: string[] = [];
+	paramNotes(schema, (text, end) => analyzeInto(text, out, end));
+	return out;
+}
+
 /** A schema's searched words as one text, to compare two listings of a tool. */
 function paramText(schema: Record<string, unknown>): string {
 	const parts: string[] = [];
 	paramWords(schema, (text) => parts.push(text));
+	paramNotes(schema, (text, end) => parts.push(text.slice(0, end)));
 	return parts.join(" ");
 }
 

@@ -141,6 +141,32 @@ describe("WordNet beyond synonyms, and a tool's name", () => {
 		]);
 		expect(index.search("create a pull request")[0].tool.name).toBe("create_pull_request");
 	});
+
+	it("reads what a parameter's description says it is, below the tool's own text, without its examples", () => {
+		const tool = (name: string, description: string, note: string) => ({
+			server: "code",
+			name,
+			qualifiedName: `code_${name}`,
+			description,
+			inputSchema: { type: "object", properties: { target: { type: "string", description: note } } },
+		});
+		const others = [
+			tool("open_other", "Open an item.", "The item to open (e.g. a spreadsheet or a chart)"),
+			tool("show_spreadsheet", "Show a spreadsheet.", "What to show"),
+		];
+		const index = new ToolSearchIndex([tool("open_item", "Open an item.", "The spreadsheet to open"), ...others]);
+		const names = (query: string) => index.search(query).map((h) => h.tool.name);
+		// Only a parameter says what open_item opens; the example of open_other's is no evidence.
+		expect(names("open spreadsheet")[0]).toBe("open_item");
+		const other = index.search("open spreadsheet").find((h) => h.tool.name === "open_other");
+		expect(other?.coverage).toBeLessThan(1);
+		// A tool's description says more than a parameter's.
+		expect(names("spreadsheet")[0]).toBe("show_spreadsheet");
+		// A changed note is a changed listing: the index reads it again.
+		index.update([tool("open_item", "Open an item.", "The chart to open"), ...others]);
+		expect(names("open chart")[0]).toBe("open_item");
+		expect(names("open spreadsheet")[0]).not.toBe("open_item");
+	});
 });
 
 describe("ranking over the real catalogs", () => {
