@@ -350,12 +350,12 @@ describe("what the model receives from mcp({search})", () => {
 		expect(text).toContain("(weak match)");
 	});
 
-	it("names five more candidates after the five described, by name only, and none after a clear winner", async () => {
+	it("names up to eight more candidates after the five described, by name only, and none after a clear winner", async () => {
 		const text = await answer("create an issue");
 		const described = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
 		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
 		expect(described).toHaveLength(5);
-		expect(also).toHaveLength(5);
+		expect(also).toHaveLength(8);
 		for (const name of also) expect(described).not.toContain(name);
 		expect(also.join(" ")).toMatch(/issue/i);
 		expect(await answer("linear_getActiveCycle")).not.toContain("Also:");
