@@ -1,7 +1,7 @@
 // What of a tool the search index reads, analyzed into terms (search/words.ts): its name (and
 // title), its server's name, the head of its description, its parameters' names and the values an
 // enum allows, and the head of each parameter's description (what the tool acts on: "path: the
-// file to read"). Whether two listings of a tool read the same (a reconnected server keeps the
+// file to read"); the description's first sentence once more, as its own field (what the tool does). Whether two listings of a tool read the same (a reconnected server keeps the
 // entries of its unchanged tools).
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { analyze, analyzeInto, analyzeTokens, tokenize } from "./words.ts";
@@ -14,6 +14,8 @@ export interface IndexedTool {
 	readonly params: readonly string[];
 	/** The first words of each parameter's description. */
 	readonly paramNotes: readonly string[];
+	/** The description's first sentence (within its first 300 characters): what the tool does. */
+	readonly lead: readonly string[];
 }
 
 /** A tool as the index reads it: its fields, and what the ranking needs of its name. */
@@ -30,12 +32,19 @@ export interface AnalyzedTool {
 export function analyzeTool(tool: CatalogTool): AnalyzedTool {
 	const nameTokens = tokenize(tool.name);
 	const nameWords = analyzeTokens(nameTokens);
+	// The summary read in two parts: its first sentence, then the rest (the lead field is the first part's words).
+	const summary = summaryEnd(tool.description);
+	const leadEnd = firstSentenceEnd(tool.description, summary);
+	const description = analyzeInto(tool.description, [], leadEnd);
+	const leadLength = description.length;
+	if (leadEnd < summary) analyzeInto(tool.description, description, summary, leadEnd);
 	const fields: IndexedTool = {
 		name: tool.title ? analyzeInto(tool.title, [...nameWords]) : nameWords,
 		server: analyzeServer(tool.server),
-		description: analyzeInto(tool.description, [], summaryEnd(tool.description)),
+		description,
 		params: analyzeParams(tool.inputSchema),
 		paramNotes: analyzeParamNotes(tool.inputSchema),
+		lead: description.slice(0, leadLength),
 	};
 	return {
 		fields,
@@ -171,4 +180,14 @@ function isSpace(c: number): boolean {
 		c === 0x3000 ||
 		c === 0xfeff
 	);
+}
+
+/** Where a description's first sentence ends within its summary: at a stop before a space or the end, or a line's end. */
+function firstSentenceEnd(text: string, summary: number): number {
+	for (let i = 0; i < summary; i++) {
+		const c = text.charCodeAt(i);
+		if (c === 10) return i;
+		if ((c === 46 || c === 33 || c === 63) && (i + 1 === text.length || isSpace(text.charCodeAt(i + 1)))) return i;
+	}
+	return summary;
 }

@@ -167,6 +167,21 @@ describe("WordNet beyond synonyms, and a tool's name", () => {
 		expect(names("open chart")[0]).toBe("open_item");
 		expect(names("open spreadsheet")[0]).not.toBe("open_item");
 	});
+
+	it("weighs a description's first sentence (what the tool does) above the rest of it", () => {
+		const tool = (name: string, description: string) => ({
+			server: "work",
+			name,
+			qualifiedName: `work_${name}`,
+			description,
+			inputSchema: { type: "object", properties: {} },
+		});
+		const index = new ToolSearchIndex([
+			tool("change", "Change a project: its name, its owner or its state. Archive it with state archived."),
+			tool("shelve", "Archive a project. It can be restored later: nothing is deleted."),
+		]);
+		expect(index.search("archive project")[0].tool.name).toBe("shelve");
+	});
 });
 
 describe("ranking over the real catalogs", () => {
