@@ -376,6 +376,24 @@ describe("what the model receives from mcp({search})", () => {
 		expect(await answer("linear_getActiveCycle")).not.toContain("Also:");
 	});
 
+	it("a query no tool answers well names more candidates after the closest too", async () => {
+		const tools = Array.from({ length: 9 }, (_, i) => ({
+			server: "notes",
+			name: `archive_note_${i}`,
+			description: "Archive a note.",
+			inputSchema: { type: "object" },
+		}));
+		const lifecycle = sessionOf([{ server: "notes", tools }]);
+		const text = contentText((await runProxy(lifecycle, { search: "archive invoices" })).content);
+		expect(text).toMatch(/^No tool matches all of "archive invoices"\. Closest:\n/);
+		const closest = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
+		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
+		expect(closest).toHaveLength(5);
+		expect(also).toHaveLength(4);
+		expect(new Set([...closest, ...also]).size).toBe(9);
+		expect(text).toContain("Or list a server's tools");
+	});
+
 	it("one clear winner stays a short answer", async () => {
 		const text = await answer("linear_getActiveCycle");
 		expect([...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1])).toEqual(["linear_linear_getActiveCycle"]);
