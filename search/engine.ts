@@ -47,8 +47,11 @@ const MAX_QUERY_WORDS = 40;
  * how (0.3-0.6 gain the same on the tuning set, with and without the idiom lexicon).
  */
 const FIELD_BOOSTS = [3, 4, 1.8, 0.6, 0.2, 0.4] as const;
-/** Where a tool says what it does: its name and its parameters (not "make sure" in a description). */
-const STRONG_FIELDS = [0, 3] as const;
+/**
+ * Where a tool says what it does: its name, its parameters and its description's first sentence
+ * ("Create a new issue"; not "make sure" further on).
+ */
+const STRONG_FIELDS = [0, 3, 5] as const;
 /** A match through a word the query word starts, or one a typo away, counts this much (before its length factor). */
 const PREFIX_WEIGHT = 0.4;
 const FUZZY_WEIGHT = 0.3;
@@ -247,7 +250,7 @@ export class ToolSearchIndex {
 		// Coordination: a tool that answers every word of the query beats one that answers a rare word
 		// loudly ("find files by name": search_files over find_organizations).
 		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list);
-		// an action counts where the tool names what it does (its name, parameters), anything else anywhere (a typo's match included).
+		// an action counts where the tool names what it does (its name, parameters, first sentence), anything else anywhere (a typo's match included).
 		// Each concept weighs its word's rarity (IDF): answering "dsn" says more than answering "get".
 		const strong = new Uint32Array(Math.ceil(concepts.length / 32));
 		const conceptWeights = new Float64Array(concepts.length);

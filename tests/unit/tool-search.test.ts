@@ -182,6 +182,31 @@ describe("WordNet beyond synonyms, and a tool's name", () => {
 		]);
 		expect(index.search("archive project")[0].tool.name).toBe("shelve");
 	});
+
+	it("an action said in a description's first sentence is what the tool does; later, it is not", () => {
+		const tool = (name: string, description: string) => ({
+			server: "billing",
+			name,
+			qualifiedName: `billing_${name}`,
+			description,
+			inputSchema: { type: "object", properties: {} },
+		});
+		// "create" starts three names: one of the catalog's actions, answered only where a tool says what it does.
+		const index = new ToolSearchIndex([
+			tool("create_customer", "Create a customer."),
+			tool("create_refund", "Create a refund."),
+			tool("create_coupon", "Create a coupon."),
+			tool("list_customers", "List customers."),
+			tool("list_refunds", "List refunds."),
+			tool("delete_coupon", "Delete a coupon."),
+			tool(
+				"billing_lines",
+				"Show an invoice: its lines, its invoice total and its invoice status. The billing run can also create invoices.",
+			),
+			tool("billing_entry", "Create an invoice."),
+		]);
+		expect(index.search("create invoice")[0].tool.name).toBe("billing_entry");
+	});
 });
 
 describe("ranking over the real catalogs", () => {
