@@ -91,10 +91,29 @@ function analyzeParams(schema: Record<string, unknown>): string[] {
 }
 
 /** How much of a parameter's description is read: its first words say what the parameter is. */
-const NOTE_CHARS = 120;
+const NOTE_CHARS = 60;
 
-/** Where a note's examples start ("e.g. patch, rollout"; "(for undo subcommand)"): other tools' words, often. */
-const EXAMPLES = /\(|\be\.g\.|\bfor example\b/i;
+/**
+ * Where a note's examples start ("e.g. patch, rollout"; "(for undo subcommand)"; "for example"),
+ * often other tools' words, looked for within the part read; the note's length when none.
+ */
+function examplesAt(note: string): number {
+	const end = Math.min(note.length, NOTE_CHARS + 1);
+	for (let i = 0; i < end; i++) {
+		const code = note.charCodeAt(i);
+		if (code === 40) return i; // "("
+		if (i > 0 && isLetter(note.charCodeAt(i - 1))) continue; // only at a word's start
+		const c = code | 32; // lowercase
+		if (c === 101 && note.startsWith(".g.", i + 1)) return i;
+		if (c === 102 && note.slice(i, i + 11).toLowerCase() === "for example") return i;
+	}
+	return note.length;
+}
+
+function isLetter(c: number): boolean {
+	const lower = c | 32;
+	return lower >= 97 && lower <= 122;
+}
 
 /** The head of each parameter's description, each cut at a word's end within NOTE_CHARS. */
 function paramNotes(schema: Record<string, unknown>, add: (text: string, end: number) => void): void {
@@ -102,8 +121,7 @@ function paramNotes(schema: Record<string, unknown>, add: (text: string, end: nu
 	for (const property of Object.values(properties)) {
 		const note = property?.description;
 		if (typeof note !== "string" || note === "") continue;
-		const examples = note.search(EXAMPLES);
-		const head = examples >= 0 ? examples : note.length;
+		const head = examplesAt(note);
 		const cut = head <= NOTE_CHARS ? head : note.lastIndexOf(" ", NOTE_CHARS);
 		if (cut !== 0) add(note, cut > 0 ? cut : NOTE_CHARS);
 	}
