@@ -288,7 +288,7 @@ export async function main(): Promise<void> {
 		`median ${percentile(r.tokens, 0.5)} tokens, p95 ${percentile(r.tokens, 0.95)}`;
 	const shown = (r: QualityReport) => `hit@shown ${((r.hitShown ?? 0) * 100).toFixed(1)}%`;
 	console.log(
-		"what the model receives (hit@1/hit@5: the five tools described; hit@shown: those and the five more named on the Also: line):",
+		"what the model receives (hit@1/hit@5: the five tools described; hit@shown: those and the up to eight more named on the Also: line):",
 	);
 	console.log(`  tuning set: ${line(tuningAnswers)}   ${shown(tuningAnswers)}   (${cost(tuningAnswers)})`);
 	console.log(`  test set:   ${line(testAnswers)}   ${shown(testAnswers)}   (${cost(testAnswers)})`);

@@ -1,6 +1,7 @@
 // What of a tool the search index reads, analyzed into terms (search/words.ts): its name (and
 // title), its server's name, the head of its description, its parameters' names and the values an
-// enum allows. Whether two listings of a tool read the same (a reconnected server keeps the
+// enum allows, and the head of each parameter's description (what the tool acts on: "path: the
+// file to read"); the description's first sentence once more, as its own field (what the tool does). Whether two listings of a tool read the same (a reconnected server keeps the
 // entries of its unchanged tools).
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { analyze, analyzeInto, analyzeTokens, tokenize } from "./words.ts";
@@ -11,6 +12,10 @@ export interface IndexedTool {
 	readonly server: readonly string[];
 	readonly description: readonly string[];
 	readonly params: readonly string[];
+	/** The first words of each parameter's description. */
+	readonly paramNotes: readonly string[];
+	/** The description's first sentence (within its first 300 characters): what the tool does. */
+	readonly lead: readonly string[];
 }
 
 /** A tool as the index reads it: its fields, and what the ranking needs of its name. */
@@ -27,11 +32,19 @@ export interface AnalyzedTool {
 export function analyzeTool(tool: CatalogTool): AnalyzedTool {
 	const nameTokens = tokenize(tool.name);
 	const nameWords = analyzeTokens(nameTokens);
+	// The summary read in two parts: its first sentence, then the rest (the lead field is the first part's words).
+	const summary = summaryEnd(tool.description);
+	const leadEnd = firstSentenceEnd(tool.description, summary);
+	const description = analyzeInto(tool.description, [], leadEnd);
+	const leadLength = description.length;
+	if (leadEnd < summary) analyzeInto(tool.description, description, summary, leadEnd);
 	const fields: IndexedTool = {
 		name: tool.title ? analyzeInto(tool.title, [...nameWords]) : nameWords,
 		server: analyzeServer(tool.server),
-		description: analyzeInto(tool.description, [], summaryEnd(tool.description)),
+		description,
 		params: analyzeParams(tool.inputSchema),
+		paramNotes: analyzeParamNotes(tool.inputSchema),
+		lead: description.slice(0, leadLength),
 	};
 	return {
 		fields,
@@ -56,7 +69,7 @@ export function sameText(a: CatalogTool, b: CatalogTool): boolean {
 	);
 }
 
-type Properties = Record<string, { enum?: unknown[]; items?: { enum?: unknown[] } } | undefined>;
+type Properties = Record<string, { description?: unknown; enum?: unknown[]; items?: { enum?: unknown[] } } | undefined>;
 
 /** What of a schema is searched: parameter names and the values an enum allows (jira's action: create, transition, ...). */
 function paramWords(schema: Record<string, unknown>, add: (text: string) => void): void {
@@ -77,10 +90,54 @@ function analyzeParams(schema: Record<string, unknown>): string[] {
 	return out;
 }
 
+/** How much of a parameter's description is read: its first words say what the parameter is. */
+const NOTE_CHARS = 60;
+
+/**
+ * Where a note's examples start ("e.g. patch, rollout"; "(for undo subcommand)"; "for example"),
+ * often other tools' words, looked for within the part read; the note's length when none.
+ */
+function examplesAt(note: string): number {
+	const end = Math.min(note.length, NOTE_CHARS + 1);
+	for (let i = 0; i < end; i++) {
+		const code = note.charCodeAt(i);
+		if (code === 40) return i; // "("
+		if (i > 0 && isLetter(note.charCodeAt(i - 1))) continue; // only at a word's start
+		const c = code | 32; // lowercase
+		if (c === 101 && note.startsWith(".g.", i + 1)) return i;
+		if (c === 102 && note.slice(i, i + 11).toLowerCase() === "for example") return i;
+	}
+	return note.length;
+}
+
+function isLetter(c: number): boolean {
+	const lower = c | 32;
+	return lower >= 97 && lower <= 122;
+}
+
+/** The head of each parameter's description, each cut at a word's end within NOTE_CHARS. */
+function paramNotes(schema: Record<string, unknown>, add: (text: string, end: number) => void): void {
+	const properties = (schema.properties ?? {}) as Properties;
+	for (const property of Object.values(properties)) {
+		const note = property?.description;
+		if (typeof note !== "string" || note === "") continue;
+		const head = examplesAt(note);
+		const cut = head <= NOTE_CHARS ? head : note.lastIndexOf(" ", NOTE_CHARS);
+		if (cut !== 0) add(note, cut > 0 ? cut : NOTE_CHARS);
+	}
+}
+
+function analyzeParamNotes(schema: Record<string, unknown>): string[] {
+	const out: string[] = [];
+	paramNotes(schema, (text, end) => analyzeInto(text, out, end));
+	return out;
+}
+
 /** A schema's searched words as one text, to compare two listings of a tool. */
 function paramText(schema: Record<string, unknown>): string {
 	const parts: string[] = [];
 	paramWords(schema, (text) => parts.push(text));
+	paramNotes(schema, (text, end) => parts.push(text.slice(0, end)));
 	return parts.join(" ");
 }
 
@@ -141,4 +198,14 @@ function isSpace(c: number): boolean {
 		c === 0x3000 ||
 		c === 0xfeff
 	);
+}
+
+/** Where a description's first sentence ends within its summary: at a stop before a space or the end, or a line's end. */
+function firstSentenceEnd(text: string, summary: number): number {
+	for (let i = 0; i < summary; i++) {
+		const c = text.charCodeAt(i);
+		if (c === 10) return i;
+		if ((c === 46 || c === 33 || c === 63) && (i + 1 === text.length || isSpace(text.charCodeAt(i + 1)))) return i;
+	}
+	return summary;
 }

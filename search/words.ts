@@ -19,11 +19,11 @@ const FNV_PRIME = 0x01000193;
  * letters). Returns false, at once, for text beyond ASCII, whose lowercase may hold ASCII letters
  * (the Kelvin sign is a k): the caller reads that as the regexes say, dropping what was handed on.
  */
-function readWords(text: string, sink: WordSink, length = text.length): boolean {
+function readWords(text: string, sink: WordSink, length = text.length, from = 0): boolean {
 	let start = -1;
 	let capitals = false; // whether the word being read has a capital (only then is it lowercased)
 	let hash = FNV_START;
-	for (let i = 0; i < length; i++) {
+	for (let i = from; i < length; i++) {
 		const c = text.charCodeAt(i);
 		if (c > 127) return false;
 		const upper = c >= 65 && c <= 90;
@@ -173,15 +173,18 @@ export function analyze(text: string): string[] {
 	return analyzeInto(text, []);
 }
 
-/** The same, added to `out` (a field read from several texts); of the text's first `end` characters when given. */
-export function analyzeInto(text: string, out: string[], end = text.length): string[] {
+/**
+ * The same, added to `out` (a field read from several texts); of the text's characters from
+ * `start` (where no word goes on from before it) to `end` when given.
+ */
+export function analyzeInto(text: string, out: string[], end = text.length, start = 0): string[] {
 	const from = out.length;
 	table.out = out;
-	const read = readWords(text, table, end);
+	const read = readWords(text, table, end, start);
 	table.out = [];
 	if (read) return out;
 	out.length = from;
-	for (const word of unicodeWords(end < text.length ? text.slice(0, end) : text)) {
+	for (const word of unicodeWords(start > 0 || end < text.length ? text.slice(start, end) : text)) {
 		const form = table.form(word, 0, word.length, false, hashOf(word));
 		if (form !== "") out.push(form);
 	}

@@ -141,6 +141,72 @@ describe("WordNet beyond synonyms, and a tool's name", () => {
 		]);
 		expect(index.search("create a pull request")[0].tool.name).toBe("create_pull_request");
 	});
+
+	it("reads what a parameter's description says it is, below the tool's own text, without its examples", () => {
+		const tool = (name: string, description: string, note: string) => ({
+			server: "code",
+			name,
+			qualifiedName: `code_${name}`,
+			description,
+			inputSchema: { type: "object", properties: { target: { type: "string", description: note } } },
+		});
+		const others = [
+			tool("open_other", "Open an item.", "The item to open (e.g. a spreadsheet or a chart)"),
+			tool("show_spreadsheet", "Show a spreadsheet.", "What to show"),
+		];
+		const index = new ToolSearchIndex([tool("open_item", "Open an item.", "The spreadsheet to open"), ...others]);
+		const names = (query: string) => index.search(query).map((h) => h.tool.name);
+		// Only a parameter says what open_item opens; the example of open_other's is no evidence.
+		expect(names("open spreadsheet")[0]).toBe("open_item");
+		const other = index.search("open spreadsheet").find((h) => h.tool.name === "open_other");
+		expect(other?.coverage).toBeLessThan(1);
+		// A tool's description says more than a parameter's.
+		expect(names("spreadsheet")[0]).toBe("show_spreadsheet");
+		// A changed note is a changed listing: the index reads it again.
+		index.update([tool("open_item", "Open an item.", "The chart to open"), ...others]);
+		expect(names("open chart")[0]).toBe("open_item");
+		expect(names("open spreadsheet")[0]).not.toBe("open_item");
+	});
+
+	it("weighs a description's first sentence (what the tool does) above the rest of it", () => {
+		const tool = (name: string, description: string) => ({
+			server: "work",
+			name,
+			qualifiedName: `work_${name}`,
+			description,
+			inputSchema: { type: "object", properties: {} },
+		});
+		const index = new ToolSearchIndex([
+			tool("change", "Change a project: its name, its owner or its state. Archive it with state archived."),
+			tool("shelve", "Archive a project. It can be restored later: nothing is deleted."),
+		]);
+		expect(index.search("archive project")[0].tool.name).toBe("shelve");
+	});
+
+	it("an action said in a description's first sentence is what the tool does; later, it is not", () => {
+		const tool = (name: string, description: string) => ({
+			server: "billing",
+			name,
+			qualifiedName: `billing_${name}`,
+			description,
+			inputSchema: { type: "object", properties: {} },
+		});
+		// "create" starts three names: one of the catalog's actions, answered only where a tool says what it does.
+		const index = new ToolSearchIndex([
+			tool("create_customer", "Create a customer."),
+			tool("create_refund", "Create a refund."),
+			tool("create_coupon", "Create a coupon."),
+			tool("list_customers", "List customers."),
+			tool("list_refunds", "List refunds."),
+			tool("delete_coupon", "Delete a coupon."),
+			tool(
+				"billing_lines",
+				"Show an invoice: its lines, its invoice total and its invoice status. The billing run can also create invoices.",
+			),
+			tool("billing_entry", "Create an invoice."),
+		]);
+		expect(index.search("create invoice")[0].tool.name).toBe("billing_entry");
+	});
 });
 
 describe("ranking over the real catalogs", () => {
@@ -324,15 +390,33 @@ describe("what the model receives from mcp({search})", () => {
 		expect(text).toContain("(weak match)");
 	});
 
-	it("names five more candidates after the five described, by name only, and none after a clear winner", async () => {
+	it("names up to eight more candidates after the five described, by name only, and none after a clear winner", async () => {
 		const text = await answer("create an issue");
 		const described = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
 		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
 		expect(described).toHaveLength(5);
-		expect(also).toHaveLength(5);
+		expect(also).toHaveLength(8);
 		for (const name of also) expect(described).not.toContain(name);
 		expect(also.join(" ")).toMatch(/issue/i);
 		expect(await answer("linear_getActiveCycle")).not.toContain("Also:");
+	});
+
+	it("a query no tool answers well names more candidates after the closest too", async () => {
+		const tools = Array.from({ length: 9 }, (_, i) => ({
+			server: "notes",
+			name: `archive_note_${i}`,
+			description: "Archive a note.",
+			inputSchema: { type: "object" },
+		}));
+		const lifecycle = sessionOf([{ server: "notes", tools }]);
+		const text = contentText((await runProxy(lifecycle, { search: "archive invoices" })).content);
+		expect(text).toMatch(/^No tool matches all of "archive invoices"\. Closest:\n/);
+		const closest = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
+		const also = /^Also: (.*)$/m.exec(text)?.[1]?.split(", ") ?? [];
+		expect(closest).toHaveLength(5);
+		expect(also).toHaveLength(4);
+		expect(new Set([...closest, ...also]).size).toBe(9);
+		expect(text).toContain("Or list a server's tools");
 	});
 
 	it("one clear winner stays a short answer", async () => {
