@@ -46,31 +46,38 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	const sandboxOrigin = `http://127.0.0.1:${sandboxPort}`;
 	const allow = allowAttribute(view.permissions);
 	const sandboxUrl = `${sandboxOrigin}/${sandboxToken}/sandbox`;
-	host.on("request", (req, res) => {
-		const path = requestPath(req, hostOrigin, res);
-		if (path === `/${token}/` && req.method === "GET") {
-			const nonce = randomBytes(16).toString("base64");
-			send(
-				res,
-				200,
-				"text/html",
-				hostPage({ nonce, label, sandboxUrl, sandboxOrigin, allow }),
-				hostCsp(nonce, sandboxOrigin),
-			);
-		} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
-		else if (path === `/${token}/messages` && req.method === "POST") void receive(req, res, hostOrigin, channel);
-		else if (path !== undefined) send(res, 404, "text/plain", "Not found");
-	});
-	sandbox.on("request", (req, res) => {
-		const path = requestPath(req, sandboxOrigin, res);
-		if (path === `/${sandboxToken}/sandbox` && req.method === "GET") {
-			const nonce = randomBytes(16).toString("base64");
-			const viewPath = `/${sandboxToken}/view`;
-			send(res, 200, "text/html", sandboxPage({ nonce, hostOrigin, viewPath, allow }), sandboxCsp(nonce, hostOrigin));
-		} else if (path === `/${sandboxToken}/view` && req.method === "GET")
-			send(res, 200, "text/html", view.html, viewCsp(view.csp, [sandboxOrigin, hostOrigin]));
-		else if (path !== undefined) send(res, 404, "text/plain", "Not found");
-	});
+	host.on(
+		"request",
+		answering((req, res) => {
+			const path = requestPath(req, hostOrigin, res);
+			if (path === `/${token}/` && req.method === "GET") {
+				const nonce = randomBytes(16).toString("base64");
+				send(
+					res,
+					200,
+					"text/html",
+					hostPage({ nonce, label, sandboxUrl, sandboxOrigin, allow }),
+					hostCsp(nonce, sandboxOrigin),
+				);
+			} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
+			else if (path === `/${token}/messages` && req.method === "POST")
+				void receive(req, res, hostOrigin, channel).catch((error) => failed(res, error));
+			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
+		}),
+	);
+	sandbox.on(
+		"request",
+		answering((req, res) => {
+			const path = requestPath(req, sandboxOrigin, res);
+			if (path === `/${sandboxToken}/sandbox` && req.method === "GET") {
+				const nonce = randomBytes(16).toString("base64");
+				const viewPath = `/${sandboxToken}/view`;
+				send(res, 200, "text/html", sandboxPage({ nonce, hostOrigin, viewPath, allow }), sandboxCsp(nonce, hostOrigin));
+			} else if (path === `/${sandboxToken}/view` && req.method === "GET")
+				send(res, 200, "text/html", view.html, viewCsp(view.csp, [sandboxOrigin, hostOrigin]));
+			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
+		}),
+	);
 	let closing: Promise<void> | undefined;
 	return {
 		url: `${hostOrigin}/${token}/`,
@@ -179,13 +186,43 @@ function readBody(req: IncomingMessage): Promise<string> {
 	});
 }
 
-/** The request's path when it names this server by its exact address; else answered 403 here. */
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A request listener that never throws: a throw from a listener is an uncaught exception in Pi's
+ * process, which ends Pi, and any page (a view, too) can send requests here. The last resort: 500.
+ */
+function answering(handler: Handler): Handler {
+	return (req, res) => {
+		try {
+			handler(req, res);
+		} catch (error) {
+			failed(res, error);
+		}
+	};
+}
+
+/** Answers 500 to a request whose handling failed (or drops it when the answer had started). */
+function failed(res: ServerResponse, error: unknown): void {
+	if (res.headersSent) res.destroy();
+	else send(res, 500, "text/plain", `The app's page failed: ${(error as Error)?.message ?? "unknown error"}`);
+}
+
+/**
+ * The request's path when it names this server by its exact address; else answered here: 403 for
+ * another address, 400 for a path no URL parser accepts (`//[` would throw).
+ */
 function requestPath(req: IncomingMessage, origin: string, res: ServerResponse): string | undefined {
 	if (`http://${req.headers.host}` !== origin) {
 		send(res, 403, "text/plain", "Wrong host");
 		return undefined;
 	}
-	return new URL(req.url ?? "/", origin).pathname;
+	try {
+		return new URL(req.url ?? "/", origin).pathname;
+	} catch {
+		send(res, 400, "text/plain", "Not a valid path");
+		return undefined;
+	}
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, csp?: string): void {

@@ -182,6 +182,19 @@ describe("a view's requests", () => {
 	});
 });
 
+/** The status a GET of `path` on the server of `url` gets, the path sent as it is (no client parses it). */
+function statusOfRawPath(url: string, path: string): Promise<number | undefined> {
+	const { hostname, port } = new URL(url);
+	return new Promise((resolve, reject) => {
+		const req = request({ hostname, port, path, headers: { host: `${hostname}:${port}` } }, (res) => {
+			res.resume();
+			resolve(res.statusCode);
+		});
+		req.on("error", reject);
+		req.end();
+	});
+}
+
 /** The status a GET of `url` gets when it names the server `host` (a browser at a rebound name sends that). */
 function statusAs(url: string, host: string): Promise<number | undefined> {
 	return new Promise((resolve, reject) => {
@@ -241,6 +254,17 @@ describe("an app's page servers", () => {
 		expect((await post("http://evil.example")).status).toBe(403);
 		expect((await post(sandboxOrigin)).status).toBe(403);
 		expect((await post(url.origin)).status).toBe(202);
+	});
+
+	it("answer a path no URL parser accepts with 400, and go on serving (a view can request one: //[)", async () => {
+		page = await startAppPage(view, "board: show_board");
+		const sandboxUrl = /src = "([^"]+)"/.exec(await (await fetch(page.url)).text())?.[1] ?? "";
+		for (const url of [page.url, sandboxUrl]) {
+			expect(await statusOfRawPath(url, "//[")).toBe(400);
+			expect(await statusOfRawPath(url, "//[/x?y")).toBe(400);
+		}
+		expect((await fetch(page.url)).status).toBe(200);
+		expect((await fetch(sandboxUrl)).status).toBe(200);
 	});
 });
 
