@@ -33,13 +33,16 @@ export interface AppHost {
 	): Promise<CallToolResult>;
 	/** The view's `resources/read` on its own server. */
 	readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
-	/** The view's `ui/message`: asks the user, then sends it as theirs; false when it was not sent. */
-	sendPrompt(server: string, text: string): Promise<boolean>;
+	/** The view's `ui/message`: asks the user, then sends it as theirs; or why it was refused before asking. */
+	sendPrompt(server: string, text: string): Promise<PromptOutcome>;
 	/** Opens an http(s) address in the user's browser. */
 	openLink(url: string): void;
 	/** Whether the user's config lets the tool be used at all (exposure, includeTools, excludeTools). */
 	configured(tool: ToolMetadata): boolean;
 }
+
+/** What became of a view's message: sent as the user's, declined by the user, or refused unasked (why). */
+export type PromptOutcome = "sent" | "declined" | { readonly refused: string };
 
 export class AppSession {
 	private initialized = false;
@@ -136,7 +139,10 @@ export class AppSession {
 		bridge.onmessage = async (params) => {
 			const prompt = promptOf(params);
 			if ("refusal" in prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Not sent: ${prompt.refusal}`);
-			return (await host.sendPrompt(server, prompt.text)) ? {} : { isError: true };
+			const outcome = await host.sendPrompt(server, prompt.text);
+			if (typeof outcome === "object")
+				throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Not sent: ${outcome.refused}`);
+			return outcome === "sent" ? {} : { isError: true };
 		};
 		bridge.onopenlink = async (params) => {
 			const url = linkToOpen(params.url);

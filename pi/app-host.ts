@@ -13,7 +13,7 @@ import type { AppHost } from "../apps/app-session.ts";
 import type { AppsSetting } from "../apps/app-sessions.ts";
 import { ToolPatterns } from "../catalog/tool-patterns.ts";
 import { askPaged } from "../client/paged-question.ts";
-import { plain, safeDialogs } from "../client/user-dialogs.ts";
+import { safeDialogs } from "../client/user-dialogs.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { openSystemBrowser } from "../oauth/open-browser.ts";
 import { readResource } from "../proxy/calls.ts";
@@ -27,6 +27,8 @@ import { callsNested } from "./session-calls.ts";
 
 const SEND = "Send";
 const DONT_SEND = "Don't send";
+export const HIDDEN_IN_PROMPT =
+	"the message holds characters a screen does not show (terminal sequences, invisible or reordering characters); only text the user can read is sent as theirs";
 
 /** The session's apps setting: on unless `settings.apps` is false; interactive where Pi has a UI. */
 export function appsSetting(runtime: McpRuntime, ctx: ExtensionContext): AppsSetting {
@@ -88,15 +90,16 @@ export function piAppHost(
 			throw new Error(contentText(answer.content));
 		},
 		async sendPrompt(server, text) {
-			if (!ctx.hasUI) return false;
-			const question = [
-				`The app of MCP server "${server}" asks to send this message to the agent, as yours:`,
-				plain(text),
-			];
+			if (!ctx.hasUI) return "declined";
+			// The user's "Send" covers exactly what they read: a text the dialog would show otherwise
+			// (terminal sequences, invisible characters such as Unicode tags) is refused unasked, and the
+			// rest is shown whole, in pages, never cut.
+			if (terminalSafe(text) !== text) return { refused: HIDDEN_IN_PROMPT };
+			const question = [`The app of MCP server "${server}" asks to send this message to the agent, as yours:`, text];
 			const answer = await askPaged(safeDialogs(ctx.ui), { text: question, safe: DONT_SEND, choices: [SEND] });
-			if (answer !== SEND) return false;
+			if (answer !== SEND) return "declined";
 			pi.sendUserMessage(text, { deliverAs: "followUp" });
-			return true;
+			return "sent";
 		},
 		openLink: openSystemBrowser,
 	};
