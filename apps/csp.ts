@@ -21,11 +21,19 @@ export interface ViewPermissions {
 }
 
 /**
- * The view's iframe: scripts, its own origin (the sandbox's, never the host page's), forms. No
- * popups, modals, downloads or top navigation (2.36 allows the first three): links open through
- * the host (`ui/open-link`).
+ * The view's iframe: scripts and forms, and no origin of its own (opaque, "null": no
+ * `allow-same-origin`). A loopback origin would share its cookies with every local service on
+ * 127.0.0.1 (cookies ignore ports) and make its requests to them same-site; an opaque one has no
+ * cookies or storage and is no one's site. No popups, modals, downloads or top navigation (2.36
+ * allows the first three): links open through the host (`ui/open-link`).
  */
-export const VIEW_SANDBOX = "allow-scripts allow-same-origin allow-forms";
+export const VIEW_SANDBOX = "allow-scripts allow-forms";
+
+/**
+ * The sandbox page's iframe in the host page: the view's flags (a nested frame gets no more than
+ * its parent) and its own origin, which the host page checks on every message it relays.
+ */
+export const SANDBOX_PAGE_SANDBOX = "allow-scripts allow-same-origin allow-forms";
 
 /**
  * One declared origin, as a CSP source: a scheme with a host (a `*.` wildcard first label, a port,

@@ -74,7 +74,9 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			expect(page.view.csp).toContain("connect-src https://api.board.example;");
 			expect(page.view.csp).toContain("script-src 'self' 'unsafe-inline' https://cdn.board.example;");
 			expect(page.view.csp).toContain("default-src 'none'");
-			expect(page.view.csp).toContain("sandbox allow-scripts allow-same-origin allow-forms");
+			// No origin of its own but an opaque one: not 127.0.0.1's (cookies ignore ports).
+			expect(page.view.csp).toMatch(/sandbox allow-scripts allow-forms$/);
+			expect(page.sandboxPage.body).toContain('<iframe id="view" sandbox="allow-scripts allow-forms"');
 
 			// The handshake: the sandbox is told to load the view; the view initializes, then gets the call.
 			expect(await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} })).toBe(202);

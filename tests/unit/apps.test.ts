@@ -2,11 +2,13 @@
 // nothing else), what each request of a view comes to before anything runs, and the page's
 // loopback servers refusing what a browser of another page would send.
 import { request } from "node:http";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { linkToOpen, MAX_PROMPT_CHARS, promptOf, routeToolCall } from "../../apps/app-routing.ts";
 import type { AppHost } from "../../apps/app-session.ts";
 import { AppSessions, type AppsSetting } from "../../apps/app-sessions.ts";
 import { allowAttribute, appliedCsp, cspSources, hostCsp, sandboxCsp, viewCsp } from "../../apps/csp.ts";
+import { sandboxPage } from "../../apps/page-html.ts";
 import { type AppPage, startAppPage } from "../../apps/page-server.ts";
 import { toolUiOf } from "../../catalog/tool-ui.ts";
 import type { AppCall } from "../../proxy/answer.ts";
@@ -42,7 +44,7 @@ describe("a view's policy", () => {
 			"object-src": "'none'",
 			"form-action": "'none'",
 			"frame-ancestors": `${SANDBOX} ${HOST}`,
-			sandbox: "allow-scripts allow-same-origin allow-forms",
+			sandbox: "allow-scripts allow-forms",
 		});
 	});
 
@@ -114,6 +116,59 @@ describe("a view's policy", () => {
 			"frame-ancestors": HOST,
 		});
 		expect(sandbox["connect-src"]).toBeUndefined(); // default-src 'none': the relay reaches nothing
+	});
+});
+
+/** The sandbox page's script run against stand-ins for its windows: what it posts, and to where. */
+function runSandboxPage(html: string) {
+	const script = /<script nonce="[^"]+">([\s\S]*)<\/script>/.exec(html)?.[1] ?? "";
+	const posted = (to: [unknown, string][]) => ({ postMessage: (m: unknown, target: string) => to.push([m, target]) });
+	const toParent: [unknown, string][] = [];
+	const toView: [unknown, string][] = [];
+	const parent = posted(toParent);
+	const viewFrame = { src: "", contentWindow: posted(toView) };
+	const listeners: ((event: object) => void)[] = [];
+	runInNewContext(script, {
+		addEventListener: (_type: string, listener: (event: object) => void) => listeners.push(listener),
+		parent,
+		document: { getElementById: () => viewFrame },
+		location: { origin: SANDBOX },
+	});
+	const dispatch = (data: object, source: object, origin: string) => {
+		for (const listener of listeners) listener({ data, source, origin });
+	};
+	return { dispatch, toParent, toView, viewFrame, parent };
+}
+
+describe("the view's origin", () => {
+	it("is its own, opaque one (no allow-same-origin): not 127.0.0.1's, whose cookies every local service shares", () => {
+		const html = sandboxPage({ nonce: "N", hostOrigin: HOST, viewPath: "/T/view", allow: "" });
+		expect(/<iframe id="view" sandbox="([^"]*)"/.exec(html)?.[1]).toBe("allow-scripts allow-forms");
+		expect(directives(viewCsp(undefined, OURS)).sandbox).not.toContain("allow-same-origin");
+	});
+
+	it("the sandbox page relays the view by its window (origin null), and nothing else", () => {
+		const page = runSandboxPage(sandboxPage({ nonce: "N", hostOrigin: HOST, viewPath: "/T/view", allow: "" }));
+		const ready = { jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} };
+		expect(page.toParent).toEqual([[ready, HOST]]);
+		page.dispatch({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params: {} }, page.parent, HOST);
+		expect(page.viewFrame.src).toBe("/T/view");
+		const result = { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: {} };
+		page.dispatch(result, page.parent, HOST);
+		expect(page.toView).toEqual([[result, "*"]]);
+
+		const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_note" } };
+		page.dispatch(call, page.viewFrame.contentWindow, "null");
+		expect(page.toParent.at(-1)).toEqual([call, HOST]);
+		// Another window, or the sandbox's own methods from the view, go nowhere.
+		page.dispatch({ ...call, id: 2 }, {}, "null");
+		page.dispatch(
+			{ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready" },
+			page.viewFrame.contentWindow,
+			"null",
+		);
+		page.dispatch({ ...call, id: 3 }, page.viewFrame.contentWindow, "https://evil.example");
+		expect(page.toParent).toHaveLength(2);
 	});
 });
 
