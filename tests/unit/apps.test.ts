@@ -94,6 +94,41 @@ describe("a view's policy", () => {
 		});
 	});
 
+	it("drops every declared source on this machine or the local network: a remote view never reaches local services", () => {
+		const local = [
+			"http://127.0.0.1:*",
+			"http://127.0.0.1:3000",
+			"ws://localhost:8080",
+			"http://LOCALHOST",
+			"https://*.localhost",
+			"http://app.localhost:5173",
+			"http://0.0.0.0",
+			"http://192.168.1.1",
+			"http://10.0.0.8:8080/api",
+			"https://172.16.0.1",
+			"http://169.254.169.254",
+			"http://2130706433",
+			"http://0x7f.1",
+			"http://[::1]:8080",
+			"http://[fc00::1]",
+			"http://[fe80::1]",
+			"http://printer.local",
+			"https://db.internal",
+			"http://nas.home.arpa",
+		];
+		const remote = [
+			"https://api.board.example",
+			"wss://live.board.example:8443",
+			"https://*.cdn.example",
+			"https://v2.example",
+		];
+		expect(cspSources([...local, ...remote])).toEqual(remote);
+		const policy = directives(viewCsp({ connectDomains: local, resourceDomains: local, frameDomains: local }, OURS));
+		expect(policy["connect-src"]).toBe("'none'");
+		expect(policy["frame-src"]).toBe("'none'");
+		expect(policy["img-src"]).toBe("'self' data:");
+	});
+
 	it("asks the browser only for the features the view names", () => {
 		expect(allowAttribute(undefined)).toBe("");
 		expect(allowAttribute({ microphone: {}, clipboardWrite: {} })).toBe("microphone; clipboard-write");
