@@ -35,8 +35,8 @@ export interface AppHost {
 	readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
 	/** The view's `ui/message`: asks the user, then sends it as theirs; or why it was refused before asking. */
 	sendPrompt(server: string, text: string): Promise<PromptOutcome>;
-	/** Opens an http(s) address in the user's browser. */
-	openLink(url: string): void;
+	/** The view's `ui/open-link` of an http(s) address: asks the user, then opens it; whether it opened. */
+	openLink(server: string, url: string): Promise<boolean>;
 	/** Whether the user's config lets the tool be used at all (exposure, includeTools, excludeTools). */
 	configured(tool: ToolMetadata): boolean;
 }
@@ -146,8 +146,7 @@ export class AppSession {
 		};
 		bridge.onopenlink = async (params) => {
 			const url = linkToOpen(params.url);
-			if (url) host.openLink(url);
-			return url ? {} : { isError: true };
+			return url && (await host.openLink(server, url)) ? {} : { isError: true };
 		};
 		// The page fills the browser tab: the one mode there is.
 		bridge.onrequestdisplaymode = async () => ({ mode: "fullscreen" });

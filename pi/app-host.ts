@@ -5,7 +5,8 @@
 // the project's approval). A tool for the app only has no Pi tool (one would show it to the
 // model): `approveTools` and the project's approval. A read: `read_mcp_resource` on Pi 1.5, the
 // proxy's read on pi 0.73. A message: shown to the user, sent as theirs only on "Send" (Pi's
-// `input` hooks see it, as any message an extension sends). Loaded with the first app.
+// `input` hooks see it, as any message an extension sends). A link: opened only on the user's
+// "Open", one question at a time. Loaded with the first app.
 
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
@@ -25,6 +26,8 @@ import { exposureOf, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
 import { callsNested } from "./session-calls.ts";
 
+const OPEN = "Open it in the browser";
+const DONT_OPEN = "Don't open";
 const SEND = "Send";
 const DONT_SEND = "Don't send";
 export const HIDDEN_IN_PROMPT =
@@ -46,8 +49,11 @@ export function piAppHost(
 	ctx: ExtensionContext,
 	runtime: McpRuntime,
 	routes: PiRoutes | undefined,
+	openBrowser: (url: string) => void = openSystemBrowser,
 ): AppHost {
 	const { lifecycle } = runtime;
+	/** Whether a question about a link is open: a view asks one at a time, a second is refused unasked. */
+	let askingLink = false;
 	/** Runs `input` as the model's `mcp(input)` would run; what the Pi tool hands scripts, if it ran. */
 	const asModel = async (input: ProxyInput, signal: AbortSignal) => {
 		let structured: object | undefined;
@@ -101,7 +107,19 @@ export function piAppHost(
 			pi.sendUserMessage(text, { deliverAs: "followUp" });
 			return "sent";
 		},
-		openLink: openSystemBrowser,
+		async openLink(server, url) {
+			if (!ctx.hasUI || askingLink) return false;
+			askingLink = true;
+			try {
+				const question = [`The app of MCP server "${server}" asks to open this page in your browser:`, url];
+				const answer = await askPaged(safeDialogs(ctx.ui), { text: question, safe: DONT_OPEN, choices: [OPEN] });
+				if (answer !== OPEN) return false;
+				openBrowser(url);
+				return true;
+			} finally {
+				askingLink = false;
+			}
+		},
 	};
 }
 

@@ -5,8 +5,9 @@
 // then speaks for the view through that page's channel, as a browser would
 // (tests/support/app-browser.ts): its tool calls meet the model's approvals and hooks (on Pi 1.5 a
 // permission extension blocks one before it reaches the server), a tool for the app only runs,
-// one for the model only is refused, a read and a message to the conversation go through. When Pi
-// exits the page is told and its servers are gone. In `pi -p` nothing opens and the result says so.
+// one for the model only is refused, a read, a message to the conversation and a link go through
+// on the user's yes. When Pi exits the page is told and its servers are gone. In `pi -p` nothing
+// opens and the result says so.
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -148,6 +149,21 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			expect((await message).result).toEqual({});
 			await pi.waitFor((e) => e.type === "agent_end", sending, BUDGET);
 			expect(JSON.stringify(home.model.requests.at(-1)?.messages.at(-1))).toContain("Summarize the board");
+
+			// A link: opened in the browser only on the user's "Open", as the browser reads it.
+			const linking = pi.events.length;
+			const link = page.request(7, "ui/open-link", { url: "HTTPS://Board.Example/card 1" });
+			const ask = await pi.waitFor(
+				(e) => e.type === "extension_ui_request" && e.method === "select" && String(e.title).includes("open this page"),
+				linking,
+				BUDGET,
+			);
+			expect(ask.options).toEqual(["Don't open", "Open it in the browser"]);
+			expect(lines(opened)).toHaveLength(1);
+			pi.send({ type: "extension_ui_response", id: ask.id, value: "Open it in the browser" });
+			expect((await link).result).toEqual({});
+			await waitUntil(() => lines(opened).length > 1, "the browser to be handed the link", BUDGET);
+			expect(lines(opened)[1]).toBe("https://board.example/card%201");
 
 			// The call, then its view read to open it; add_note and model_only never arrived.
 			expect(calls()).toEqual(["show_board", "read ui://board/view.html", "refresh_board", "read board://notes"]);

@@ -4,7 +4,7 @@
 import { request } from "node:http";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { linkToOpen, MAX_PROMPT_CHARS, promptOf, routeToolCall } from "../../apps/app-routing.ts";
+import { linkToOpen, MAX_LINK_CHARS, MAX_PROMPT_CHARS, promptOf, routeToolCall } from "../../apps/app-routing.ts";
 import type { AppHost } from "../../apps/app-session.ts";
 import { AppSessions, type AppsSetting } from "../../apps/app-sessions.ts";
 import { allowAttribute, appliedCsp, cspSources, hostCsp, sandboxCsp, viewCsp } from "../../apps/csp.ts";
@@ -249,9 +249,14 @@ describe("a view's requests", () => {
 		expect(off).toMatchObject({ kind: "refused", reason: expect.stringContaining("turned off in your MCP config") });
 	});
 
-	it("open only web links", () => {
+	it("open only web links, as a browser reads them, within a size", () => {
 		expect(linkToOpen("https://board.example/card/1")).toBe("https://board.example/card/1");
-		expect(linkToOpen("http://localhost:3000")).toBe("http://localhost:3000");
+		expect(linkToOpen("http://localhost:3000")).toBe("http://localhost:3000/");
+		expect(linkToOpen("HTTPS://Board.Example/a b?q=\u00e9#x\u200b")).toBe(
+			"https://board.example/a%20b?q=%C3%A9#x%E2%80%8B",
+		);
+		expect(linkToOpen("https://bücher.example/")).toBe("https://xn--bcher-kva.example/");
+		expect(linkToOpen(`https://board.example/${"a".repeat(MAX_LINK_CHARS)}`)).toBeUndefined();
 		for (const url of ["file:///etc/passwd", "javascript:alert(1)", "smb://share/x", "not a url", 7])
 			expect(linkToOpen(url)).toBeUndefined();
 	});
@@ -444,5 +449,59 @@ describe("a view's message for the conversation", () => {
 		const declined = session("Don't send");
 		expect(await declined.host.sendPrompt("board", text)).toBe("declined");
 		expect(declined.sent).toEqual([]);
+	});
+});
+
+describe("a view's link", () => {
+	interface Question {
+		readonly title: string;
+		readonly options: string[];
+		answer(picked: string | undefined): void;
+	}
+	/** A Pi session whose user answers each question when the test says; what was asked and opened. */
+	const session = () => {
+		const asked: Question[] = [];
+		const waiting: (() => void)[] = [];
+		const opened: string[] = [];
+		const select = (title: string, options: string[]) =>
+			new Promise<string | undefined>((answer) => {
+				asked.push({ title, options, answer });
+				for (const wake of waiting.splice(0)) wake();
+			});
+		/** The `n`th question (from 1), once asked. */
+		const question = async (n: number): Promise<Question> => {
+			while (asked.length < n) await new Promise<void>((wake) => waiting.push(wake));
+			return asked[n - 1];
+		};
+		const ctx = { hasUI: true, ui: { select, notify: () => undefined } };
+		const host = piAppHost({} as never, ctx as never, { lifecycle: {} } as never, undefined, (url) => opened.push(url));
+		return { host, asked, question, opened };
+	};
+	const url = "https://board.example/card/1?from=app";
+
+	it("opens only on the user's Open, the safe answer first; one question at a time", async () => {
+		const { host, asked, question, opened } = session();
+		const first = host.openLink("board", url);
+		const asking = await question(1);
+		expect(asking.title).toContain(url);
+		expect(asking.title).toContain('"board"');
+		expect(asking.options).toEqual(["Don't open", "Open it in the browser"]);
+		// Another link while the question is open: refused unasked.
+		expect(await host.openLink("board", "https://board.example/other")).toBe(false);
+		expect(asked).toHaveLength(1);
+		expect(opened).toEqual([]);
+		asking.answer("Open it in the browser");
+		expect(await first).toBe(true);
+		expect(opened).toEqual([url]);
+
+		for (const [n, answer] of [
+			[2, "Don't open"],
+			[3, undefined],
+		] as const) {
+			const next = host.openLink("board", url);
+			(await question(n)).answer(answer);
+			expect(await next).toBe(false);
+		}
+		expect(opened).toEqual([url]);
 	});
 });
