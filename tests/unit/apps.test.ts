@@ -14,6 +14,7 @@ import { toolUiOf } from "../../catalog/tool-ui.ts";
 import type { AppCall } from "../../proxy/answer.ts";
 import type { ToolMetadata } from "../../types.ts";
 import { HIDDEN_IN_PROMPT, piAppHost } from "../../pi/app-host.ts";
+import { PiApps } from "../../pi/apps.ts";
 import { configOf } from "../support/helpers.ts";
 
 const SANDBOX = "http://127.0.0.1:4001";
@@ -395,6 +396,29 @@ describe("a result with a view", () => {
 		expect(configOf({}).settings.apps).toBe(true);
 		expect(await new AppSessions().show(call, untouched, setting(false, true))).toBeUndefined();
 		expect(opened).toEqual([]);
+	});
+
+	it("of a call whose Pi session ended while it ran opens nothing: no view read, no page", async () => {
+		const reads: string[] = [];
+		const notes: string[] = [];
+		const lifecycle = {
+			readResource: async (_server: string, uri: string) => {
+				reads.push(uri);
+				throw new Error("the view was read");
+			},
+		};
+		const runtime = { lifecycle, config: { settings: { apps: true } } };
+		const ctx = { hasUI: true, ui: { notify: (text: string) => notes.push(text) } };
+		const apps = new PiApps({} as never, undefined);
+		const show = apps.forCall(runtime as never, ctx as never);
+		const showing = show(call);
+		await apps.closeAll(); // the session ends before the call's result is shown
+		expect(await showing).toBeUndefined();
+		// A call of the next session shows its app as usual (here: the read is tried).
+		expect(await apps.forCall(runtime as never, ctx as never)(call)).toContain("could not be shown");
+		expect(reads).toEqual(["ui://board/view.html"]);
+		expect(notes).toHaveLength(1);
+		await apps.closeAll();
 	});
 
 	it("without an interactive UI opens nothing and says so in one line", async () => {
