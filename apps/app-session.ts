@@ -91,6 +91,11 @@ export class AppSession {
 		return this.page.url;
 	}
 
+	/** The one-time address the browser is handed (redirects to `url`). */
+	get launchUrl(): string {
+		return this.page.launchUrl;
+	}
+
 	/** Whether a page is connected to it now (the user has it open), and it has not closed. */
 	connected(): boolean {
 		return !this.ended && this.page.connected();

@@ -1,8 +1,10 @@
 // The loopback servers of one MCP App page, and the channel its view's messages travel. Two
 // servers on 127.0.0.1 and free ports, so the host page and the sandbox page have different
 // origins (the spec requires it): the host page answers only under a random token path, the
-// sandbox page and the view under another. Each answers only requests that name it by that exact
-// address (a page of another site that points a name of its own at 127.0.0.1 gets nothing). The
+// sandbox page and the view under another (the browser is handed a one-time address that
+// redirects to the token's, keeping the token off its command line). Each answers only requests
+// that name it by that exact address (a page of another site that points a name of its own at
+// 127.0.0.1 gets nothing). The
 // channel is an SDK `Transport` for the AppBridge: messages from the page arrive as POSTs, messages
 // to it leave on a server-sent events stream.
 import { randomBytes } from "node:crypto";
@@ -19,8 +21,13 @@ const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
 const MAX_PENDING = 256;
 
 export interface AppPage {
-	/** The host page's address, token included: what the browser opens. */
+	/** The host page's address, token included (shown to the user, for a browser elsewhere). */
 	readonly url: string;
+	/**
+	 * What the browser is handed: an address that works once, redirecting to `url`, so the token is
+	 * not in the browser's command line for as long as it runs (`ps` shows it to every local user).
+	 */
+	readonly launchUrl: string;
 	/** The AppBridge's side of the page. */
 	readonly transport: Transport;
 	/** Whether a page listens now (its events stream is open). */
@@ -33,6 +40,8 @@ export interface AppPage {
 export async function startAppPage(view: View, label: string): Promise<AppPage> {
 	const token = randomBytes(24).toString("base64url");
 	const sandboxToken = randomBytes(24).toString("base64url");
+	const launch = randomBytes(24).toString("base64url");
+	let launched = false;
 	const channel = new PageChannel();
 	const host = createServer();
 	const sandbox = createServer();
@@ -59,6 +68,13 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 					hostPage({ nonce, label, sandboxUrl, sandboxOrigin, allow }),
 					hostCsp(nonce, sandboxOrigin),
 				);
+			} else if (path === `/${launch}` && req.method === "GET") {
+				if (launched) send(res, 410, "text/plain", "This address opened the app once already: open the one Pi showed.");
+				else {
+					launched = true;
+					res.writeHead(303, { location: `/${token}/`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+					res.end();
+				}
 			} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
 			else if (path === `/${token}/messages` && req.method === "POST")
 				void receive(req, res, hostOrigin, channel).catch((error) => failed(res, error));
@@ -81,6 +97,7 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	let closing: Promise<void> | undefined;
 	return {
 		url: `${hostOrigin}/${token}/`,
+		launchUrl: `${hostOrigin}/${launch}`,
 		transport: channel,
 		connected: () => channel.connected(),
 		close: (reason) => {

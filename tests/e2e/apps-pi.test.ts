@@ -61,8 +61,16 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
 			expect(toolResults(pi.events)).toContain(OPENED);
 			await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-			const [url] = lines(opened);
+			// The browser is handed a one-time address (its command line is visible to every local user):
+			// it leads to the page's address, with its token, once.
+			const [launch] = lines(opened);
+			expect(launch).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}$/);
+			const launched = await fetch(launch, { redirect: "manual" });
+			expect(launched.status).toBe(303);
+			const url = new URL(launched.headers.get("location") ?? "", launch).href;
 			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/$/);
+			expect(url).not.toContain(new URL(launch).pathname);
+			expect((await fetch(launch, { redirect: "manual" })).status).toBe(410);
 			const notified = pi.events.find((e) => e.method === "notify" && String(e.message).includes(url));
 			expect(notified?.message).toContain('the app of "board" is open in your browser');
 

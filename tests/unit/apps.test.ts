@@ -353,6 +353,18 @@ describe("an app's page servers", () => {
 		expect((await post(url.origin)).status).toBe(202);
 	});
 
+	it("hand the browser a one-time address without the token, which redirects to the page once", async () => {
+		page = await startAppPage(view, "board: show_board");
+		const { launchUrl, url } = page;
+		expect(new URL(launchUrl).origin).toBe(new URL(url).origin);
+		expect(launchUrl).not.toContain(new URL(url).pathname.slice(1, -1));
+		const first = await fetch(launchUrl, { redirect: "manual" });
+		expect(first.status).toBe(303);
+		expect(new URL(first.headers.get("location") ?? "", launchUrl).href).toBe(url);
+		expect((await fetch(launchUrl, { redirect: "manual" })).status).toBe(410);
+		expect((await fetch(url)).status).toBe(200);
+	});
+
 	it("answer a path no URL parser accepts with 400, and go on serving (a view can request one: //[)", async () => {
 		page = await startAppPage(view, "board: show_board");
 		const sandboxUrl = /src = "([^"]+)"/.exec(await (await fetch(page.url)).text())?.[1] ?? "";
