@@ -22,7 +22,7 @@ import { refusal, runProxy } from "../proxy/proxy-tool.ts";
 import type { ProxyInput } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
-import { exposureOf, type ToolMetadata } from "../types.ts";
+import { exposureOf, piToolName, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
 import { callsNested } from "./session-calls.ts";
 
@@ -49,9 +49,13 @@ export function piAppHost(
 	ctx: ExtensionContext,
 	runtime: McpRuntime,
 	routes: PiRoutes | undefined,
-	openBrowser: (url: string) => void = openSystemBrowser,
+	io: HostIo = {},
 ): AppHost {
 	const { lifecycle } = runtime;
+	const openBrowser = io.openBrowser ?? openSystemBrowser;
+	// Pi 1.5's own check of a tool's name (`executeTool`) never sees a tool for the app only: its
+	// `--exclude-tools` is applied here. pi 0.73 has no such option.
+	const excluded = routes ? excludedByPi(io.argv ?? process.argv) : () => false;
 	/** Whether a question about a link is open: a view asks one at a time, a second is refused unasked. */
 	let askingLink = false;
 	/** Runs `input` as the model's `mcp(input)` would run; what the Pi tool hands scripts, if it ran. */
@@ -73,6 +77,8 @@ export function piAppHost(
 		async callTool(route, args, signal) {
 			const { tool } = route;
 			if (route.kind === "app-only") {
+				const piName = piToolName(tool.server, tool.name);
+				if (excluded(piName)) return refusedResult(`${piName} is excluded from this session by --exclude-tools.`);
 				const refused = await lifecycle.approveCall(tool, args, signal);
 				if (refused) return refusedResult(refused.message);
 				const options = { signal, taskSupport: tool.taskSupport };
@@ -121,6 +127,36 @@ export function piAppHost(
 			}
 		},
 	};
+}
+
+/** What `piAppHost` reaches outside Pi (injectable for tests). */
+export interface HostIo {
+	/** Opens a link the user agreed to (default: the system browser). */
+	readonly openBrowser?: (url: string) => void;
+	/** Pi's command line (default: process.argv). */
+	readonly argv?: readonly string[];
+}
+
+/**
+ * Whether Pi 1.5's `--exclude-tools` (`-xt`) names a tool, as Pi reads it: the last one given, a
+ * comma-separated list of exact names and `*` patterns.
+ */
+export function excludedByPi(argv: readonly string[]): (name: string) => boolean {
+	let list: string | undefined;
+	for (let i = 0; i + 1 < argv.length; i++) if (argv[i] === "--exclude-tools" || argv[i] === "-xt") list = argv[i + 1];
+	if (list === undefined) return () => false;
+	const patterns = list
+		.split(",")
+		.map((entry) => entry.trim())
+		.filter(Boolean)
+		.map(toolPattern);
+	return (name) => patterns.some((pattern) => pattern.test(name));
+}
+
+/** A tool name or `*` pattern as Pi matches it: the whole name, `*` any characters. */
+function toolPattern(entry: string): RegExp {
+	const parts = entry.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+	return new RegExp(`^${parts.join(".*")}$`);
 }
 
 /** Whether the user's config lets the tool be used at all: not `hidden`, kept by `includeTools`/`excludeTools`. */

@@ -186,6 +186,37 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 		}
 	}, 240_000);
 
+	it.runIf(pi15)(
+		"rpc: a tool for the app only that Pi's --exclude-tools names is refused to the view",
+		async () => {
+			const pi = await startPiRpc({ home, host, steps, env, extraArgs: ["--exclude-tools", "mcp__board__refresh*"] });
+			try {
+				pi.send({ id: "p1", type: "prompt", message: SHOW });
+				await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
+				await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
+				const launched = await fetch(lines(opened)[0], { redirect: "manual" });
+				const page = await openAppPage(new URL(launched.headers.get("location") ?? "", lines(opened)[0]).href);
+				await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} });
+				await page.request(1, "ui/initialize", {
+					appInfo: { name: "board", version: "1.0.0" },
+					appCapabilities: {},
+					protocolVersion: "2026-01-26",
+				});
+				const refreshed = await page.request(2, "tools/call", { name: "refresh_board", arguments: {} });
+				expect(refreshed.result?.isError).toBe(true);
+				expect(JSON.stringify(refreshed.result?.content)).toContain("excluded from this session by --exclude-tools");
+				expect(
+					pi.events.some((e) => e.type === "extension_ui_request" && String(e.title).includes("refresh_board")),
+				).toBe(false);
+				expect(calls()).toEqual(["show_board", "read ui://board/view.html"]);
+				page.leave();
+			} finally {
+				await pi.close();
+			}
+		},
+		240_000,
+	);
+
 	it("-p: nothing opens; the result says in one line what could not be shown", async () => {
 		const run = await runPi(home, SHOW, { host, steps, env });
 		expect(run.code, run.stderr).toBe(0);

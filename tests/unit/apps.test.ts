@@ -11,10 +11,10 @@ import { allowAttribute, appliedCsp, cspSources, hostCsp, sandboxCsp, viewCsp } 
 import { sandboxPage } from "../../apps/page-html.ts";
 import { type AppPage, startAppPage } from "../../apps/page-server.ts";
 import { toolUiOf } from "../../catalog/tool-ui.ts";
+import { excludedByPi, HIDDEN_IN_PROMPT, piAppHost } from "../../pi/app-host.ts";
+import { PiApps } from "../../pi/apps.ts";
 import type { AppCall } from "../../proxy/answer.ts";
 import type { ToolMetadata } from "../../types.ts";
-import { HIDDEN_IN_PROMPT, piAppHost } from "../../pi/app-host.ts";
-import { PiApps } from "../../pi/apps.ts";
 import { configOf } from "../support/helpers.ts";
 
 const SANDBOX = "http://127.0.0.1:4001";
@@ -510,7 +510,9 @@ describe("a view's link", () => {
 			return asked[n - 1];
 		};
 		const ctx = { hasUI: true, ui: { select, notify: () => undefined } };
-		const host = piAppHost({} as never, ctx as never, { lifecycle: {} } as never, undefined, (url) => opened.push(url));
+		const host = piAppHost({} as never, ctx as never, { lifecycle: {} } as never, undefined, {
+			openBrowser: (url) => opened.push(url),
+		});
 		return { host, asked, question, opened };
 	};
 	const url = "https://board.example/card/1?from=app";
@@ -539,5 +541,57 @@ describe("a view's link", () => {
 			expect(await next).toBe(false);
 		}
 		expect(opened).toEqual([url]);
+	});
+});
+
+describe("a view's call of a tool for the app only, on Pi 1.5", () => {
+	const tool: ToolMetadata = {
+		server: "board",
+		name: "refresh_board",
+		description: "",
+		inputSchema: { type: "object" },
+		ui: { visibility: ["app"] },
+	};
+	/** The host of a Pi 1.5 session started with `argv`; the calls that reached approveTools. */
+	const session = (argv: string[]) => {
+		const approvals: string[] = [];
+		const lifecycle = {
+			approveCall: async (t: ToolMetadata) => {
+				approvals.push(t.name);
+				return { message: "denied by the test" };
+			},
+		};
+		const host = piAppHost({} as never, { hasUI: true } as never, { lifecycle } as never, {} as never, { argv });
+		return { host, approvals };
+	};
+	const signal = new AbortController().signal;
+
+	it("is refused when Pi's --exclude-tools names it (exactly or by a pattern), before anything is asked", async () => {
+		for (const argv of [
+			["node", "pi", "--exclude-tools", "bash,mcp__board__refresh_board"],
+			["node", "pi", "-xt", "mcp__board__*"],
+			["node", "pi", "--exclude-tools", "other", "--exclude-tools", "*refresh*"],
+		]) {
+			const { host, approvals } = session(argv);
+			const result = await host.callTool({ kind: "app-only", tool }, {}, signal);
+			expect(result).toEqual({
+				isError: true,
+				content: [
+					{ type: "text", text: "mcp__board__refresh_board is excluded from this session by --exclude-tools." },
+				],
+			});
+			expect(approvals).toEqual([]);
+		}
+		for (const argv of [
+			["node", "pi"],
+			["node", "pi", "--exclude-tools", "mcp__board__add_note,mcp__other__*"],
+		]) {
+			const { host, approvals } = session(argv);
+			expect((await host.callTool({ kind: "app-only", tool }, {}, signal)).content).toEqual([
+				{ type: "text", text: "denied by the test" },
+			]);
+			expect(approvals).toEqual(["refresh_board"]);
+		}
+		expect(excludedByPi(["pi", "--exclude-tools"])("x")).toBe(false);
 	});
 });
