@@ -69,6 +69,7 @@ export function promptOf(params: unknown): { text: string } | { refusal: string 
 		.filter((block) => block.type === "text" && typeof block.text === "string")
 		.map((block) => block.text as string)
 		.join("\n")
+		.replace(/\r\n?/g, "\n") // line ends as a screen shows them: the text sent is the text shown
 		.trim();
 	if (text === "") return { refusal: "the message has no text" };
 	if (text.length > MAX_PROMPT_CHARS) return { refusal: `the message is over ${MAX_PROMPT_CHARS} characters` };

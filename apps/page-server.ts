@@ -4,9 +4,8 @@
 // sandbox page and the view under another (the browser is handed a one-time address that
 // redirects to the token's, keeping the token off its command line). Each answers only requests
 // that name it by that exact address (a page of another site that points a name of its own at
-// 127.0.0.1 gets nothing). The
-// channel is an SDK `Transport` for the AppBridge: messages from the page arrive as POSTs, messages
-// to it leave on a server-sent events stream.
+// 127.0.0.1 gets nothing). The channel is an SDK `Transport` for the AppBridge: messages from the
+// page arrive as POSTs, messages to it leave on a server-sent events stream.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -77,7 +76,7 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 				}
 			} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
 			else if (path === `/${token}/messages` && req.method === "POST")
-				void receive(req, res, hostOrigin, channel).catch((error) => failed(res, error));
+				void receive(req, res, hostOrigin, channel).catch(() => failed(res));
 			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
 		}),
 	);
@@ -213,16 +212,19 @@ function answering(handler: Handler): Handler {
 	return (req, res) => {
 		try {
 			handler(req, res);
-		} catch (error) {
-			failed(res, error);
+		} catch {
+			failed(res);
 		}
 	};
 }
 
-/** Answers 500 to a request whose handling failed (or drops it when the answer had started). */
-function failed(res: ServerResponse, error: unknown): void {
+/**
+ * Answers 500 to a request whose handling failed, or drops it when the answer had started. The
+ * error goes no further: the browser sees the request fail, and Pi goes on.
+ */
+function failed(res: ServerResponse): void {
 	if (res.headersSent) res.destroy();
-	else send(res, 500, "text/plain", `The app's page failed: ${(error as Error)?.message ?? "unknown error"}`);
+	else send(res, 500, "text/plain", "The app's page failed to answer this request.");
 }
 
 /**

@@ -3,10 +3,11 @@
 // through `ctx.executeTool` (Pi's `tool_call`/`tool_result` hooks, `--tools`, `approveTools`: the
 // route of `mcp({tool})`, pi/calls-through-pi.ts), on pi 0.73 through the proxy (`approveTools`,
 // the project's approval). A tool for the app only has no Pi tool (one would show it to the
-// model): `approveTools` and the project's approval. A read: `read_mcp_resource` on Pi 1.5, the
-// proxy's read on pi 0.73. A message: shown to the user, sent as theirs only on "Send" (Pi's
-// `input` hooks see it, as any message an extension sends). A link: opened only on the user's
-// "Open", one question at a time. Loaded with the first app.
+// model): `approveTools` and the project's approval, and on Pi 1.5 its `--exclude-tools`. A read:
+// `read_mcp_resource` on Pi 1.5, the proxy's read on pi 0.73. A message: shown to the user whole,
+// sent as theirs only on "Send" (Pi's `input` hooks see it, as any message an extension sends),
+// refused when it holds what a screen does not show. A link: opened only on the user's "Open",
+// one question at a time. Loaded with the first app.
 
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";

@@ -267,6 +267,7 @@ describe("a view's requests", () => {
 			text: "Summarize the board",
 		});
 		expect(promptOf({ role: "user", content: { type: "text", text: "one block" } })).toEqual({ text: "one block" });
+		expect(promptOf({ content: [{ type: "text", text: "two\r\nlines\r" }] })).toEqual({ text: "two\nlines" });
 		expect(promptOf({ role: "assistant", content: [{ type: "text", text: "x" }] })).toEqual({
 			refusal: "only the user's messages are sent",
 		});
