@@ -40,9 +40,17 @@ export function routeToolCall(
 	return { kind: visibleToModel(tool) ? "as-model" : "app-only", tool };
 }
 
-/** The address a view's `ui/open-link` may open: http(s) only, as every other page this package opens. */
+/** The longest address a view may ask to open (the user reads it whole before it opens). */
+export const MAX_LINK_CHARS = 4096;
+
+/**
+ * The address a view's `ui/open-link` may open, as a browser reads it (`URL.href`: what the user is
+ * shown is what opens): http(s) only, as every other page this package opens, within a size.
+ */
 export function linkToOpen(url: unknown): string | undefined {
-	return typeof url === "string" && isWebAddress(url) ? url : undefined;
+	if (typeof url !== "string" || !isWebAddress(url)) return undefined;
+	const { href } = new URL(url);
+	return href.length <= MAX_LINK_CHARS ? href : undefined;
 }
 
 /** The longest message a view may put into the conversation (it is shown whole before it is sent). */
@@ -61,6 +69,7 @@ export function promptOf(params: unknown): { text: string } | { refusal: string 
 		.filter((block) => block.type === "text" && typeof block.text === "string")
 		.map((block) => block.text as string)
 		.join("\n")
+		.replace(/\r\n?/g, "\n") // line ends as a screen shows them: the text sent is the text shown
 		.trim();
 	if (text === "") return { refusal: "the message has no text" };
 	if (text.length > MAX_PROMPT_CHARS) return { refusal: `the message is over ${MAX_PROMPT_CHARS} characters` };

@@ -33,13 +33,16 @@ export interface AppHost {
 	): Promise<CallToolResult>;
 	/** The view's `resources/read` on its own server. */
 	readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
-	/** The view's `ui/message`: asks the user, then sends it as theirs; false when it was not sent. */
-	sendPrompt(server: string, text: string): Promise<boolean>;
-	/** Opens an http(s) address in the user's browser. */
-	openLink(url: string): void;
+	/** The view's `ui/message`: asks the user, then sends it as theirs; or why it was refused before asking. */
+	sendPrompt(server: string, text: string): Promise<PromptOutcome>;
+	/** The view's `ui/open-link` of an http(s) address: asks the user, then opens it; whether it opened. */
+	openLink(server: string, url: string): Promise<boolean>;
 	/** Whether the user's config lets the tool be used at all (exposure, includeTools, excludeTools). */
 	configured(tool: ToolMetadata): boolean;
 }
+
+/** What became of a view's message: sent as the user's, declined by the user, or refused unasked (why). */
+export type PromptOutcome = "sent" | "declined" | { readonly refused: string };
 
 export class AppSession {
 	private initialized = false;
@@ -86,6 +89,11 @@ export class AppSession {
 	/** The page's address (with its token). */
 	get url(): string {
 		return this.page.url;
+	}
+
+	/** The one-time address the browser is handed (redirects to `url`). */
+	get launchUrl(): string {
+		return this.page.launchUrl;
 	}
 
 	/** Whether a page is connected to it now (the user has it open), and it has not closed. */
@@ -136,12 +144,14 @@ export class AppSession {
 		bridge.onmessage = async (params) => {
 			const prompt = promptOf(params);
 			if ("refusal" in prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Not sent: ${prompt.refusal}`);
-			return (await host.sendPrompt(server, prompt.text)) ? {} : { isError: true };
+			const outcome = await host.sendPrompt(server, prompt.text);
+			if (typeof outcome === "object")
+				throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Not sent: ${outcome.refused}`);
+			return outcome === "sent" ? {} : { isError: true };
 		};
 		bridge.onopenlink = async (params) => {
 			const url = linkToOpen(params.url);
-			if (url) host.openLink(url);
-			return url ? {} : { isError: true };
+			return url && (await host.openLink(server, url)) ? {} : { isError: true };
 		};
 		// The page fills the browser tab: the one mode there is.
 		bridge.onrequestdisplaymode = async () => ({ mode: "fullscreen" });

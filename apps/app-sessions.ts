@@ -51,7 +51,7 @@ export class AppSessions {
 		const replaced = this.current;
 		this.current = session;
 		await replaced?.close("Another app replaced this one.");
-		setting.open(session.url);
+		setting.open(session.launchUrl);
 		setting.notify(`MCP: the app of "${call.tool.server}" is open in your browser: ${session.url}`, "info");
 		return `Its app (${view}) is open in the user's browser.`;
 	}

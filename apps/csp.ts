@@ -21,24 +21,52 @@ export interface ViewPermissions {
 }
 
 /**
- * The view's iframe: scripts, its own origin (the sandbox's, never the host page's), forms. No
- * popups, modals, downloads or top navigation (2.36 allows the first three): links open through
- * the host (`ui/open-link`).
+ * The view's iframe: scripts and forms, and no origin of its own (opaque, "null": no
+ * `allow-same-origin`). A loopback origin would share its cookies with every local service on
+ * 127.0.0.1 (cookies ignore ports) and make its requests to them same-site; an opaque one has no
+ * cookies or storage and is no one's site. No popups, modals, downloads or top navigation (2.36
+ * allows the first three): links open through the host (`ui/open-link`).
  */
-export const VIEW_SANDBOX = "allow-scripts allow-same-origin allow-forms";
+export const VIEW_SANDBOX = "allow-scripts allow-forms";
+
+/**
+ * The sandbox page's iframe in the host page: the view's flags (a nested frame gets no more than
+ * its parent) and its own origin, which the host page checks on every message it relays.
+ */
+export const SANDBOX_PAGE_SANDBOX = "allow-scripts allow-same-origin allow-forms";
 
 /**
  * One declared origin, as a CSP source: a scheme with a host (a `*.` wildcard first label, a port,
  * a path allowed). Anything else is dropped: a keyword (`'unsafe-eval'`), a bare `*` or scheme
- * (`https:` would allow every site), a `;` or space that would start another directive or source.
+ * (`https:` would allow every site), a `;` or space that would start another directive or source,
+ * an IPv6 literal (no brackets).
  */
 const SOURCE =
-	/^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%!$&()*+=:@/-]*)?$/;
+	/^(https?|wss?):\/\/(?<host>(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*)(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%!$&()*+=:@/-]*)?$/;
 
-/** The well-formed origins of a declared list, each once. */
+/** Names for this machine or the local network only (RFC 6761 `localhost`, mDNS `.local`, `.internal`, `.home.arpa`). */
+const LOCAL_NAME = /(^|\.)(localhost|local|internal|home\.arpa)$/;
+/** A host a browser reads as an IPv4 address, in any notation: its last label a number (`127.0.0.1`, `2130706433`, `0x7f.1`). */
+const IPV4 = /(^|\.)(\d+|0x[0-9a-f]*)$/;
+
+/**
+ * Whether a declared host may be this machine or the local network: every IP literal and local
+ * name, so a view (a remote server's) never reaches the user's local services through its policy.
+ * A public name that resolves to such an address is not seen here.
+ */
+function localHost(host: string): boolean {
+	const name = host.toLowerCase();
+	return LOCAL_NAME.test(name) || IPV4.test(name);
+}
+
+/** The well-formed origins of a declared list, each once; none on this machine or the local network. */
 export function cspSources(declared: unknown): string[] {
 	if (!Array.isArray(declared)) return [];
-	return [...new Set(declared.filter((d): d is string => typeof d === "string" && SOURCE.test(d)))];
+	const remote = (d: unknown): d is string => {
+		const host = typeof d === "string" ? SOURCE.exec(d)?.groups?.host : undefined;
+		return host !== undefined && !localHost(host);
+	};
+	return [...new Set(declared.filter(remote))];
 }
 
 /** The origins a page's policy actually allows (what the host tells the view it approved). */

@@ -4,9 +4,12 @@
 // events) and is posted to the sandbox page. The protocol itself is answered in Pi's process by the
 // MCP Apps SDK's AppBridge (apps/app-session.ts). The sandbox page (another origin, no token) loads
 // the view in a nested sandboxed frame once the host says the view is ready, and relays between the
-// two, as the spec's sandbox proxy does. Scripts run by nonce; every value is inlined as escaped JSON.
+// two, as the spec's sandbox proxy does. The view has an opaque origin ("null", apps/csp.ts), so the
+// sandbox page knows it by its window alone and can only post to it with "*" (only the view, or a
+// page it navigated its own frame to, can be there). Scripts run by nonce; every value is inlined as
+// escaped JSON.
 
-import { VIEW_SANDBOX } from "./csp.ts";
+import { SANDBOX_PAGE_SANDBOX, VIEW_SANDBOX } from "./csp.ts";
 
 /** JSON safe inside a <script> element (no `</script>`, no line separators JavaScript would break on). */
 function inlineJson(value: unknown): string {
@@ -47,7 +50,7 @@ header { padding: 6px 10px; border-bottom: 1px solid #8886; display: flex; gap: 
 iframe { flex: 1; border: 0; width: 100%; }
 </style></head>
 <body><header><b id="label"></b><span id="status">connecting</span></header>
-<iframe id="sandbox" sandbox="${VIEW_SANDBOX}" allow="${escapeHtml(input.allow)}" referrerpolicy="no-referrer"></iframe>
+<iframe id="sandbox" sandbox="${SANDBOX_PAGE_SANDBOX}" allow="${escapeHtml(input.allow)}" referrerpolicy="no-referrer"></iframe>
 <script nonce="${nonce}">
 const SANDBOX_ORIGIN = ${inlineJson(input.sandboxOrigin)};
 document.getElementById("label").textContent = ${inlineJson(input.label)};
@@ -104,8 +107,8 @@ addEventListener("message", (event) => {
 	if (!message || typeof message !== "object") return;
 	if (event.source === parent && event.origin === HOST_ORIGIN) {
 		if (message.method === "ui/notifications/sandbox-resource-ready") view.src = VIEW;
-		else if (!own(message) && view.contentWindow) view.contentWindow.postMessage(message, location.origin);
-	} else if (event.source === view.contentWindow && event.origin === location.origin && !own(message)) {
+		else if (!own(message) && view.contentWindow) view.contentWindow.postMessage(message, "*");
+	} else if (event.source === view.contentWindow && event.origin === "null" && !own(message)) {
 		parent.postMessage(message, HOST_ORIGIN);
 	}
 });

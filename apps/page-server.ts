@@ -1,10 +1,11 @@
 // The loopback servers of one MCP App page, and the channel its view's messages travel. Two
 // servers on 127.0.0.1 and free ports, so the host page and the sandbox page have different
 // origins (the spec requires it): the host page answers only under a random token path, the
-// sandbox page and the view under another. Each answers only requests that name it by that exact
-// address (a page of another site that points a name of its own at 127.0.0.1 gets nothing). The
-// channel is an SDK `Transport` for the AppBridge: messages from the page arrive as POSTs, messages
-// to it leave on a server-sent events stream.
+// sandbox page and the view under another (the browser is handed a one-time address that
+// redirects to the token's, keeping the token off its command line). Each answers only requests
+// that name it by that exact address (a page of another site that points a name of its own at
+// 127.0.0.1 gets nothing). The channel is an SDK `Transport` for the AppBridge: messages from the
+// page arrive as POSTs, messages to it leave on a server-sent events stream.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,8 +20,13 @@ const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
 const MAX_PENDING = 256;
 
 export interface AppPage {
-	/** The host page's address, token included: what the browser opens. */
+	/** The host page's address, token included (shown to the user, for a browser elsewhere). */
 	readonly url: string;
+	/**
+	 * What the browser is handed: an address that works once, redirecting to `url`, so the token is
+	 * not in the browser's command line for as long as it runs (`ps` shows it to every local user).
+	 */
+	readonly launchUrl: string;
 	/** The AppBridge's side of the page. */
 	readonly transport: Transport;
 	/** Whether a page listens now (its events stream is open). */
@@ -33,6 +39,8 @@ export interface AppPage {
 export async function startAppPage(view: View, label: string): Promise<AppPage> {
 	const token = randomBytes(24).toString("base64url");
 	const sandboxToken = randomBytes(24).toString("base64url");
+	const launch = randomBytes(24).toString("base64url");
+	let launched = false;
 	const channel = new PageChannel();
 	const host = createServer();
 	const sandbox = createServer();
@@ -46,34 +54,49 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	const sandboxOrigin = `http://127.0.0.1:${sandboxPort}`;
 	const allow = allowAttribute(view.permissions);
 	const sandboxUrl = `${sandboxOrigin}/${sandboxToken}/sandbox`;
-	host.on("request", (req, res) => {
-		const path = requestPath(req, hostOrigin, res);
-		if (path === `/${token}/` && req.method === "GET") {
-			const nonce = randomBytes(16).toString("base64");
-			send(
-				res,
-				200,
-				"text/html",
-				hostPage({ nonce, label, sandboxUrl, sandboxOrigin, allow }),
-				hostCsp(nonce, sandboxOrigin),
-			);
-		} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
-		else if (path === `/${token}/messages` && req.method === "POST") void receive(req, res, hostOrigin, channel);
-		else if (path !== undefined) send(res, 404, "text/plain", "Not found");
-	});
-	sandbox.on("request", (req, res) => {
-		const path = requestPath(req, sandboxOrigin, res);
-		if (path === `/${sandboxToken}/sandbox` && req.method === "GET") {
-			const nonce = randomBytes(16).toString("base64");
-			const viewPath = `/${sandboxToken}/view`;
-			send(res, 200, "text/html", sandboxPage({ nonce, hostOrigin, viewPath, allow }), sandboxCsp(nonce, hostOrigin));
-		} else if (path === `/${sandboxToken}/view` && req.method === "GET")
-			send(res, 200, "text/html", view.html, viewCsp(view.csp, [sandboxOrigin, hostOrigin]));
-		else if (path !== undefined) send(res, 404, "text/plain", "Not found");
-	});
+	host.on(
+		"request",
+		answering((req, res) => {
+			const path = requestPath(req, hostOrigin, res);
+			if (path === `/${token}/` && req.method === "GET") {
+				const nonce = randomBytes(16).toString("base64");
+				send(
+					res,
+					200,
+					"text/html",
+					hostPage({ nonce, label, sandboxUrl, sandboxOrigin, allow }),
+					hostCsp(nonce, sandboxOrigin),
+				);
+			} else if (path === `/${launch}` && req.method === "GET") {
+				if (launched) send(res, 410, "text/plain", "This address opened the app once already: open the one Pi showed.");
+				else {
+					launched = true;
+					res.writeHead(303, { location: `/${token}/`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+					res.end();
+				}
+			} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
+			else if (path === `/${token}/messages` && req.method === "POST")
+				void receive(req, res, hostOrigin, channel).catch(() => failed(res));
+			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
+		}),
+	);
+	sandbox.on(
+		"request",
+		answering((req, res) => {
+			const path = requestPath(req, sandboxOrigin, res);
+			if (path === `/${sandboxToken}/sandbox` && req.method === "GET") {
+				const nonce = randomBytes(16).toString("base64");
+				const viewPath = `/${sandboxToken}/view`;
+				send(res, 200, "text/html", sandboxPage({ nonce, hostOrigin, viewPath, allow }), sandboxCsp(nonce, hostOrigin));
+			} else if (path === `/${sandboxToken}/view` && req.method === "GET")
+				send(res, 200, "text/html", view.html, viewCsp(view.csp, [sandboxOrigin, hostOrigin]));
+			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
+		}),
+	);
 	let closing: Promise<void> | undefined;
 	return {
 		url: `${hostOrigin}/${token}/`,
+		launchUrl: `${hostOrigin}/${launch}`,
 		transport: channel,
 		connected: () => channel.connected(),
 		close: (reason) => {
@@ -179,13 +202,46 @@ function readBody(req: IncomingMessage): Promise<string> {
 	});
 }
 
-/** The request's path when it names this server by its exact address; else answered 403 here. */
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A request listener that never throws: a throw from a listener is an uncaught exception in Pi's
+ * process, which ends Pi, and any page (a view, too) can send requests here. The last resort: 500.
+ */
+function answering(handler: Handler): Handler {
+	return (req, res) => {
+		try {
+			handler(req, res);
+		} catch {
+			failed(res);
+		}
+	};
+}
+
+/**
+ * Answers 500 to a request whose handling failed, or drops it when the answer had started. The
+ * error goes no further: the browser sees the request fail, and Pi goes on.
+ */
+function failed(res: ServerResponse): void {
+	if (res.headersSent) res.destroy();
+	else send(res, 500, "text/plain", "The app's page failed to answer this request.");
+}
+
+/**
+ * The request's path when it names this server by its exact address; else answered here: 403 for
+ * another address, 400 for a path no URL parser accepts (`//[` would throw).
+ */
 function requestPath(req: IncomingMessage, origin: string, res: ServerResponse): string | undefined {
 	if (`http://${req.headers.host}` !== origin) {
 		send(res, 403, "text/plain", "Wrong host");
 		return undefined;
 	}
-	return new URL(req.url ?? "/", origin).pathname;
+	try {
+		return new URL(req.url ?? "/", origin).pathname;
+	} catch {
+		send(res, 400, "text/plain", "Not a valid path");
+		return undefined;
+	}
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, csp?: string): void {

@@ -3,9 +3,11 @@
 // through `ctx.executeTool` (Pi's `tool_call`/`tool_result` hooks, `--tools`, `approveTools`: the
 // route of `mcp({tool})`, pi/calls-through-pi.ts), on pi 0.73 through the proxy (`approveTools`,
 // the project's approval). A tool for the app only has no Pi tool (one would show it to the
-// model): `approveTools` and the project's approval. A read: `read_mcp_resource` on Pi 1.5, the
-// proxy's read on pi 0.73. A message: shown to the user, sent as theirs only on "Send" (Pi's
-// `input` hooks see it, as any message an extension sends). Loaded with the first app.
+// model): `approveTools` and the project's approval, and on Pi 1.5 its `--exclude-tools`. A read:
+// `read_mcp_resource` on Pi 1.5, the proxy's read on pi 0.73. A message: shown to the user whole,
+// sent as theirs only on "Send" (Pi's `input` hooks see it, as any message an extension sends),
+// refused when it holds what a screen does not show. A link: opened only on the user's "Open",
+// one question at a time. Loaded with the first app.
 
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
@@ -13,7 +15,7 @@ import type { AppHost } from "../apps/app-session.ts";
 import type { AppsSetting } from "../apps/app-sessions.ts";
 import { ToolPatterns } from "../catalog/tool-patterns.ts";
 import { askPaged } from "../client/paged-question.ts";
-import { plain, safeDialogs } from "../client/user-dialogs.ts";
+import { safeDialogs } from "../client/user-dialogs.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { openSystemBrowser } from "../oauth/open-browser.ts";
 import { readResource } from "../proxy/calls.ts";
@@ -21,12 +23,16 @@ import { refusal, runProxy } from "../proxy/proxy-tool.ts";
 import type { ProxyInput } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
-import { exposureOf, type ToolMetadata } from "../types.ts";
+import { exposureOf, piToolName, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
 import { callsNested } from "./session-calls.ts";
 
+const OPEN = "Open it in the browser";
+const DONT_OPEN = "Don't open";
 const SEND = "Send";
 const DONT_SEND = "Don't send";
+export const HIDDEN_IN_PROMPT =
+	"the message holds characters a screen does not show (terminal sequences, invisible or reordering characters); only text the user can read is sent as theirs";
 
 /** The session's apps setting: on unless `settings.apps` is false; interactive where Pi has a UI. */
 export function appsSetting(runtime: McpRuntime, ctx: ExtensionContext): AppsSetting {
@@ -44,8 +50,15 @@ export function piAppHost(
 	ctx: ExtensionContext,
 	runtime: McpRuntime,
 	routes: PiRoutes | undefined,
+	io: HostIo = {},
 ): AppHost {
 	const { lifecycle } = runtime;
+	const openBrowser = io.openBrowser ?? openSystemBrowser;
+	// Pi 1.5's own check of a tool's name (`executeTool`) never sees a tool for the app only: its
+	// `--exclude-tools` is applied here. pi 0.73 has no such option.
+	const excluded = routes ? excludedByPi(io.argv ?? process.argv) : () => false;
+	/** Whether a question about a link is open: a view asks one at a time, a second is refused unasked. */
+	let askingLink = false;
 	/** Runs `input` as the model's `mcp(input)` would run; what the Pi tool hands scripts, if it ran. */
 	const asModel = async (input: ProxyInput, signal: AbortSignal) => {
 		let structured: object | undefined;
@@ -65,6 +78,8 @@ export function piAppHost(
 		async callTool(route, args, signal) {
 			const { tool } = route;
 			if (route.kind === "app-only") {
+				const piName = piToolName(tool.server, tool.name);
+				if (excluded(piName)) return refusedResult(`${piName} is excluded from this session by --exclude-tools.`);
 				const refused = await lifecycle.approveCall(tool, args, signal);
 				if (refused) return refusedResult(refused.message);
 				const options = { signal, taskSupport: tool.taskSupport };
@@ -88,18 +103,61 @@ export function piAppHost(
 			throw new Error(contentText(answer.content));
 		},
 		async sendPrompt(server, text) {
-			if (!ctx.hasUI) return false;
-			const question = [
-				`The app of MCP server "${server}" asks to send this message to the agent, as yours:`,
-				plain(text),
-			];
+			if (!ctx.hasUI) return "declined";
+			// The user's "Send" covers exactly what they read: a text the dialog would show otherwise
+			// (terminal sequences, invisible characters such as Unicode tags) is refused unasked, and the
+			// rest is shown whole, in pages, never cut.
+			if (terminalSafe(text) !== text) return { refused: HIDDEN_IN_PROMPT };
+			const question = [`The app of MCP server "${server}" asks to send this message to the agent, as yours:`, text];
 			const answer = await askPaged(safeDialogs(ctx.ui), { text: question, safe: DONT_SEND, choices: [SEND] });
-			if (answer !== SEND) return false;
+			if (answer !== SEND) return "declined";
 			pi.sendUserMessage(text, { deliverAs: "followUp" });
-			return true;
+			return "sent";
 		},
-		openLink: openSystemBrowser,
+		async openLink(server, url) {
+			if (!ctx.hasUI || askingLink) return false;
+			askingLink = true;
+			try {
+				const question = [`The app of MCP server "${server}" asks to open this page in your browser:`, url];
+				const answer = await askPaged(safeDialogs(ctx.ui), { text: question, safe: DONT_OPEN, choices: [OPEN] });
+				if (answer !== OPEN) return false;
+				openBrowser(url);
+				return true;
+			} finally {
+				askingLink = false;
+			}
+		},
 	};
+}
+
+/** What `piAppHost` reaches outside Pi (injectable for tests). */
+export interface HostIo {
+	/** Opens a link the user agreed to (default: the system browser). */
+	readonly openBrowser?: (url: string) => void;
+	/** Pi's command line (default: process.argv). */
+	readonly argv?: readonly string[];
+}
+
+/**
+ * Whether Pi 1.5's `--exclude-tools` (`-xt`) names a tool, as Pi reads it: the last one given, a
+ * comma-separated list of exact names and `*` patterns.
+ */
+export function excludedByPi(argv: readonly string[]): (name: string) => boolean {
+	let list: string | undefined;
+	for (let i = 0; i + 1 < argv.length; i++) if (argv[i] === "--exclude-tools" || argv[i] === "-xt") list = argv[i + 1];
+	if (list === undefined) return () => false;
+	const patterns = list
+		.split(",")
+		.map((entry) => entry.trim())
+		.filter(Boolean)
+		.map(toolPattern);
+	return (name) => patterns.some((pattern) => pattern.test(name));
+}
+
+/** A tool name or `*` pattern as Pi matches it: the whole name, `*` any characters. */
+function toolPattern(entry: string): RegExp {
+	const parts = entry.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+	return new RegExp(`^${parts.join(".*")}$`);
 }
 
 /** Whether the user's config lets the tool be used at all: not `hidden`, kept by `includeTools`/`excludeTools`. */

@@ -10,6 +10,8 @@ import type { PiRoutes } from "./calls-through-pi.ts";
 
 export class PiApps {
 	private sessions?: AppSessions;
+	/** Which Pi session this is: each end (closeAll) starts the next. */
+	private generation = 0;
 
 	constructor(
 		private readonly pi: ExtensionAPI,
@@ -25,8 +27,12 @@ export class PiApps {
 		runtime: McpRuntime,
 		ctx: ExtensionContext,
 	): (call: AppCall, signal?: AbortSignal) => Promise<string | undefined> {
+		const generation = this.generation;
 		return async (call, signal) => {
 			const [{ AppSessions }, { appsSetting, piAppHost }] = await Promise.all([loadAppSessions(), loadAppHost()]);
+			// A call of a session that has ended (its result came after) opens nothing: its page and
+			// servers would outlive the session, which closed every page it knew of.
+			if (generation !== this.generation) return undefined;
 			this.sessions ??= new AppSessions();
 			const host = piAppHost(this.pi, ctx, runtime, this.routes);
 			return this.sessions.show(call, host, appsSetting(runtime, ctx), signal);
@@ -35,6 +41,7 @@ export class PiApps {
 
 	/** Ends every app page of the session (its servers, its stream); a later session starts anew. */
 	async closeAll(): Promise<void> {
+		this.generation++;
 		const sessions = this.sessions;
 		this.sessions = undefined;
 		await sessions?.closeAll();

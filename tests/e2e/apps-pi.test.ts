@@ -5,8 +5,9 @@
 // then speaks for the view through that page's channel, as a browser would
 // (tests/support/app-browser.ts): its tool calls meet the model's approvals and hooks (on Pi 1.5 a
 // permission extension blocks one before it reaches the server), a tool for the app only runs,
-// one for the model only is refused, a read and a message to the conversation go through. When Pi
-// exits the page is told and its servers are gone. In `pi -p` nothing opens and the result says so.
+// one for the model only is refused, a read, a message to the conversation and a link go through
+// on the user's yes. When Pi exits the page is told and its servers are gone. In `pi -p` nothing
+// opens and the result says so.
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -60,8 +61,16 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
 			expect(toolResults(pi.events)).toContain(OPENED);
 			await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-			const [url] = lines(opened);
+			// The browser is handed a one-time address (its command line is visible to every local user):
+			// it leads to the page's address, with its token, once.
+			const [launch] = lines(opened);
+			expect(launch).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}$/);
+			const launched = await fetch(launch, { redirect: "manual" });
+			expect(launched.status).toBe(303);
+			const url = new URL(launched.headers.get("location") ?? "", launch).href;
 			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/$/);
+			expect(url).not.toContain(new URL(launch).pathname);
+			expect((await fetch(launch, { redirect: "manual" })).status).toBe(410);
 			const notified = pi.events.find((e) => e.method === "notify" && String(e.message).includes(url));
 			expect(notified?.message).toContain('the app of "board" is open in your browser');
 
@@ -74,7 +83,9 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			expect(page.view.csp).toContain("connect-src https://api.board.example;");
 			expect(page.view.csp).toContain("script-src 'self' 'unsafe-inline' https://cdn.board.example;");
 			expect(page.view.csp).toContain("default-src 'none'");
-			expect(page.view.csp).toContain("sandbox allow-scripts allow-same-origin allow-forms");
+			// No origin of its own but an opaque one: not 127.0.0.1's (cookies ignore ports).
+			expect(page.view.csp).toMatch(/sandbox allow-scripts allow-forms$/);
+			expect(page.sandboxPage.body).toContain('<iframe id="view" sandbox="allow-scripts allow-forms"');
 
 			// The handshake: the sandbox is told to load the view; the view initializes, then gets the call.
 			expect(await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} })).toBe(202);
@@ -147,6 +158,21 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			await pi.waitFor((e) => e.type === "agent_end", sending, BUDGET);
 			expect(JSON.stringify(home.model.requests.at(-1)?.messages.at(-1))).toContain("Summarize the board");
 
+			// A link: opened in the browser only on the user's "Open", as the browser reads it.
+			const linking = pi.events.length;
+			const link = page.request(7, "ui/open-link", { url: "HTTPS://Board.Example/card 1" });
+			const ask = await pi.waitFor(
+				(e) => e.type === "extension_ui_request" && e.method === "select" && String(e.title).includes("open this page"),
+				linking,
+				BUDGET,
+			);
+			expect(ask.options).toEqual(["Don't open", "Open it in the browser"]);
+			expect(lines(opened)).toHaveLength(1);
+			pi.send({ type: "extension_ui_response", id: ask.id, value: "Open it in the browser" });
+			expect((await link).result).toEqual({});
+			await waitUntil(() => lines(opened).length > 1, "the browser to be handed the link", BUDGET);
+			expect(lines(opened)[1]).toBe("https://board.example/card%201");
+
 			// The call, then its view read to open it; add_note and model_only never arrived.
 			expect(calls()).toEqual(["show_board", "read ui://board/view.html", "refresh_board", "read board://notes"]);
 
@@ -159,6 +185,37 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			await pi.close();
 		}
 	}, 240_000);
+
+	it.runIf(pi15)(
+		"rpc: a tool for the app only that Pi's --exclude-tools names is refused to the view",
+		async () => {
+			const pi = await startPiRpc({ home, host, steps, env, extraArgs: ["--exclude-tools", "mcp__board__refresh*"] });
+			try {
+				pi.send({ id: "p1", type: "prompt", message: SHOW });
+				await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
+				await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
+				const launched = await fetch(lines(opened)[0], { redirect: "manual" });
+				const page = await openAppPage(new URL(launched.headers.get("location") ?? "", lines(opened)[0]).href);
+				await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} });
+				await page.request(1, "ui/initialize", {
+					appInfo: { name: "board", version: "1.0.0" },
+					appCapabilities: {},
+					protocolVersion: "2026-01-26",
+				});
+				const refreshed = await page.request(2, "tools/call", { name: "refresh_board", arguments: {} });
+				expect(refreshed.result?.isError).toBe(true);
+				expect(JSON.stringify(refreshed.result?.content)).toContain("excluded from this session by --exclude-tools");
+				expect(
+					pi.events.some((e) => e.type === "extension_ui_request" && String(e.title).includes("refresh_board")),
+				).toBe(false);
+				expect(calls()).toEqual(["show_board", "read ui://board/view.html"]);
+				page.leave();
+			} finally {
+				await pi.close();
+			}
+		},
+		240_000,
+	);
 
 	it("-p: nothing opens; the result says in one line what could not be shown", async () => {
 		const run = await runPi(home, SHOW, { host, steps, env });
