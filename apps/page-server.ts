@@ -44,7 +44,7 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	const channel = new PageChannel();
 	const host = createServer();
 	const sandbox = createServer();
-	const listening = await Promise.allSettled([listen(host), listen(sandbox)]);
+	const listening = await Promise.allSettled([listenOnLoopback(host), listenOnLoopback(sandbox)]);
 	if (listening.some((result) => result.status === "rejected")) {
 		await Promise.all([stop(host), stop(sandbox)]);
 		throw new Error("no loopback port for the app's page", { cause: listening });
@@ -255,10 +255,19 @@ function send(res: ServerResponse, status: number, type: string, body: string, c
 	res.end(body);
 }
 
-function listen(server: Server): Promise<number> {
+/**
+ * Listens on a free port of 127.0.0.1. Once listening, an error of the server itself (EMFILE on an
+ * accept) has a listener for good: without one it would be an uncaught exception in Pi's process.
+ * It is dropped on purpose: the page's requests fail on their own, and the session closes the page.
+ */
+export function listenOnLoopback(server: Server): Promise<number> {
 	return new Promise((resolve, reject) => {
 		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+		server.listen(0, "127.0.0.1", () => {
+			server.off("error", reject);
+			server.on("error", () => undefined);
+			resolve((server.address() as AddressInfo).port);
+		});
 	});
 }
 
