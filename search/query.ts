@@ -60,7 +60,9 @@ export function expandQuery(query: string): ExpandedQuery {
 		for (let i = 0; i + n <= contentRaw.length; i++) {
 			const words = contentRaw.slice(i, i + n);
 			const others = new Set([...context].filter((w) => !words.includes(w)));
-			for (const synonym of synonymsOf(words.join(" "), others)) {
+			// The query's first word is its action (verb senses), the rest what it acts on (nouns, adjectives).
+			const role = i === 0 ? "action" : "object";
+			for (const synonym of synonymsOf(words.join(" "), others, role)) {
 				const term = stem(synonym.word);
 				if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
 				add(term, synonym.weight * SYNONYM_WEIGHT);
