@@ -108,8 +108,6 @@ function glossWords(gloss: string, own: readonly string[]): string[] {
 // either's second.
 const used = new Map<string, number>();
 const table: number[][] = [];
-/** Per synset, its part of speech: n(oun), v(erb) or a(djective), one letter each. */
-let partsOfSpeech = "";
 const vocabulary = new Map<string, number>();
 const id = (word: string) => {
 	let n = vocabulary.get(word);
@@ -129,7 +127,6 @@ for (const [word, perPos] of [...senses].sort(([a], [b]) => a.localeCompare(b)))
 			const synset = synsets.get(key) as Synset;
 			index = table.length;
 			table.push([synset.words.length, ...synset.words.map(id), ...synset.gloss.map(id)]);
-			partsOfSpeech += key[0];
 			used.set(key, index);
 		}
 		return index;
@@ -160,8 +157,6 @@ const output = {
 	words: [...vocabulary.keys()],
 	/** Per synset: [n, n word numbers, then the numbers of its definition's content words]. */
 	synsets: table,
-	/** Per synset, in the same order: its part of speech (n, v or a). */
-	pos: partsOfSpeech,
 	/** Per word or phrase: its synsets, most frequent sense first. */
 	lemmas,
 	/** Per word: the forms derived from it or it from. */

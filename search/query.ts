@@ -67,9 +67,7 @@ export function expandQuery(query: string): ExpandedQuery {
 		for (let i = 0; i + n <= contentRaw.length; i++) {
 			const words = contentRaw.slice(i, i + n);
 			const others = new Set([...context].filter((w) => !words.includes(w)));
-			// The query's first word is its action (verb senses), the rest what it acts on (nouns, adjectives).
-			const role = i === 0 ? "action" : "object";
-			for (const synonym of synonymsOf(words.join(" "), others, role)) {
+			for (const synonym of synonymsOf(words.join(" "), others)) {
 				const term = stem(synonym.word);
 				if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
 				addGeneral(term, synonym.weight * SYNONYM_WEIGHT);

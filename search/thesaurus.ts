@@ -11,8 +11,6 @@ import { join } from "node:path";
 interface ThesaurusFile {
 	readonly words: string[];
 	readonly synsets: number[][];
-	/** Per synset, its part of speech: n(oun), v(erb) or a(djective), one letter each. */
-	readonly pos: string;
 	readonly lemmas: Record<string, number[]>;
 	/** Per word: the forms derived from it or it from (WordNet's derivationally related forms). */
 	readonly derived: Record<string, string[]>;
@@ -79,33 +77,14 @@ export function baseForm(word: string): string | undefined {
 }
 
 /**
- * A query word's place: queries are commands ("run a shell command"), so the first word is the
- * action (its verb senses: run as execute, not a run of luck) and the rest what it acts on (noun
- * and adjective senses: a command, not "to command").
- */
-export type Role = "action" | "object";
-
-/**
- * A word's senses in the part of speech its role asks for, in their own order (the first verb
- * sense counts as a first sense); all of them if it has none there ("current sprint": current is
- * no verb).
- */
-function sensesFor(senses: readonly number[], pos: string, role: Role): readonly number[] {
-	const kept = senses.filter((index) => (pos[index] === "v") === (role === "action"));
-	return kept.length > 0 ? kept : senses;
-}
-
-/**
  * Synonyms of a word or phrase (lowercase, words separated by spaces), single words only, with
- * the weight of the sense they come from. `context` holds the query's other words (any form);
- * `role`, where the word stands in the query, picks its part of speech (none: every sense).
+ * the weight of the sense they come from. `context` holds the query's other words (any form).
  */
-export function synonymsOf(phrase: string, context: ReadonlySet<string>, role?: Role): Synonym[] {
-	const { words, synsets, lemmas, pos } = thesaurus();
+export function synonymsOf(phrase: string, context: ReadonlySet<string>): Synonym[] {
+	const { words, synsets, lemmas } = thesaurus();
 	const key = phrase.includes(" ") ? phrase : baseForm(phrase);
-	const all = key ? lemmas[key] : undefined;
-	if (!all) return [];
-	const senses = role ? sensesFor(all, pos, role) : all;
+	const senses = key ? lemmas[key] : undefined;
+	if (!senses) return [];
 	const best = new Map<string, number>();
 	senses.slice(0, LOOKED_AT).forEach((index, rank) => {
 		const synset = synsets[index];
