@@ -23,6 +23,8 @@ export interface QueryTerm {
 	 * search reports which groups a document answers. A term without groups is a group of its own.
 	 */
 	readonly groups?: readonly number[];
+	/** The fields (by position) this term may match in; every field when not given. */
+	readonly fields?: readonly number[];
 }
 
 export interface Bm25Options {
@@ -219,6 +221,7 @@ export class Bm25Index {
 					const postings = term.fields[f];
 					const fieldBoost = options.fieldBoosts[f] ?? 0;
 					if (!postings || postings.live === 0 || fieldBoost === 0) continue;
+					if (spec.fields && !spec.fields.includes(f)) continue;
 					if (this.deadPostings > 0) this.prune(postings);
 					const idf = Math.log(1 + (docCount - postings.live + 0.5) / (postings.live + 0.5));
 					const average = this.totalLength[f] / docCount;

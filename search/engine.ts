@@ -52,6 +52,17 @@ const FIELD_BOOSTS = [3, 4, 1.8, 0.6, 0.2, 0.4] as const;
  * ("Create a new issue"; not "make sure" further on).
  */
 const STRONG_FIELDS = [0, 3, 5] as const;
+/**
+ * Where a word the query did not say may match: the query's own words match anywhere, but an
+ * equivalent is no evidence in a tool's parameters (nouns it takes: "list" as "name" matched
+ * every tool with a name parameter, "add" as "supply" a parameter note's "supplied"), and a
+ * WordNet synonym, from any of a word's senses, counts only where the tool says what it is and
+ * does: its name, its server and its description's first sentence (usage notes further on are
+ * full of such words). The idiom lexicon's equivalents are software senses: the description too.
+ * Chosen on the tuning set (issue 41, third round).
+ */
+const EQUIVALENT_FIELDS = [0, 1, 2, 5] as const;
+const GENERAL_FIELDS = [0, 1, 5] as const;
 /** A match through a word the query word starts, or one a typo away, counts this much (before its length factor). */
 const PREFIX_WEIGHT = 0.4;
 const FUZZY_WEIGHT = 0.3;
@@ -220,7 +231,7 @@ export class ToolSearchIndex {
 			);
 		// What a query can mean fits in a few dozen words; a megabyte of them must not cost seconds.
 		const words = tokenize(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
-		const { weights, concepts } = expandQuery(words.join(" "));
+		const { weights, concepts, general } = expandQuery(words.join(" "));
 		if (weights.size === 0) return [];
 		// "add numbers": the action is common to many tools, the object says which one.
 		const actionWords = concepts.filter((c) => this.actions.has(ownWord(c)));
@@ -231,12 +242,14 @@ export class ToolSearchIndex {
 		const exact = new Set([this.byNameKey.get(words.join("_")) ?? []].flat());
 		// Only the query's own words match by prefix or typo: a typo or a partial word of an equivalent is noise.
 		// Each term reports the concepts it stands for, so coverage is read from the scoring pass.
+		const own = new Set(concepts.map(ownWord));
 		const terms: QueryTerm[] = [...weights].map(([term, boost]) => ({
 			term,
 			boost,
 			fuzzy: term.length >= 5 && boost === 1,
 			prefix: term.length >= 4 && boost === 1,
 			groups: concepts.flatMap((c, i) => (c.has(term) ? [i] : [])),
+			fields: own.has(term) ? undefined : general.has(term) ? GENERAL_FIELDS : EQUIVALENT_FIELDS,
 		}));
 		const results = this.index.search(terms, {
 			fieldBoosts: FIELD_BOOSTS,

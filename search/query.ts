@@ -35,6 +35,8 @@ export interface ExpandedQuery {
 	readonly weights: Map<string, number>;
 	/** Per meaningful query word, the terms that stand for it (itself and its equivalents). */
 	readonly concepts: Set<string>[];
+	/** Terms only WordNet gave (a general dictionary: any of a word's senses), not the query or the idiom lexicon. */
+	readonly general: Set<string>;
 }
 
 /** The query's own words (weight 1) and their equivalents (lower weight), all stemmed. */
@@ -44,6 +46,11 @@ export function expandQuery(query: string): ExpandedQuery {
 	const weights = new Map<string, number>();
 	const concepts = new Map<string, Set<string>>();
 	const add = (term: string, weight: number) => weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+	const general = new Set<string>();
+	const addGeneral = (term: string, weight: number) => {
+		if (!weights.has(term)) general.add(term);
+		add(term, weight);
+	};
 	raw.forEach((word, i) => {
 		if (STOPWORDS.has(word)) return;
 		add(stems[i], 1);
@@ -63,7 +70,7 @@ export function expandQuery(query: string): ExpandedQuery {
 			for (const synonym of synonymsOf(words.join(" "), others)) {
 				const term = stem(synonym.word);
 				if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
-				add(term, synonym.weight * SYNONYM_WEIGHT);
+				addGeneral(term, synonym.weight * SYNONYM_WEIGHT);
 				for (const word of words) concepts.get(stem(word))?.add(term);
 			}
 		}
@@ -76,7 +83,7 @@ export function expandQuery(query: string): ExpandedQuery {
 		for (const synonym of synonymsOf(`${word} ${particle}`, others)) {
 			const term = stem(synonym.word);
 			if (STOPWORDS.has(synonym.word) || content.includes(term)) continue;
-			add(term, synonym.weight * SYNONYM_WEIGHT);
+			addGeneral(term, synonym.weight * SYNONYM_WEIGHT);
 			concepts.get(stems[i])?.add(term);
 		}
 	});
@@ -85,7 +92,7 @@ export function expandQuery(query: string): ExpandedQuery {
 		for (const related of derivedForms(word)) {
 			const term = stem(related.word);
 			if (STOPWORDS.has(related.word) || content.includes(term)) continue;
-			add(term, related.weight * SYNONYM_WEIGHT);
+			addGeneral(term, related.weight * SYNONYM_WEIGHT);
 			concepts.get(content[i])?.add(term);
 		}
 	});
@@ -97,6 +104,7 @@ export function expandQuery(query: string): ExpandedQuery {
 				if (n === 1 && idiomWords.has(phrase)) continue; // "file" in "file a ticket" is no document
 				for (const term of LEXICON.get(phrase) ?? []) {
 					add(term, EQUIVALENT_WEIGHT);
+					general.delete(term);
 					for (const word of words) concepts.get(word)?.add(term);
 				}
 				if (n > 1 && IDIOMS.has(phrase)) for (const word of words) idiomWords.add(word);
@@ -105,5 +113,5 @@ export function expandQuery(query: string): ExpandedQuery {
 	}
 	// An idiom ("file a ticket", "who changed"): its own words mean less than what it stands for.
 	for (const word of idiomWords) if (weights.has(word)) weights.set(word, IDIOM_WORD_WEIGHT);
-	return { weights, concepts: [...concepts.values()] };
+	return { weights, concepts: [...concepts.values()], general };
 }

@@ -142,6 +142,32 @@ describe("WordNet beyond synonyms, and a tool's name", () => {
 		expect(index.search("create a pull request")[0].tool.name).toBe("create_pull_request");
 	});
 
+	it("counts a word the query did not say only where the tool says what it is: a synonym not in its parameters or usage notes", () => {
+		const tool = (name: string, description: string, params: Record<string, object> = {}) => ({
+			server: "k8s",
+			name,
+			qualifiedName: `k8s_${name}`,
+			description,
+			inputSchema: { type: "object", properties: params },
+		});
+		const index = new ToolSearchIndex([
+			tool("exec_in_pod", "Execute a command in a pod.", { name: { type: "string", description: "Name of the pod" } }),
+			tool("pod_status", "Show pods. Give each one's name to see more."),
+			tool("pod_names", "Name the pods of a cluster."),
+			tool("make_node", "Add a node. Each goes in a folder of its own."),
+		]);
+		const coverage = (query: string, name: string) =>
+			index.search(query).find((h) => h.tool.name === name)?.coverage ?? 0;
+		// "list" as WordNet's "name": not the parameter called name, nor a note after the first sentence...
+		expect(coverage("list pods", "exec_in_pod")).toBeLessThan(1);
+		expect(coverage("list pods", "pod_status")).toBeLessThan(1);
+		// ...but where the tool says what it does.
+		expect(coverage("list pods", "pod_names")).toBe(1);
+		// The query's own words, and the idiom lexicon's software senses (folder: directory), count in the description too.
+		expect(coverage("name pods", "pod_status")).toBe(1);
+		expect(coverage("make a directory node", "make_node")).toBe(1);
+	});
+
 	it("reads what a parameter's description says it is, below the tool's own text, without its examples", () => {
 		const tool = (name: string, description: string, note: string) => ({
 			server: "code",
