@@ -445,6 +445,14 @@ describe("what the model receives from mcp({search})", () => {
 		expect(text).toContain("Or list a server's tools");
 	});
 
+	it("a loud top hit that leaves some of the query unanswered is no clear winner: the quieter tools are listed", async () => {
+		// jira_links scores over 3x the rest on "page", but says nothing of a paragraph; the tool that appends one comes next.
+		const text = await answer("append a paragraph to a page");
+		const listed = [...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1]);
+		expect(listed[0]).toBe("jira_jira_links");
+		expect(listed).toContain("notion_API-patch-block-children");
+	});
+
 	it("one clear winner stays a short answer", async () => {
 		const text = await answer("linear_getActiveCycle");
 		expect([...text.matchAll(/^- ([^\s:(]+)/gm)].map((m) => m[1])).toEqual(["linear_linear_getActiveCycle"]);
