@@ -8,8 +8,8 @@
 // page arrive as POSTs, messages to it leave on a server-sent events stream.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { answering, listenOn } from "../bounds/loopback-http.ts";
 import { allowAttribute, hostCsp, sandboxCsp, viewCsp } from "./csp.ts";
 import { hostPage, sandboxPage } from "./page-html.ts";
 import type { View } from "./view-resource.ts";
@@ -44,7 +44,9 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	const channel = new PageChannel();
 	const host = createServer();
 	const sandbox = createServer();
-	const listening = await Promise.allSettled([listenOnLoopback(host), listenOnLoopback(sandbox)]);
+	const listening = await Promise.allSettled(
+		[host, sandbox].map((server) => listenOn(server, { port: 0, host: "127.0.0.1" })),
+	);
 	if (listening.some((result) => result.status === "rejected")) {
 		await Promise.all([stop(host), stop(sandbox)]);
 		throw new Error("no loopback port for the app's page", { cause: listening });
@@ -78,7 +80,7 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 			else if (path === `/${token}/messages` && req.method === "POST")
 				void receive(req, res, hostOrigin, channel).catch(() => failed(res));
 			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
-		}),
+		}, failed),
 	);
 	sandbox.on(
 		"request",
@@ -91,7 +93,7 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 			} else if (path === `/${sandboxToken}/view` && req.method === "GET")
 				send(res, 200, "text/html", view.html, viewCsp(view.csp, [sandboxOrigin, hostOrigin]));
 			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
-		}),
+		}, failed),
 	);
 	let closing: Promise<void> | undefined;
 	return {
@@ -202,26 +204,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 	});
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/**
- * A request listener that never throws: a throw from a listener is an uncaught exception in Pi's
- * process, which ends Pi, and any page (a view, too) can send requests here. The last resort: 500.
- */
-function answering(handler: Handler): Handler {
-	return (req, res) => {
-		try {
-			handler(req, res);
-		} catch {
-			failed(res);
-		}
-	};
-}
-
-/**
- * Answers 500 to a request whose handling failed, or drops it when the answer had started. The
- * error goes no further: the browser sees the request fail, and Pi goes on.
- */
+/** As bounds/loopback-http.ts answers a failed request, with the headers of every answer here. */
 function failed(res: ServerResponse): void {
 	if (res.headersSent) res.destroy();
 	else send(res, 500, "text/plain", "The app's page failed to answer this request.");
@@ -253,22 +236,6 @@ function send(res: ServerResponse, status: number, type: string, body: string, c
 		...(csp ? { "content-security-policy": csp } : {}),
 	});
 	res.end(body);
-}
-
-/**
- * Listens on a free port of 127.0.0.1. Once listening, an error of the server itself (EMFILE on an
- * accept) has a listener for good: without one it would be an uncaught exception in Pi's process.
- * It is dropped on purpose: the page's requests fail on their own, and the session closes the page.
- */
-export function listenOnLoopback(server: Server): Promise<number> {
-	return new Promise((resolve, reject) => {
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			server.off("error", reject);
-			server.on("error", () => undefined);
-			resolve((server.address() as AddressInfo).port);
-		});
-	});
 }
 
 /** Closes a server and every connection it holds (an events stream stays open otherwise). */

@@ -6,6 +6,7 @@
 // and a copy of wrapped lines carries their breaks.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
+import { answering, listenOn } from "../bounds/loopback-http.ts";
 
 /** Where the authorization redirect comes back: a loopback address, a port (0 = any free one), a path. */
 export interface CallbackTarget {
@@ -75,39 +76,37 @@ export async function listen(target: CallbackTarget): Promise<Callback> {
 	const shortPath = `/sign-in/${randomBytes(6).toString("hex")}`;
 	let destination: string | undefined;
 	const open = async (host: string, port: number): Promise<number> => {
-		const server: Server = createServer((req, res) => {
-			const url = new URL(req.url ?? "/", "http://callback");
-			if (url.pathname === shortPath && destination) {
-				res.writeHead(302, { location: destination, "cache-control": "no-store" }).end();
-				return;
-			}
-			if (url.pathname !== target.path) {
-				res.writeHead(404).end();
-				return;
-			}
-			const full = new URL(req.url ?? "/", redirect).toString();
-			if (!accept(full)) {
-				res
-					.writeHead(400, { "content-type": "text/plain; charset=utf-8" })
-					.end("This does not answer the sign-in Pi is waiting for.");
-				return;
-			}
-			res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-			res.end("<!doctype html><title>Signed in</title><p>Pi received the sign-in. You can close this tab.</p>");
-			deliver?.(full);
-		});
+		// Any local process or page can call it: a request it cannot parse (`//[`) is answered 500, never a throw.
+		const server: Server = createServer(
+			answering((req, res) => {
+				const url = new URL(req.url ?? "/", "http://callback");
+				if (url.pathname === shortPath && destination) {
+					res.writeHead(302, { location: destination, "cache-control": "no-store" }).end();
+					return;
+				}
+				if (url.pathname !== target.path) {
+					res.writeHead(404).end();
+					return;
+				}
+				const full = new URL(req.url ?? "/", redirect).toString();
+				if (!accept(full)) {
+					res
+						.writeHead(400, { "content-type": "text/plain; charset=utf-8" })
+						.end("This does not answer the sign-in Pi is waiting for.");
+					return;
+				}
+				res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+				res.end("<!doctype html><title>Signed in</title><p>Pi received the sign-in. You can close this tab.</p>");
+				deliver?.(full);
+			}),
+		);
 		servers.push(server);
-		await new Promise<void>((resolve, reject) => {
-			server.once("error", (error: NodeJS.ErrnoException) =>
-				reject(
-					error.code === "EADDRINUSE"
-						? new Error(`the callback port ${port} is in use (oauth.callbackPort or oauth.callbackUrl)`)
-						: error,
-				),
-			);
-			server.listen({ port, host, ipv6Only: host === "::1" }, resolve);
+		return listenOn(server, { port, host, ipv6Only: host === "::1" }).catch((error: NodeJS.ErrnoException) => {
+			if (error.code !== "EADDRINUSE") throw error;
+			throw new Error(`the callback port ${port} is in use (oauth.callbackPort or oauth.callbackUrl)`, {
+				cause: error,
+			});
 		});
-		return (server.address() as { port: number }).port;
 	};
 	const close = () => {
 		for (const server of servers) {
