@@ -85,11 +85,12 @@ export function exposureOf(rules: ExposureRules | undefined, tool: string): Expo
 	if (!rules) return undefined;
 	const exact = rules.tools.find(([pattern]) => pattern === tool);
 	if (exact) return exact[1];
-	const matched = rules.tools.find(([pattern]) => pattern.includes("*") && globToRegExp(pattern).test(tool));
+	const matched = rules.tools.find(([pattern]) => pattern.includes("*") && piToolPattern(pattern).test(tool));
 	return matched ? matched[1] : rules.server;
 }
 
-function globToRegExp(pattern: string): RegExp {
+/** A Pi 1.5 tool pattern (`toolExposure` keys, `--tools`/`--exclude-tools` entries): the whole name, `*` any characters. */
+export function piToolPattern(pattern: string): RegExp {
 	return new RegExp(
 		`^${pattern
 			.split("*")

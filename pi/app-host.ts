@@ -23,7 +23,7 @@ import { refusal, runProxy } from "../proxy/proxy-tool.ts";
 import type { ProxyInput } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
-import { exposureOf, piToolName, type ToolMetadata } from "../types.ts";
+import { exposureOf, piToolName, piToolPattern, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
 import { callsNested } from "./session-calls.ts";
 
@@ -150,14 +150,8 @@ export function excludedByPi(argv: readonly string[]): (name: string) => boolean
 		.split(",")
 		.map((entry) => entry.trim())
 		.filter(Boolean)
-		.map(toolPattern);
+		.map(piToolPattern);
 	return (name) => patterns.some((pattern) => pattern.test(name));
-}
-
-/** A tool name or `*` pattern as Pi matches it: the whole name, `*` any characters. */
-function toolPattern(entry: string): RegExp {
-	const parts = entry.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-	return new RegExp(`^${parts.join(".*")}$`);
 }
 
 /** Whether the user's config lets the tool be used at all: not `hidden`, kept by `includeTools`/`excludeTools`. */
