@@ -92,7 +92,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			showApp: (active, ctx) => apps.forCall(active, ctx),
 		});
 		// MCP Apps: a result's `ui://` view, in the browser; its requests take the model's routes.
-		const apps: PiApps = new PiApps(pi, registrations.routes());
+		const apps: PiApps = new PiApps(pi, registrations.routes(), argv);
 		const agentDir = resolveAgentDir(env);
 		// At the first prompt, the servers this project's recent sessions called start (pi/warm-up.ts).
 		const learned = learnedWarmUp(pi, agentDir, () => session.ensure());

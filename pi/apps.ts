@@ -17,6 +17,8 @@ export class PiApps {
 		private readonly pi: ExtensionAPI,
 		/** Pi 1.5's tools, through which a view's calls run as the model's do; none on pi 0.73. */
 		private readonly routes: PiRoutes | undefined,
+		/** Pi's command line as the extension was given it (its `--exclude-tools` limits a view's calls). */
+		private readonly argv: readonly string[] = process.argv,
 	) {}
 
 	/**
@@ -34,7 +36,7 @@ export class PiApps {
 			// servers would outlive the session, which closed every page it knew of.
 			if (generation !== this.generation) return undefined;
 			this.sessions ??= new AppSessions();
-			const host = piAppHost(this.pi, ctx, runtime, this.routes);
+			const host = piAppHost(this.pi, ctx, runtime, this.routes, { argv: this.argv });
 			return this.sessions.show(call, host, appsSetting(runtime, ctx), signal);
 		};
 	}
