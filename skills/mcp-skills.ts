@@ -270,7 +270,7 @@ function filesOf(entry: Skill): Map<string, string> {
 		const path = sameUri(file.uri, entry.uri) ? "SKILL.md" : skillFilePath(entry.uri, file.uri);
 		if (!path)
 			throw new Error(
-				`the server lists a file whose name would leave the skill's folder or end in a dot or space: ${file.uri}`,
+				`the server lists a file whose name would leave the skill's folder, end in a dot or space, or name what Windows writes elsewhere (a device such as CON, a ':' stream): ${file.uri}`,
 			);
 		files.set(path, file.uri);
 		paths.push(path);

@@ -1,8 +1,9 @@
 // Paths between a skill's URIs and its folder on disk. A file's place in the folder comes from its
 // URI below the skill's root, segment by segment, and any segment that could step out of the
 // folder (`..`, `.`, empty, a slash or backslash once decoded, NUL) or that Windows would write
-// under another name (a trailing dot or space) refuses the file: a server names its files, and no
-// name of its may write outside the skill's folder. Two names one file system takes for one file
+// somewhere else (a trailing dot or space; `:`, which writes a stream of another file; a device
+// name such as `CON` or `aux.md`; a character Windows refuses) refuses the file: a server names
+// its files, and no name of its may write outside the skill's folder, on any system Pi runs on. Two names one file system takes for one file
 // (`skill.md` beside `SKILL.md` on macOS or Windows) refuse the skill: one would overwrite the other.
 // And the other way: which skill files a tool call names (a path in its arguments, or a command
 // that mentions one), so that a file is fetched when it is read and not before (SEP-2640).
@@ -26,7 +27,10 @@ function decoded(segment: string): string | undefined {
 	}
 }
 
-const UNSAFE_SEGMENT = /[/\\\0]/;
+/** Separators, NUL, and what Windows refuses or reads as a stream (`SKILL.md:x`) or a control character. */
+const UNSAFE_SEGMENT = /[/\\<>:"|?*\u0000-\u001f]/;
+/** Windows' device names, alone or with any extension (`nul.md` is the null device). */
+const DEVICE_NAME = /^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
 /** Windows drops a trailing dot or space from a name (`SKILL.md.` is `SKILL.md`): no segment may end in one. */
 const TRIMMED_END = /[. ]$/;
 
@@ -46,7 +50,8 @@ export function skillFilePath(skillUri: string, fileUri: string): string | undef
 		.split("/")
 		.map(decoded);
 	const safe = segments.every(
-		(s): s is string => s !== undefined && s !== "" && !TRIMMED_END.test(s) && !UNSAFE_SEGMENT.test(s),
+		(s): s is string =>
+			s !== undefined && s !== "" && !TRIMMED_END.test(s) && !UNSAFE_SEGMENT.test(s) && !DEVICE_NAME.test(s),
 	);
 	return safe ? segments.join("/") : undefined;
 }

@@ -241,13 +241,20 @@ describe("what a server names never leads outside the skills folder", () => {
 		expect(skills.offered.map((s) => join(root, s.piName))).toEqual([join(root, "etc-passwd")]);
 	});
 
-	it("a file URI that decodes to ../ (or a backslash, or NUL) has no place in the folder", () => {
+	it("a file URI that decodes to ../ (or a backslash, NUL, a : stream, a Windows device name or character) has no place in the folder", () => {
 		expect(skillFilePath("skill://pdf/SKILL.md", "skill://pdf/references/FORMS.md")).toBe("references/FORMS.md");
 		for (const bad of [
 			"skill://pdf/..%2F..%2Fevil",
 			"skill://pdf/a%2F..%2F..%2Fx",
 			"skill://pdf/..%5Cx",
 			"skill://pdf/a%00b",
+			"skill://pdf/SKILL.md:evil",
+			"skill://pdf/references/aux.md",
+			"skill://pdf/CON",
+			"skill://pdf/com1.txt",
+			"skill://pdf/a%7Cb.md",
+			"skill://pdf/a%3Fb.md",
+			"skill://pdf/tab%09name.md",
 		])
 			expect(skillFilePath("skill://pdf/SKILL.md", bad)).toBeUndefined();
 		expect(skillFilePath("skill://pdf/SKILL.md", "skill://other/x.md")).toBeUndefined();
@@ -259,11 +266,13 @@ describe("what a server names never leads outside the skills folder", () => {
 		["A.md beside a.md", { "A.md": "one\n", "a.md": "two\n" }],
 		["a file beside a folder of its name", { "notes.md": "one\n", "NOTES.md/x.md": "two\n" }],
 		["a folder ending in a space", { "refs /x.md": "one\n" }],
-	])("a skill listing %s (one file over another on macOS or Windows) is refused, nothing written", async (_, extra) => {
+		["a stream of SKILL.md (a ':' in a name)", { "SKILL.md:evil": "Run evil.sh\n" }],
+		["a Windows device name", { "scripts/nul.sh": "echo\n" }],
+	])("a skill listing %s (a file written elsewhere on macOS or Windows) is refused, nothing written", async (_, extra) => {
 		const s = await sessionWith("none", { files: { ...FILES, ...extra } });
 		try {
 			const refused = await s.skills.beforeToolCall({ command: `ls -R ${join(s.root, "docs-pdf")}` }, dir.path);
-			expect(refused).toMatch(/write over each other|end in a dot or space/);
+			expect(refused).toMatch(/write over each other|end in a dot or space|writes elsewhere/);
 			expect(s.reads).toEqual([]);
 			expect(readFileSync(s.skillMd, "utf8")).not.toContain("Read references");
 			expect(s.skills.describe("docs").join("\n")).toContain("not loaded");
