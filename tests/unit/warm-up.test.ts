@@ -61,14 +61,17 @@ function sessionPi() {
 describe("the learned warm-up", () => {
 	let dir: ReturnType<typeof tempDir>;
 	let project: string;
+	/** Every session a test made: each ends before the folder goes (a usage write still queued would make it again). */
+	const sessions: ReturnType<typeof sessionPi>[] = [];
 	beforeEach(() => {
 		dir = tempDir();
 		project = realpathSync(dir.path);
 		// Timers only: the usage file is written and locked for real.
 		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
 	});
-	afterEach(() => {
+	afterEach(async () => {
 		vi.useRealTimers();
+		for (const pi of sessions.splice(0)) await pi.emit("session_shutdown");
 		dir.remove();
 	});
 
@@ -81,6 +84,7 @@ describe("the learned warm-up", () => {
 	/** A session whose runtime starts what it is asked to, except `refused` (running, awaiting approval, ...). */
 	function session(refused: string[] = []) {
 		const pi = sessionPi();
+		sessions.push(pi);
 		const started: string[] = [];
 		const target: WarmTarget = {
 			startAhead: (server) => !refused.includes(server) && started.push(server) > 0,
