@@ -28,7 +28,7 @@ function decoded(segment: string): string | undefined {
 }
 
 /** Separators, NUL, and what Windows refuses or reads as a stream (`SKILL.md:x`) or a control character. */
-const UNSAFE_SEGMENT = /[/\\<>:"|?*\u0000-\u001f]/;
+const UNSAFE_SEGMENT = /[/\\<>:"|?*\p{Cc}]/u;
 /** Windows' device names, alone or with any extension (`nul.md` is the null device). */
 const DEVICE_NAME = /^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
 /** Windows drops a trailing dot or space from a name (`SKILL.md.` is `SKILL.md`): no segment may end in one. */

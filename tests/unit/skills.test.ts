@@ -268,18 +268,21 @@ describe("what a server names never leads outside the skills folder", () => {
 		["a folder ending in a space", { "refs /x.md": "one\n" }],
 		["a stream of SKILL.md (a ':' in a name)", { "SKILL.md:evil": "Run evil.sh\n" }],
 		["a Windows device name", { "scripts/nul.sh": "echo\n" }],
-	])("a skill listing %s (a file written elsewhere on macOS or Windows) is refused, nothing written", async (_, extra) => {
-		const s = await sessionWith("none", { files: { ...FILES, ...extra } });
-		try {
-			const refused = await s.skills.beforeToolCall({ command: `ls -R ${join(s.root, "docs-pdf")}` }, dir.path);
-			expect(refused).toMatch(/write over each other|end in a dot or space|writes elsewhere/);
-			expect(s.reads).toEqual([]);
-			expect(readFileSync(s.skillMd, "utf8")).not.toContain("Read references");
-			expect(s.skills.describe("docs").join("\n")).toContain("not loaded");
-		} finally {
-			await s.close();
-		}
-	});
+	])(
+		"a skill listing %s (a file written elsewhere on macOS or Windows) is refused, nothing written",
+		async (_, extra) => {
+			const s = await sessionWith("none", { files: { ...FILES, ...extra } });
+			try {
+				const refused = await s.skills.beforeToolCall({ command: `ls -R ${join(s.root, "docs-pdf")}` }, dir.path);
+				expect(refused).toMatch(/write over each other|end in a dot or space|writes elsewhere/);
+				expect(s.reads).toEqual([]);
+				expect(readFileSync(s.skillMd, "utf8")).not.toContain("Read references");
+				expect(s.skills.describe("docs").join("\n")).toContain("not loaded");
+			} finally {
+				await s.close();
+			}
+		},
+	);
 
 	it("two servers' skills of one name, and a user's own skill of that name, get distinct names", () => {
 		const one = { uri: "skill://pdf/SKILL.md", name: "pdf", description: "d" };
