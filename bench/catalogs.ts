@@ -17,13 +17,23 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 		.map((file) => {
 			const data = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
 				server: string;
-				tools: { name: string; description?: string; inputSchema?: Record<string, unknown> }[];
+				tools: {
+					name: string;
+					title?: string;
+					description?: string;
+					inputSchema?: Record<string, unknown>;
+					annotations?: ToolMetadata["annotations"];
+				}[];
 			};
 			return {
 				server: data.server,
 				tools: data.tools.map((t) => ({
 					server: data.server,
 					name: t.name,
+					// As the adapter holds them (transport/list-metadata.ts): the search reads the title,
+					// and a question ranks a tool its server marks as changing things lower.
+					...(t.title ? { title: t.title } : {}),
+					...(t.annotations ? { annotations: t.annotations } : {}),
 					description: t.description ?? "",
 					inputSchema: { type: "object", ...t.inputSchema },
 				})),

@@ -15,8 +15,18 @@ import { McpServerManager } from "../server-manager.ts";
 import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
 import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";
+import { FRESH_QUERIES, FRESH_SETUP_QUERIES } from "./search-fresh-queries.ts";
 import { QUERIES, type Query } from "./search-queries.ts";
 import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
+
+/** Queries over every catalog at once, and queries asked in small setups of a few servers. */
+interface QuerySet {
+	readonly queries: readonly Query[];
+	readonly setups: readonly { readonly servers: readonly string[]; readonly queries: readonly Query[] }[];
+}
+const TEST_SET: QuerySet = { queries: TEST_QUERIES, setups: SETUP_QUERIES };
+const FRESH_SET: QuerySet = { queries: FRESH_QUERIES, setups: FRESH_SETUP_QUERIES };
+
 import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 
 function catalogOf(catalogs: readonly Catalog[], copies = 1): ToolCatalog {
@@ -101,10 +111,13 @@ export async function measureAnswers(
 	return { queries: n, hit1: hit1 / n, hit5: hit5 / n, hitShown: hitShown / n, mrr: rr / n, misses, tokens };
 }
 
-/** The test set's answers: every catalog at once, then each small setup on its own catalogs. */
-async function measureTestAnswers(catalogs: readonly Catalog[]): Promise<QualityReport & { tokens: number[] }> {
-	const parts = [await measureAnswers(catalogs, TEST_QUERIES)];
-	for (const setup of SETUP_QUERIES) {
+/** A set's answers: every catalog at once, then each small setup on its own catalogs. */
+async function measureSetAnswers(
+	catalogs: readonly Catalog[],
+	set: QuerySet = TEST_SET,
+): Promise<QualityReport & { tokens: number[] }> {
+	const parts = [await measureAnswers(catalogs, set.queries)];
+	for (const setup of set.setups) {
 		parts.push(
 			await measureAnswers(
 				catalogs.filter((c) => setup.servers.includes(c.server)),
@@ -126,10 +139,10 @@ async function measureTestAnswers(catalogs: readonly Catalog[]): Promise<Quality
 	};
 }
 
-/** The test set: every catalog at once, then each small setup on its own catalogs. */
-export function measureTest(catalogs: readonly Catalog[]): QualityReport {
-	const parts = [measureQuality(catalogOf(catalogs), TEST_QUERIES)];
-	for (const setup of SETUP_QUERIES) {
+/** A set (the test set unless told): every catalog at once, then each small setup on its own catalogs. */
+export function measureTest(catalogs: readonly Catalog[], set: QuerySet = TEST_SET): QualityReport {
+	const parts = [measureQuality(catalogOf(catalogs), set.queries)];
+	for (const setup of set.setups) {
 		parts.push(measureQuality(catalogOf(catalogs.filter((c) => setup.servers.includes(c.server))), setup.queries));
 	}
 	const queries = parts.reduce((n, p) => n + p.queries, 0);
@@ -272,18 +285,21 @@ export async function main(): Promise<void> {
 	const catalogs = loadCatalogs();
 	const catalog = catalogOf(catalogs);
 	const quality = measureQuality(catalog);
+	const fresh = measureTest(catalogs, FRESH_SET);
 	const test = measureTest(catalogs);
 	console.log(`== mcp({search}): search quality over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
 	console.log("the engine's ranking:");
 	console.log(`  tuning set (${quality.queries} queries):  ${line(quality)}`);
+	console.log(`  fresh tuning set (${fresh.queries}):    ${line(fresh)}`);
 	console.log(`  test set   (${test.queries} held-out):    ${line(test)}`);
 	console.log(
-		`  gap tuning - test: hit@1 ${points(quality.hit1, test.hit1)} points, hit@5 ${points(quality.hit5, test.hit5)}`,
+		`  gap tuning - test: hit@1 ${points(quality.hit1, test.hit1)} points, hit@5 ${points(quality.hit5, test.hit5)}; fresh tuning - test: hit@1 ${points(fresh.hit1, test.hit1)}, hit@5 ${points(fresh.hit5, test.hit5)}`,
 	);
 
 	// What the model receives (the answer text, parsed as a model reads it), beside the engine's ranking.
 	const tuningAnswers = await measureAnswers(catalogs, QUERIES);
-	const testAnswers = await measureTestAnswers(catalogs);
+	const freshAnswers = await measureSetAnswers(catalogs, FRESH_SET);
+	const testAnswers = await measureSetAnswers(catalogs);
 	const cost = (r: { tokens: number[] }) =>
 		`median ${percentile(r.tokens, 0.5)} tokens, p95 ${percentile(r.tokens, 0.95)}`;
 	const shown = (r: QualityReport) => `hit@shown ${((r.hitShown ?? 0) * 100).toFixed(1)}%`;
@@ -291,6 +307,7 @@ export async function main(): Promise<void> {
 		"what the model receives (hit@1/hit@5: the five tools described; hit@shown: those and the up to eight more named on the Also: line):",
 	);
 	console.log(`  tuning set: ${line(tuningAnswers)}   ${shown(tuningAnswers)}   (${cost(tuningAnswers)})`);
+	console.log(`  fresh set:  ${line(freshAnswers)}   ${shown(freshAnswers)}   (${cost(freshAnswers)})`);
 	console.log(`  test set:   ${line(testAnswers)}   ${shown(testAnswers)}   (${cost(testAnswers)})`);
 	console.log(
 		`  gap tuning - test: hit@1 ${points(tuningAnswers.hit1, testAnswers.hit1)} points, hit@5 ${points(tuningAnswers.hit5, testAnswers.hit5)}, hit@shown ${points(tuningAnswers.hitShown ?? 0, testAnswers.hitShown ?? 0)}`,

@@ -10,7 +10,8 @@ import { RE2JS } from "re2js";
 import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
 import { quote } from "../errors.ts";
 import { Bm25Index, type QueryTerm } from "./bm25.ts";
-import { expandQuery } from "./query.ts";
+import { readEntities } from "./entities.ts";
+import { asksQuestion, expandQuery } from "./query.ts";
 import { type AnalyzedTool, analyzeTool, type IndexedTool, sameText } from "./tool-text.ts";
 import { tokenize } from "./words.ts";
 
@@ -63,6 +64,15 @@ const STRONG_FIELDS = [0, 3, 5] as const;
  */
 const EQUIVALENT_FIELDS = [0, 1, 2, 5] as const;
 const GENERAL_FIELDS = [0, 1, 5] as const;
+/** Where a plural's mark matches: a tool's name (search/query.ts `markPlurals`). */
+const NAME_FIELD = [0] as const;
+/**
+ * A question ("what is assigned to me", "which projects do I have") is answered by a tool that
+ * reads: one its server marks as changing things (`readOnlyHint: false`, MCP's tool annotations)
+ * keeps this share less of its score (assignIssue under searchIssues); one marked read-only or not
+ * marked at all is as it was. Chosen on the fresh tuning set (issue 41, fifth round: 0.4-0.9 all gain).
+ */
+const WRITE_IN_QUESTION = 0.8;
 /** A match through a word the query word starts, or one a typo away, counts this much (before its length factor). */
 const PREFIX_WEIGHT = 0.4;
 const FUZZY_WEIGHT = 0.3;
@@ -230,8 +240,10 @@ export class ToolSearchIndex {
 				options,
 			);
 		// What a query can mean fits in a few dozen words; a megabyte of them must not cost seconds.
-		const words = tokenize(query.slice(0, MAX_QUERY_CHARS)).slice(0, MAX_QUERY_WORDS);
-		const { weights, concepts, general } = expandQuery(words.join(" "));
+		const text = readEntities(query.slice(0, MAX_QUERY_CHARS));
+		const words = tokenize(text).slice(0, MAX_QUERY_WORDS);
+		const { weights, concepts, general, nameOnly } = expandQuery(words.join(" "));
+		const question = asksQuestion(text, words);
 		if (weights.size === 0) return [];
 		// "add numbers": the action is common to many tools, the object says which one.
 		const actionWords = concepts.filter((c) => this.actions.has(ownWord(c)));
@@ -249,7 +261,13 @@ export class ToolSearchIndex {
 			fuzzy: term.length >= 5 && boost === 1,
 			prefix: term.length >= 4 && boost === 1,
 			groups: concepts.flatMap((c, i) => (c.has(term) ? [i] : [])),
-			fields: own.has(term) ? undefined : general.has(term) ? GENERAL_FIELDS : EQUIVALENT_FIELDS,
+			fields: own.has(term)
+				? undefined
+				: nameOnly.has(term)
+					? NAME_FIELD
+					: general.has(term)
+						? GENERAL_FIELDS
+						: EQUIVALENT_FIELDS,
 		}));
 		const results = this.index.search(terms, {
 			fieldBoosts: FIELD_BOOSTS,
@@ -286,7 +304,12 @@ export class ToolSearchIndex {
 			const raw = results.score(id);
 			if (keep && raw < best * keep.share && raw < leaders.last()) break;
 			const coverage = total > 0 ? results.answered(id, strong, conceptWeights) / total : 1;
-			const score = raw * coverage * (1 - NAME_PRECISION + NAME_PRECISION * namePrecision(this.entry(id), weights));
+			const { tool } = this.entry(id);
+			const score =
+				raw *
+				coverage *
+				(1 - NAME_PRECISION + NAME_PRECISION * namePrecision(this.entry(id), weights)) *
+				(question && tool.annotations?.readOnlyHint === false ? 1 - WRITE_IN_QUESTION : 1);
 			ids.push(id);
 			scores.push(score);
 			coverages.push(coverage);

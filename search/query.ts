@@ -4,7 +4,7 @@
 // own words. search/engine.ts ranks tools with it.
 import { EQUIVALENTS, IDIOM_PHRASES, STOPWORDS } from "./lexicon.ts";
 import { baseForm, derivedForms, synonymsOf } from "./thesaurus.ts";
-import { stem, tokenize } from "./words.ts";
+import { isPlural, pluralTerm, stem, tokenize } from "./words.ts";
 
 /** A word found through a software idiom's equivalent counts this much of the word itself. */
 const EQUIVALENT_WEIGHT = 0.55;
@@ -37,6 +37,8 @@ export interface ExpandedQuery {
 	readonly concepts: Set<string>[];
 	/** Terms only WordNet gave (a general dictionary: any of a word's senses), not the query or the idiom lexicon. */
 	readonly general: Set<string>;
+	/** Terms that match a tool's name only: the plural marks of a plural word's terms (search/words.ts `pluralTerm`). */
+	readonly nameOnly: Set<string>;
 }
 
 /** The query's own words (weight 1) and their equivalents (lower weight), all stemmed. */
@@ -113,5 +115,42 @@ export function expandQuery(query: string): ExpandedQuery {
 	}
 	// An idiom ("file a ticket", "who changed"): its own words mean less than what it stands for.
 	for (const word of idiomWords) if (weights.has(word)) weights.set(word, IDIOM_WORD_WEIGHT);
-	return { weights, concepts: [...concepts.values()], general };
+	const nameOnly = markPlurals(raw, concepts, weights);
+	return { weights, concepts: [...concepts.values()], general, nameOnly };
+}
+
+/**
+ * A plural query word ("meetings", "which projects") asks for many: each of its terms (itself and
+ * its equivalents) also finds, at its own weight, a tool whose name holds that term in the plural
+ * (list-events over get-event). Chosen on the fresh tuning set (issue 41, fifth round).
+ */
+function markPlurals(
+	raw: readonly string[],
+	concepts: Map<string, Set<string>>,
+	weights: Map<string, number>,
+): Set<string> {
+	const marks = new Set<string>();
+	for (const word of raw) {
+		const concept = isPlural(word) ? concepts.get(stem(word)) : undefined;
+		if (!concept) continue;
+		for (const term of [...concept]) {
+			const mark = pluralTerm(term);
+			weights.set(mark, (weights.get(mark) ?? 0) + (weights.get(term) ?? 0));
+			concept.add(mark);
+			marks.add(mark);
+		}
+	}
+	return marks;
+}
+
+/** Words that open a question ("which projects do I have"; not "can you", "do", "how to": requests). */
+const QUESTION_OPENERS = /^(what|whats|which|who|whose|where|when|is|are|was|were|any|does|did|has)$/;
+
+/** Whether the query asks what is (a question), which a tool that reads answers, not one that changes things. */
+export function asksQuestion(query: string, words: readonly string[]): boolean {
+	return (
+		/\?\s*$/.test(query) ||
+		QUESTION_OPENERS.test(words[0] ?? "") ||
+		(words[0] === "how" && /^(many|much)$/.test(words[1] ?? ""))
+	);
 }

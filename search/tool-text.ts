@@ -1,10 +1,10 @@
 // What of a tool the search index reads, analyzed into terms (search/words.ts): its name (and
-// title), its server's name, the head of its description, its parameters' names and the values an
+// title, and a mark for each plural in it), its server's name, the head of its description, its parameters' names and the values an
 // enum allows, and the head of each parameter's description (what the tool acts on: "path: the
 // file to read"); the description's first sentence once more, as its own field (what the tool does). Whether two listings of a tool read the same (a reconnected server keeps the
 // entries of its unchanged tools).
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { analyze, analyzeInto, analyzeTokens, tokenize } from "./words.ts";
+import { analyze, analyzeInto, analyzeTokens, isPlural, pluralTerm, stem, tokenize } from "./words.ts";
 
 /** A tool's fields as indexed, each analyzed into its terms (the order is the index's field order). */
 export interface IndexedTool {
@@ -38,8 +38,11 @@ export function analyzeTool(tool: CatalogTool): AnalyzedTool {
 	const description = analyzeInto(tool.description, [], leadEnd);
 	const leadLength = description.length;
 	if (leadEnd < summary) analyzeInto(tool.description, description, summary, leadEnd);
+	// Its name's plurals marked ("list-events": event#pl), for a query that asks for many.
+	const plurals = nameTokens.filter(isPlural).map((word) => pluralTerm(stem(word)));
+	const named = tool.title ? analyzeInto(tool.title, [...nameWords]) : nameWords;
 	const fields: IndexedTool = {
-		name: tool.title ? analyzeInto(tool.title, [...nameWords]) : nameWords,
+		name: plurals.length > 0 ? [...named, ...plurals] : named,
 		server: analyzeServer(tool.server),
 		description,
 		params: analyzeParams(tool.inputSchema),

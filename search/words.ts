@@ -200,3 +200,17 @@ export function analyzeTokens(tokens: readonly string[]): string[] {
 	}
 	return out;
 }
+
+/**
+ * Whether a word is a plural ("events", "processes"; not "status", "class", "alias"): a search for
+ * "meetings" or "which projects" asks for many, which a tool named for many (list-events,
+ * find_projects) answers rather than one named for one (get-event, update_project).
+ */
+export function isPlural(word: string): boolean {
+	return word.length >= 4 && word.endsWith("s") && !/(ss|us|is)$/.test(word) && stem(word) !== word;
+}
+
+/** The term that marks a plural in a tool's name: "events" is "event#pl" (no word holds a '#'). */
+export function pluralTerm(term: string): string {
+	return `${term}#pl`;
+}

@@ -9,10 +9,12 @@ import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { Bm25Index } from "../../search/bm25.ts";
 import { indexInfo, prepareSearch, searchCatalog, ToolSearchIndex } from "../../search/engine.ts";
-import { expandQuery } from "../../search/query.ts";
+import { readEntities } from "../../search/entities.ts";
+import { asksQuestion, expandQuery } from "../../search/query.ts";
 import { baseForm, derivedForms, synonymsOf } from "../../search/thesaurus.ts";
 import { summaryEnd } from "../../search/tool-text.ts";
-import { analyze, stem, tokenize } from "../../search/words.ts";
+import { analyze, isPlural, stem, tokenize } from "../../search/words.ts";
+import type { ToolAnnotations } from "../../types.ts";
 
 describe("tokenizing and stemming", () => {
 	it("splits names on _ - . and camelCase, and lowercases", () => {
@@ -232,6 +234,78 @@ describe("WordNet beyond synonyms, and a tool's name", () => {
 			tool("billing_entry", "Create an invoice."),
 		]);
 		expect(index.search("create invoice")[0].tool.name).toBe("billing_entry");
+	});
+});
+
+describe("what a query's form says (issue 41, fifth round)", () => {
+	const tool = (server: string, name: string, description: string, annotations?: ToolAnnotations) => ({
+		server,
+		name,
+		qualifiedName: `${server}_${name}`,
+		description,
+		inputSchema: { type: "object", properties: {} },
+		...(annotations ? { annotations } : {}),
+	});
+	const names = (index: ToolSearchIndex, query: string) => index.search(query).map((h) => h.tool.name);
+
+	it("reads identifiers as what they are: a file, a web address, a channel, a ticket, an email, SQL", () => {
+		expect(tokenize(readEntities("read package.json"))).toEqual(["read", "file"]);
+		expect(tokenize(readEntities("rename src/old.ts to ./new.tsx"))).toEqual(["rename", "file", "to", "file"]);
+		expect(tokenize(readEntities("open localhost:3000 and https://x.dev/a?b=1"))).toEqual([
+			"open",
+			"url",
+			"and",
+			"url",
+		]);
+		expect(tokenize(readEntities("get the links on example.com"))).toEqual(["get", "the", "links", "on", "url"]);
+		expect(tokenize(readEntities("post in #deploys"))).toEqual(["post", "in", "channel"]);
+		expect(tokenize(readEntities("comment on ENG-41"))).toEqual(["comment", "on", "issue"]);
+		expect(tokenize(readEntities("invite jane@acme.com"))).toEqual(["invite", "email"]);
+		expect(tokenize(readEntities("list ~/notes/"))).toEqual(["list", "path"]);
+		expect(tokenize(readEntities("run select count(*) from orders"))).toEqual(["run", "sql", "query"]);
+		// Names that only look like one: a library, a version, a browser's select.
+		for (const query of ["docs for next.js", "v2.3 is out", "select the option from the dropdown", "and/or"])
+			expect(readEntities(query)).toBe(query);
+	});
+
+	it("a file named in the query finds the file tools, not those its name's words match", () => {
+		const index = new ToolSearchIndex([
+			tool("fs", "read_text_file", "Read the complete contents of a file as text."),
+			tool("npm", "package_info", "Show a package's metadata from the registry."),
+			tool("data", "json_query", "Query a JSON document with JSONPath."),
+		]);
+		expect(names(index, "read package.json")[0]).toBe("read_text_file");
+	});
+
+	it("tells a plural from a singular", () => {
+		for (const word of ["events", "processes", "projects", "calendars", "indexes"])
+			expect(isPlural(word), word).toBe(true);
+		for (const word of ["status", "process", "class", "was", "analysis"]) expect(isPlural(word), word).toBe(false);
+	});
+
+	it("a plural asks for many: a tool named for many ranks above one named for one", () => {
+		const index = new ToolSearchIndex([
+			tool("calendar", "get-event", "Get an event from a calendar."),
+			tool("calendar", "list-events", "List events from a calendar."),
+			tool("tracker", "update_project", "Update a project's name."),
+			tool("tracker", "find_projects", "Find projects in the organization."),
+		]);
+		expect(names(index, "upcoming events")[0]).toBe("list-events");
+		expect(names(index, "projects in our org")[0]).toBe("find_projects");
+	});
+
+	it("a question is answered by a tool that reads, not by one its server marks as changing things", () => {
+		expect(asksQuestion("what is assigned to me", ["what", "is", "assigned", "to", "me"])).toBe(true);
+		expect(asksQuestion("issues assigned to me?", ["issues", "assigned", "to", "me"])).toBe(true);
+		expect(asksQuestion("how many docs", ["how", "many", "docs"])).toBe(true);
+		for (const request of ["can you assign it", "do a deep research", "how to assign an issue", "assign it to me"])
+			expect(asksQuestion(request, tokenize(request)), request).toBe(false);
+		const index = new ToolSearchIndex([
+			tool("tracker", "assign_issue", "Assign an issue to a user.", { readOnlyHint: false }),
+			tool("tracker", "search_issues", "Search issues by assignee, state or text.", { readOnlyHint: true }),
+		]);
+		expect(names(index, "assign issue to me")[0]).toBe("assign_issue");
+		expect(names(index, "which issues are assigned to me")[0]).toBe("search_issues");
 	});
 });
 
