@@ -294,6 +294,17 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 		expect(names(index, "projects in our org")[0]).toBe("find_projects");
 	});
 
+	it("the words after 'for' or 'about' say what the request is for: they count less than what to act on", () => {
+		const index = new ToolSearchIndex([
+			tool("web", "web_search", "Search the web for pages and news."),
+			tool("tracker", "get_release_notes", "Get the release notes of a release."),
+			tool("tracker", "search_release_notes", "Search release notes."),
+		]);
+		expect(names(index, "search the web for the latest release notes")[0]).toBe("web_search");
+		// Right after the first word, "for" is a phrasal verb's: what follows is what to act on.
+		expect(names(index, "search for release notes")[0]).toBe("search_release_notes");
+	});
+
 	it("a question is answered by a tool that reads, not by one its server marks as changing things", () => {
 		expect(asksQuestion("what is assigned to me", ["what", "is", "assigned", "to", "me"])).toBe(true);
 		expect(asksQuestion("issues assigned to me?", ["issues", "assigned", "to", "me"])).toBe(true);
