@@ -73,6 +73,13 @@ const NAME_FIELD = [0] as const;
  * marked at all is as it was. Chosen on the fresh tuning set (issue 41, fifth round: 0.4-0.9 all gain).
  */
 const WRITE_IN_QUESTION = 0.8;
+/**
+ * And the other way: a request whose first word starts (mostly) tools that change things ("create",
+ * "delete": the catalog's own annotations say so, CHANGING_SHARE of at least 3 marked tools) ranks
+ * a tool marked read-only at half its score. Chosen on the tuning sets (issue 41, fifth round).
+ */
+const READ_IN_CHANGE = 0.5;
+const CHANGING_SHARE = 0.8;
 /** A match through a word the query word starts, or one a typo away, counts this much (before its length factor). */
 const PREFIX_WEIGHT = 0.4;
 const FUZZY_WEIGHT = 0.3;
@@ -100,6 +107,8 @@ interface ServerState {
 	readonly list: readonly CatalogTool[];
 	readonly ids: readonly number[];
 	readonly heads: readonly string[];
+	/** Per tool its server marks (`readOnlyHint`): the first word of its own name, and whether it changes things. */
+	readonly marked: readonly (readonly [head: string, changes: boolean])[];
 }
 
 /** Tools indexed per step of an update: a background build yields to Pi between steps. */
@@ -122,6 +131,10 @@ export class ToolSearchIndex {
 	private readonly headCounts = new Map<string, number>();
 	/** Stemmed words that start many tool names: the catalog's actions (get, list, create...). */
 	private actions: ReadonlySet<string> = new Set();
+	/** Per first word of a tool's own name, how many marked tools read and how many change things. */
+	private readonly markedCounts = new Map<string, [reads: number, changes: number]>();
+	/** First words whose marked tools nearly all change things (create, delete, update...): a request to change. */
+	private changing: ReadonlySet<string> = new Set();
 	/** What the last update looked at: the tools it compared with their entries, and those it analyzed and added. */
 	lastUpdate = { compared: 0, added: 0 };
 
@@ -178,10 +191,13 @@ export class ToolSearchIndex {
 			const ids = [...(kept.get(server) ?? []), ...(newIds.get(server) ?? [])];
 			this.setServer(
 				server,
-				list ? { list, ids, heads: serverHeads(ids.map((id) => this.entry(id).nameWords)) } : undefined,
+				list
+					? { list, ids, heads: serverHeads(ids.map((id) => this.entry(id).nameWords)), marked: this.marked(ids) }
+					: undefined,
 			);
 		}
 		this.actions = this.commonHeads();
+		this.changing = this.changingHeads();
 	}
 
 	/** Analyzes one tool and adds it: its entry is kept, its fields indexed. Returns its id. */
@@ -211,8 +227,21 @@ export class ToolSearchIndex {
 		this.live--;
 	}
 
+	/** The marked tools among `ids`: each one's own name's first word, and whether it changes things. */
+	private marked(ids: readonly number[]): [string, boolean][] {
+		const out: [string, boolean][] = [];
+		for (const id of ids) {
+			const { tool, ownNameWords } = this.entry(id);
+			const readOnly = tool.annotations?.readOnlyHint;
+			if (readOnly !== undefined && ownNameWords.length > 0) out.push([ownNameWords[0], !readOnly]);
+		}
+		return out;
+	}
+
 	/** Records a server's state (none: it left), its names' first words counted in place of its old ones. */
 	private setServer(server: string, state: ServerState | undefined): void {
+		for (const [head, changes] of this.servers.get(server)?.marked ?? []) this.countMarked(head, changes, -1);
+		for (const [head, changes] of state?.marked ?? []) this.countMarked(head, changes, 1);
 		for (const head of this.servers.get(server)?.heads ?? []) {
 			const n = (this.headCounts.get(head) ?? 0) - 1;
 			if (n > 0) this.headCounts.set(head, n);
@@ -224,6 +253,22 @@ export class ToolSearchIndex {
 		}
 		this.servers.set(server, state);
 		for (const head of state.heads) this.headCounts.set(head, (this.headCounts.get(head) ?? 0) + 1);
+	}
+
+	private countMarked(head: string, changes: boolean, by: 1 | -1): void {
+		const counts = this.markedCounts.get(head) ?? [0, 0];
+		counts[changes ? 1 : 0] += by;
+		if (counts[0] + counts[1] > 0) this.markedCounts.set(head, counts);
+		else this.markedCounts.delete(head);
+	}
+
+	/** First words of at least 3 marked tools of which at least 80% change things (the catalog says what they do). */
+	private changingHeads(): Set<string> {
+		return new Set(
+			[...this.markedCounts]
+				.filter(([, [reads, changes]]) => reads + changes >= 3 && changes >= CHANGING_SHARE * (reads + changes))
+				.map(([head]) => head),
+		);
 	}
 
 	/** The words that start at least 1% of all tool names (and 3): the catalog's actions. */
@@ -244,6 +289,9 @@ export class ToolSearchIndex {
 		const words = tokenize(text).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts, general, nameOnly } = expandQuery(words.join(" "));
 		const question = asksQuestion(text, words);
+		// "delete spam from last week": a request whose first word is an action the catalog's tools that
+		// change things start is done by one of them, not by a tool its server marks read-only.
+		const changeAsked = !question && concepts.length > 1 && this.changing.has(ownWord(concepts[0]));
 		if (weights.size === 0) return [];
 		// "add numbers": the action is common to many tools, the object says which one.
 		const actionWords = concepts.filter((c) => this.actions.has(ownWord(c)));
@@ -309,7 +357,8 @@ export class ToolSearchIndex {
 				raw *
 				coverage *
 				(1 - NAME_PRECISION + NAME_PRECISION * namePrecision(this.entry(id), weights)) *
-				(question && tool.annotations?.readOnlyHint === false ? 1 - WRITE_IN_QUESTION : 1);
+				(question && tool.annotations?.readOnlyHint === false ? 1 - WRITE_IN_QUESTION : 1) *
+				(changeAsked && tool.annotations?.readOnlyHint === true ? 1 - READ_IN_CHANGE : 1);
 			ids.push(id);
 			scores.push(score);
 			coverages.push(coverage);
