@@ -298,22 +298,21 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 	});
 
 	it("a request to change things is done by a tool that changes things, as the catalog's annotations tell", () => {
-		const writes = { readOnlyHint: false };
-		const index = new ToolSearchIndex([
-			tool("mail", "delete_email", "Delete an email.", writes),
-			tool("mail", "delete_label", "Delete a label.", writes),
-			tool("mail", "delete_filter", "Delete a filter.", writes),
-			tool("mail", "list_deleted_emails", "List deleted emails in the trash.", { readOnlyHint: true }),
-		]);
-		expect(names(index, "delete old emails")[0]).toBe("delete_email");
+		/** A mail server's tools, marked by their server or not. */
+		const mail = (marked: boolean) =>
+			new ToolSearchIndex(
+				[
+					["delete_email", "Delete an email.", false],
+					["delete_label", "Delete a label.", false],
+					["delete_filter", "Delete a filter.", false],
+					["list_deleted_emails", "List deleted emails in the trash.", true],
+				].map(([name, description, readOnlyHint]) =>
+					tool("mail", `${name}`, `${description}`, marked ? { readOnlyHint: readOnlyHint === true } : undefined),
+				),
+			);
+		expect(names(mail(true), "delete old emails")[0]).toBe("delete_email");
 		// Unmarked, the catalog says nothing of "delete": the listing of deleted emails answers more of the query.
-		const unmarked = new ToolSearchIndex([
-			tool("mail", "delete_email", "Delete an email."),
-			tool("mail", "delete_label", "Delete a label."),
-			tool("mail", "delete_filter", "Delete a filter."),
-			tool("mail", "list_deleted_emails", "List deleted emails in the trash."),
-		]);
-		expect(names(unmarked, "delete old emails")[0]).toBe("list_deleted_emails");
+		expect(names(mail(false), "delete old emails")[0]).toBe("list_deleted_emails");
 	});
 
 	it("the words after 'for' or 'about' say what the request is for: they count less than what to act on", () => {
