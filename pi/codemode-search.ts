@@ -11,7 +11,13 @@
 // permission hook blocked it) the line hands over to Pi's own searchTools().
 
 import { PROXY_TOOL_NAME } from "../proxy/surface.ts";
-import { type PiNamespace, type PiToolInfo, PiToolRanker, type ToolSearchApi } from "./tool-ranking.ts";
+import {
+	type McpToolFacts,
+	type PiNamespace,
+	type PiToolInfo,
+	PiToolRanker,
+	type ToolSearchApi,
+} from "./tool-ranking.ts";
 
 /** The tool the patched searchTools() calls. */
 export const SCRIPT_SEARCH_TOOL = "mcp_adapter_search_tools";
@@ -155,8 +161,8 @@ function isPisCodemode(pi: ToolSearchApi): boolean {
 }
 
 /** Registers the tool scripts' searchTools() calls, and the patch that makes them call it. */
-export function registerScriptSearch(pi: ToolSearchApi): void {
-	pi.registerTool(scriptSearchDefinition(pi, new PiToolRanker()));
+export function registerScriptSearch(pi: ToolSearchApi, facts?: McpToolFacts): void {
+	pi.registerTool(scriptSearchDefinition(pi, new PiToolRanker(facts)));
 	pi.on("tool_call", (event) => {
 		if (event.toolName !== CODEMODE || typeof event.input.code !== "string" || !isPisCodemode(pi)) return undefined;
 		const patched = patchScript(event.input.code);

@@ -12,7 +12,7 @@ import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ToolRef } from "../proxy/calls.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
-import { type Exposure, exposureOf, type JsonSchema, piToolName } from "../types.ts";
+import { type Exposure, exposureOf, type JsonSchema, piToolName, type ToolMetadata } from "../types.ts";
 import { mcpResultSchema } from "./result-schema.ts";
 
 /** What this needs of Pi 1.5's extension API. */
@@ -115,6 +115,17 @@ export class McpPiTools {
 	registeredName(runtime: McpRuntime, tool: CatalogTool): string | undefined {
 		this.sync(runtime);
 		return this.nameOf(tool);
+	}
+
+	/** What the server said of the tool a Pi tool name stands for (its title, its annotations), for Pi's searches. */
+	factsOf(runtime: McpRuntime | undefined, piName: string): Pick<ToolMetadata, "title" | "annotations"> | undefined {
+		const [server, tool] = this.owners.get(piName)?.split("\0") ?? [];
+		if (!runtime || server === undefined) return undefined;
+		const found = runtime.lifecycle.catalog
+			.byServer()
+			.get(server)
+			?.find((t) => t.name === tool);
+		return found && { title: found.title, annotations: found.annotations };
 	}
 
 	/** Which tool a Pi tool name is, for the `tool_call` wait. */

@@ -7,7 +7,7 @@
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { loadSearch } from "../lazy.ts";
 import type { ToolSearchIndex } from "../search/engine.ts";
-import type { JsonSchema } from "../types.ts";
+import type { JsonSchema, ToolMetadata } from "../types.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 /** What Pi 1.5 reports of a tool (`pi.getAllTools()`, or a tool context's `ctx.tools`). */
@@ -36,8 +36,15 @@ export interface ToolSearchApi extends Pi15ToolApi {
 const isObject = (value: unknown): value is JsonSchema =>
 	typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A Pi tool as the engine indexes it: `mcp__github__create_issue` is github's `create_issue`. */
-export function searchable(tool: PiToolInfo): CatalogTool {
+/** What an MCP tool's server said of it that Pi's tool list does not carry: its title, its annotations. */
+export type McpToolFacts = (piName: string) => Pick<ToolMetadata, "title" | "annotations"> | undefined;
+
+/**
+ * A Pi tool as the engine indexes it: `mcp__github__create_issue` is github's `create_issue`, with
+ * its title and annotations when it is one of this package's (ranked as `mcp({search})` ranks it).
+ */
+export function searchable(tool: PiToolInfo, facts?: McpToolFacts): CatalogTool {
+	const known = facts?.(tool.name);
 	const namespace = tool.namespace;
 	const prefix = namespace ? `${namespace.name}__` : undefined;
 	return {
@@ -46,6 +53,8 @@ export function searchable(tool: PiToolInfo): CatalogTool {
 		qualifiedName: tool.name,
 		description: tool.description ?? "",
 		inputSchema: isObject(tool.parameters) ? tool.parameters : {},
+		...(known?.title ? { title: known.title } : {}),
+		...(known?.annotations ? { annotations: known.annotations } : {}),
 	};
 }
 
@@ -72,6 +81,8 @@ function isExactName(query: string, name: string): boolean {
 export class PiToolRanker {
 	private index?: ToolSearchIndex;
 
+	constructor(private readonly facts?: McpToolFacts) {}
+
 	/** The names of the `limit` best tools for the query, among `tools` (and of those, the ones `filter` keeps). */
 	async rank(
 		query: string,
@@ -81,7 +92,7 @@ export class PiToolRanker {
 	): Promise<string[]> {
 		const engine = await loadSearch();
 		this.index ??= new engine.ToolSearchIndex();
-		this.index.update(tools.map(searchable));
+		this.index.update(tools.map((tool) => searchable(tool, this.facts)));
 		const kept = filter ? new Set(tools.filter(filter).map((tool) => tool.name)) : undefined;
 		const hits = this.index.search(query, {
 			limit,

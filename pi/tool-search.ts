@@ -9,7 +9,7 @@
 // servers it may reach. codemode scripts' `searchTools()` is pi/codemode-search.ts.
 
 import { registerScriptSearch, SCRIPT_SEARCH_TOOL } from "./codemode-search.ts";
-import { PiToolRanker, type ToolSearchApi } from "./tool-ranking.ts";
+import { type McpToolFacts, PiToolRanker, type ToolSearchApi } from "./tool-ranking.ts";
 
 export const TOOL_SEARCH_TOOL_NAME = "tool_search";
 const DEFAULT_LIMIT = 8;
@@ -88,7 +88,7 @@ function toolSearchDefinition(pi: ToolSearchApi, ranker: PiToolRanker): Record<s
  * Registers `tool_search` and what codemode scripts' searchTools() goes through. Called while the
  * extension loads: only a tool registered then replaces Pi's built-in one.
  */
-export function registerToolSearch(pi: ToolSearchApi): void {
-	pi.registerTool(toolSearchDefinition(pi, new PiToolRanker()));
-	registerScriptSearch(pi);
+export function registerToolSearch(pi: ToolSearchApi, facts?: McpToolFacts): void {
+	pi.registerTool(toolSearchDefinition(pi, new PiToolRanker(facts)));
+	registerScriptSearch(pi, facts);
 }
