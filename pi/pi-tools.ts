@@ -8,7 +8,7 @@
 
 import { createHash } from "node:crypto";
 import { piParameters } from "../catalog/pi-schema.ts";
-import type { CatalogTool } from "../catalog/tool-catalog.ts";
+import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ToolRef } from "../proxy/calls.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
@@ -99,6 +99,8 @@ export class McpPiTools {
 	 */
 	private readonly fingerprints = new Map<string, string>();
 	private synced = "";
+	/** The catalog's tools by owner, as of one catalog version (factsOf). */
+	private facts?: { catalog: ToolCatalog; version: number; byOwner: Map<string, CatalogTool> };
 
 	constructor(
 		private readonly pi: Pi15ToolApi,
@@ -119,12 +121,16 @@ export class McpPiTools {
 
 	/** What the server said of the tool a Pi tool name stands for (its title, its annotations), for Pi's searches. */
 	factsOf(runtime: McpRuntime | undefined, piName: string): Pick<ToolMetadata, "title" | "annotations"> | undefined {
-		const [server, tool] = this.owners.get(piName)?.split("\0") ?? [];
-		if (!runtime || server === undefined) return undefined;
-		const found = runtime.lifecycle.catalog
-			.byServer()
-			.get(server)
-			?.find((t) => t.name === tool);
+		const owner = this.owners.get(piName);
+		if (!runtime || owner === undefined) return undefined;
+		const { catalog } = runtime.lifecycle;
+		// One map per catalog version: a search ranks every Pi tool, 10,000 lookups at a time.
+		if (this.facts?.catalog !== catalog || this.facts.version !== catalog.version) {
+			const byOwner = new Map<string, CatalogTool>();
+			for (const tool of catalog.all()) byOwner.set(`${tool.server}\0${tool.name}`, tool);
+			this.facts = { catalog, version: catalog.version, byOwner };
+		}
+		const found = this.facts.byOwner.get(owner);
 		return found && { title: found.title, annotations: found.annotations };
 	}
 

@@ -8,26 +8,39 @@
 const FILE_EXTENSIONS =
 	"json|jsonl|ya?ml|toml|ini|env|md|txt|csv|tsv|log|tsx?|jsx|mjs|cjs|py|rb|go|rs|java|kt|swift|c|h|cpp|cs|php|sh|sql|html?|css|scss|xml|svg|png|jpe?g|gif|webp|pdf|docx?|xlsx?|pptx?|zip|tar|gz|lock";
 
-/** A domain's last label that makes a dotted name a web address (`example.com`, not `next.js`). */
-const TOP_LEVEL = /\.(com|org|net|io|dev|ai|app|co|edu|gov)$/i;
+/**
+ * A dotted name that is a web address: one ending in .com, .org, .edu or .gov; or in a top-level
+ * domain libraries and apps also end in (.io, .net, .app, ...: socket.io, ASP.NET, Calculator.app)
+ * only with a path, a `www.` or a subdomain (docs.example.io).
+ */
+function isWebAddress(name: string): boolean {
+	const [host, ...path] = name.split("/");
+	if (/\.(com|org|edu|gov)$/i.test(host)) return true;
+	if (!/\.(net|io|dev|ai|app|co)$/i.test(host)) return false;
+	return path.length > 0 || /^www\./i.test(host) || host.split(".").length >= 3;
+}
+
+/** Standards written like a tracker key (UTF-8, SHA-256, GPT-4, ISO-8601, CVE-2024-3094): not a ticket. */
+const STANDARDS =
+	"UTF|UCS|SHA|MD|ISO|RFC|GPT|CVE|CWE|AES|RSA|TLS|SSL|HTTP|IPV|ES|PEP|ECMA|IEEE|WCAG|OWASP|PCI|SOC|COVID|X";
 
 /** Each shape, in order (an email address before the domain in it), and the word it reads as (a name it is not: itself). */
 const SHAPES: readonly (readonly [RegExp, string | ((match: string) => string)])[] = [
-	[/\b[\w.+-]+@[\w-]+(\.[\w-]+)+\b/g, "email"],
+	// An address whose domain ends in letters (deploy@10.0.0.5 is a login, not an email).
+	[/\b[\w.+-]+@[\w-]+(\.[\w-]+)*\.[a-z]{2,}\b/gi, "email"],
 	[/\bhttps?:\/\/\S+|\blocalhost(:\d+)?\b/gi, "url"],
-	// A domain: dotted names read whole, then a web address if the last label is a common top-level domain.
-	[/\b[\w-]+(\.[\w-]+)+(\/\S*)?/g, (name) => (TOP_LEVEL.test(name.split("/")[0]) ? "url" : name)],
-	[new RegExp(`(^|\\s)[\\w./~-]*\\.(${FILE_EXTENSIONS})(?=[\\s,;:)]|$)`, "gi"), "file"],
+	// A domain: dotted names read whole, then checked (isWebAddress).
+	[/\b[\w-]+(\.[\w-]+)+(\/\S*)?/g, (name) => (isWebAddress(name) ? "url" : name)],
+	// A file name, quoted or not, before a space, punctuation or the end ("what is in package.json?").
+	[new RegExp(`(^|[\\s"'\`(\\[])[\\w./~-]*\\.(${FILE_EXTENSIONS})(?=[\\s,;:)\\].?!'"\`]|$)`, "gi"), "file"],
 	// One character class, no nested repetition: `([\w.-]+\/?)+` took 51 s on "/" and 28 letters.
 	[/(^|\s)(~|\.{1,2})?\/[\w./-]+(?=\s|$)/g, "path"],
 	[/(^|\s)#[a-z][\w-]*/gi, "channel"],
-	// A tracker's key: ENG-512, PROJ-7.
-	[/\b[A-Z][A-Z0-9]+-\d+\b/g, "issue"],
-	// SQL as typed: `select count(*) from orders`, `select id, name from users`, `SELECT ... FROM`.
-	[
-		/\bselect\s+(\*|distinct\b|count\s*\(|[\w.]+\s*,)[\s\S]*\bfrom\b[\s\S]*|\bSELECT\b[\s\S]*\bFROM\b[\s\S]*/g,
-		"sql query",
-	],
+	// A tracker's key: ENG-512, PROJ-7 (not a standard's name, not a date's start: CVE-2024-3094).
+	[new RegExp(`\\b(?!(?:${STANDARDS})-)[A-Z][A-Z0-9]+-\\d+\\b(?!-\\d)`, "g"), "issue"],
+	// SQL as typed, to its table: `select count(*) from orders`, `SELECT id, name FROM users` (not
+	// "select all, then copy from the clipboard").
+	[/\bselect\s+(\*|distinct\s+[\w.]+|count\s*\([^)]*\)|[\w.]+(\s*,\s*[\w.]+)*)\s+from\s+[\w.]+/gi, "sql query"],
 ];
 
 /**

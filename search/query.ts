@@ -127,21 +127,29 @@ const PURPOSE_WEIGHT = 0.25;
  * "search the web for the latest node release notes", "stage files for commit", "what do you know
  * about project apollo": the words after the first "for" or "about" say what the request is for or
  * about, which many tools name (release notes, commits, projects) and the one that does it need
- * not. They still count, at a quarter of their weight. A "for" right after the first word is a
- * phrasal verb's ("search for files", "wait for the page"), whose object follows: no purpose.
+ * not. They still count, at a quarter of their weight. A "for" after a lone verb is a phrasal
+ * verb's ("search for files", "please wait for the page"), whose object follows: no purpose.
  * Chosen on both tuning sets (issue 41, fifth round: 0.1-0.5 gain, with and without the lexicon).
  */
 function lowerPurpose(raw: readonly string[], concepts: Map<string, Set<string>>, weights: Map<string, number>): void {
-	const at = raw.findIndex((word, i) => i >= 2 && (word === "for" || word === "about"));
+	const at = raw.findIndex((word, i) => (word === "about" && i > 0) || (word === "for" && actedOn(raw.slice(0, i))));
 	if (at < 0) return;
-	const before = new Set(raw.slice(0, at).map(stem));
+	// What is said before the purpose, and every term standing for it, is what to act on ("create a
+	// ticket about the login bug": bug's equivalents hold ticket, which keeps its weight).
+	const kept = new Set(raw.slice(0, at).flatMap((word) => [...(concepts.get(stem(word)) ?? [])]));
 	const lowered = new Set<string>();
-	for (const word of new Set(raw.slice(at + 1).map(stem))) {
-		// A word said before the purpose too is what to act on ("issues for the issue tracker").
-		if (before.has(word)) continue;
-		for (const term of concepts.get(word) ?? []) lowered.add(term);
-	}
+	for (const word of new Set(raw.slice(at + 1).map(stem)))
+		for (const term of concepts.get(word) ?? []) if (!kept.has(term)) lowered.add(term);
 	for (const term of lowered) weights.set(term, (weights.get(term) ?? 0) * PURPOSE_WEIGHT);
+}
+
+/**
+ * Whether the words before a "for" name something to act on beyond a verb: with only one meaningful
+ * word before it ("search for files", "please wait for the page"), it is a phrasal verb's particle
+ * and what follows is its object. "About" is a topic's after any verb ("what do you know about X").
+ */
+function actedOn(before: readonly string[]): boolean {
+	return before.filter((word) => !STOPWORDS.has(word)).length >= 2;
 }
 
 /**
@@ -155,12 +163,14 @@ function markPlurals(
 	weights: Map<string, number>,
 ): Set<string> {
 	const marks = new Set<string>();
-	for (const word of raw) {
-		const concept = isPlural(word) ? concepts.get(stem(word)) : undefined;
+	// Each plural word once; a term two plurals share is marked at the higher of its weights.
+	for (const word of new Set(raw.filter(isPlural).map(stem))) {
+		const concept = concepts.get(word);
 		if (!concept) continue;
 		for (const term of [...concept]) {
+			if (marks.has(term)) continue; // a mark itself, made for another plural
 			const mark = pluralTerm(term);
-			weights.set(mark, (weights.get(mark) ?? 0) + (weights.get(term) ?? 0));
+			weights.set(mark, Math.max(weights.get(mark) ?? 0, weights.get(term) ?? 0));
 			concept.add(mark);
 			marks.add(mark);
 		}
@@ -170,9 +180,16 @@ function markPlurals(
 
 /** Words that open a question ("which projects do I have"; not "can you", "do", "how to": requests). */
 const QUESTION_OPENERS = /^(what|whats|which|who|whose|where|when|is|are|was|were|any|does|did|has)$/;
+/** Words that open a request, even one ending in "?" ("can you create an issue?"). */
+const REQUEST_OPENERS = /^(can|could|would|will|please|pls|lets?)$/;
 
-/** Whether the query asks what is (a question), which a tool that reads answers, not one that changes things. */
+/**
+ * Whether the query asks what is (a question), which a tool that reads answers, not one that
+ * changes things. Not a request asked politely ("can you delete the branch?"), nor a question about
+ * which tool to use ("which tool creates an issue", "is there a tool to..."): the request is in it.
+ */
 export function asksQuestion(query: string, words: readonly string[]): boolean {
+	if (REQUEST_OPENERS.test(words[0] ?? "") || words.some((word) => word === "tool" || word === "tools")) return false;
 	return (
 		/\?\s*$/.test(query) ||
 		QUESTION_OPENERS.test(words[0] ?? "") ||
