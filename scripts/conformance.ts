@@ -73,10 +73,20 @@ const starved = (clientStderr: string) =>
  * One scenario of a revision, run alone: whether its checks all passed (as the suite's summary
  * scores it). `--force`: an extension scenario is on no revision's timeline, and is skipped without.
  */
-async function alone(name: string, revision: string): Promise<boolean> {
+async function alone(name: string, revision: string): Promise<{ passed: boolean; output: string }> {
 	const output = await run(["client", "--command", client, "--scenario", name, "--spec-version", revision, "--force"]);
 	const result = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
-	return result !== null && Number(result[3]) === 0 && Number(result[1]) > 0;
+	return { passed: result !== null && Number(result[3]) === 0 && Number(result[1]) > 0, output };
+}
+
+/** The end of a run's output, indented: what a failure alone says (its results are kept nowhere else). */
+function tailOf(output: string): string {
+	return output
+		.trim()
+		.split("\n")
+		.slice(-15)
+		.map((line) => `    | ${line}`)
+		.join("\n");
 }
 
 /**
@@ -143,15 +153,17 @@ for (const revision of REVISIONS) {
 		// Extension scenarios no requirement set holds (skills): each run on its own (`--force`).
 		for (const name of EXTENSIONS_REQUIRED_HERE) {
 			if (found.some((o) => o.name === name)) continue;
-			const passed = await alone(name, revision);
+			const { passed, output: said } = await alone(name, revision);
 			found.push({ name, passed, detail: `run on its own: ${passed ? "passed" : "failed"}`, scored: false });
+			if (!passed) clientOutput.set(`${revision} ${name}`, tailOf(said));
 		}
 		results.set(revision, found);
 		for (const o of found.filter((o) => required(o) && !o.passed)) {
-			const failure = failureOf(out, o.name);
+			// A scenario run on its own above kept its output already; the parallel run's results hold the others'.
+			const failure = clientOutput.get(`${revision} ${o.name}`) ?? failureOf(out, o.name);
 			clientOutput.set(`${revision} ${o.name}`, failure);
 			if (!starved(failure)) continue;
-			const passed = await alone(o.name, revision);
+			const { passed } = await alone(o.name, revision);
 			found[found.indexOf(o)] = { ...o, passed, alone: true };
 		}
 	} finally {
