@@ -4,7 +4,7 @@
 // tests/data/tool-catalogs that would do it (queries no tool does were dropped, not reworded).
 // The first tuning set (search-queries.ts) was saturated (hit@5 97%): choices made on it could no
 // longer be told apart. Tuning uses both; the test set stays held out.
-import type { Query } from "./search-queries.ts";
+import type { Query, Setup } from "./search-queries.ts";
 
 export const FRESH_QUERIES: readonly Query[] = [
 	// awskb
@@ -438,10 +438,7 @@ export const FRESH_QUERIES: readonly Query[] = [
 ];
 
 /** Asked in small setups of a few servers, as users run them. */
-export const FRESH_SETUP_QUERIES: readonly {
-	readonly servers: readonly string[];
-	readonly queries: readonly Query[];
-}[] = [
+export const FRESH_SETUP_QUERIES: readonly Setup[] = [
 	{
 		servers: ["github", "slack", "sentry"],
 		queries: [

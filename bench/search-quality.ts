@@ -16,18 +16,17 @@ import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts"
 import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
 import { type Catalog, loadCatalogs } from "./catalogs.ts";
 import { FRESH_QUERIES, FRESH_SETUP_QUERIES } from "./search-fresh-queries.ts";
-import { QUERIES, type Query } from "./search-queries.ts";
+import { QUERIES, type Query, type Setup } from "./search-queries.ts";
 import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
+import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 
 /** Queries over every catalog at once, and queries asked in small setups of a few servers. */
 interface QuerySet {
 	readonly queries: readonly Query[];
-	readonly setups: readonly { readonly servers: readonly string[]; readonly queries: readonly Query[] }[];
+	readonly setups: readonly Setup[];
 }
 const TEST_SET: QuerySet = { queries: TEST_QUERIES, setups: SETUP_QUERIES };
 const FRESH_SET: QuerySet = { queries: FRESH_QUERIES, setups: FRESH_SETUP_QUERIES };
-
-import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 
 function catalogOf(catalogs: readonly Catalog[], copies = 1): ToolCatalog {
 	const names = catalogs.flatMap((c) =>
@@ -140,7 +139,7 @@ async function measureSetAnswers(
 }
 
 /** A set (the test set unless told): every catalog at once, then each small setup on its own catalogs. */
-export function measureTest(catalogs: readonly Catalog[], set: QuerySet = TEST_SET): QualityReport {
+export function measureSet(catalogs: readonly Catalog[], set: QuerySet = TEST_SET): QualityReport {
 	const parts = [measureQuality(catalogOf(catalogs), set.queries)];
 	for (const setup of set.setups) {
 		parts.push(measureQuality(catalogOf(catalogs.filter((c) => setup.servers.includes(c.server))), setup.queries));
@@ -285,8 +284,8 @@ export async function main(): Promise<void> {
 	const catalogs = loadCatalogs();
 	const catalog = catalogOf(catalogs);
 	const quality = measureQuality(catalog);
-	const fresh = measureTest(catalogs, FRESH_SET);
-	const test = measureTest(catalogs);
+	const fresh = measureSet(catalogs, FRESH_SET);
+	const test = measureSet(catalogs);
 	console.log(`== mcp({search}): search quality over ${catalogs.length} catalogs, ${catalog.all().length} tools ==`);
 	console.log("the engine's ranking:");
 	console.log(`  tuning set (${quality.queries} queries):  ${line(quality)}`);

@@ -3,6 +3,12 @@
 /** A query and every tool (server/tool) that would do its job. */
 export type Query = readonly [query: string, ...answers: string[]];
 
+/** Queries asked in a small setup of a few servers, as users run them (common verbs match many tools there). */
+export interface Setup {
+	readonly servers: readonly string[];
+	readonly queries: readonly Query[];
+}
+
 export const QUERIES: readonly Query[] = [
 	// tickets and pull requests
 	["file a ticket", "github/create_issue", "gitlab/create_issue", "linear/linear_createIssue", "jira/jira_issues"],

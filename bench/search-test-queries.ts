@@ -6,7 +6,7 @@
 // Each query lists every tool (server/tool) that would do the job. `SETUP_QUERIES` are asked in
 // small setups of a few servers, as users run them, where common verbs (add, list, get, create)
 // match many tools.
-import type { Query } from "./search-queries.ts";
+import type { Query, Setup } from "./search-queries.ts";
 
 export const TEST_QUERIES: readonly Query[] = [
 	// issue trackers
@@ -292,7 +292,7 @@ export const TEST_QUERIES: readonly Query[] = [
 ];
 
 /** Small setups of servers a user runs together, with queries where common words collide. */
-export const SETUP_QUERIES: readonly { readonly servers: readonly string[]; readonly queries: readonly Query[] }[] = [
+export const SETUP_QUERIES: readonly Setup[] = [
 	{
 		servers: ["everything", "memory", "filesystem"],
 		queries: [

@@ -79,12 +79,12 @@ async function alone(name: string, revision: string): Promise<{ passed: boolean;
 	return { passed: result !== null && Number(result[3]) === 0 && Number(result[1]) > 0, output };
 }
 
-/** The end of a run's output, indented: what a failure alone says (its results are kept nowhere else). */
-function tailOf(output: string): string {
+/** The last `lines` of a run's output, indented: what a failure says (a lone run's is kept nowhere else). */
+function tailOf(output: string, lines = 15): string {
 	return output
 		.trim()
 		.split("\n")
-		.slice(-15)
+		.slice(-lines)
 		.map((line) => `    | ${line}`)
 		.join("\n");
 }
@@ -132,14 +132,7 @@ function failureOf(out: string, scenario: string): string {
 		existsSync(join(folder, run, file)) ? readFileSync(join(folder, run, file), "utf8") : "";
 	const checks = JSON.parse(read("checks.json") || "[]") as { name: string; status: string; errorMessage?: string }[];
 	const failed = checks.filter((c) => c.status === "FAILURE").map((c) => `    ${c.name}: ${c.errorMessage ?? ""}`);
-	return [
-		...failed,
-		...read("stderr.txt")
-			.trim()
-			.split("\n")
-			.slice(-8)
-			.map((line) => `    | ${line}`),
-	].join("\n");
+	return [...failed, tailOf(read("stderr.txt"), 8)].join("\n");
 }
 
 const results = new Map<string, Outcome[]>();

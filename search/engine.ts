@@ -352,11 +352,12 @@ export class ToolSearchIndex {
 			const raw = results.score(id);
 			if (keep && raw < best * keep.share && raw < leaders.last()) break;
 			const coverage = total > 0 ? results.answered(id, strong, conceptWeights) / total : 1;
-			const { tool } = this.entry(id);
+			const entry = this.entry(id);
+			const { tool } = entry;
 			const score =
 				raw *
 				coverage *
-				(1 - NAME_PRECISION + NAME_PRECISION * namePrecision(this.entry(id), weights)) *
+				(1 - NAME_PRECISION + NAME_PRECISION * namePrecision(entry, weights)) *
 				(question && tool.annotations?.readOnlyHint === false ? 1 - WRITE_IN_QUESTION : 1) *
 				(changeAsked && tool.annotations?.readOnlyHint === true ? 1 - READ_IN_CHANGE : 1);
 			ids.push(id);

@@ -167,8 +167,8 @@ function markPlurals(
 	for (const word of new Set(raw.filter(isPlural).map(stem))) {
 		const concept = concepts.get(word);
 		if (!concept) continue;
+		// Each concept once (one per stem): it holds no mark yet, so no mark is marked again.
 		for (const term of [...concept]) {
-			if (marks.has(term)) continue; // a mark itself, made for another plural
 			const mark = pluralTerm(term);
 			weights.set(mark, Math.max(weights.get(mark) ?? 0, weights.get(term) ?? 0));
 			concept.add(mark);
