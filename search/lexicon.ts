@@ -84,7 +84,8 @@ export const IDIOM_PHRASES: readonly string[] = [
 export const STOPWORDS: ReadonlySet<string> = new Set(
 	`a an the to of for in on at by with from into onto about as and or but is are be been was were it its this that these those
 	i me my we our you your they them their he she his her please can could would should will want need let lets using use via
-	some any every each which what whats where when how do does did done just also then than there here up out so if not no yes`
+	some any every each which what whats where when how do does did done just also then than there here up out so if not no yes
+	don doesn didn isn aren wasn weren hasn haven hadn wouldn shouldn couldn mustn needn`
 		.split(/\s+/)
 		.filter(Boolean),
 );

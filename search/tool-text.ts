@@ -4,7 +4,7 @@
 // file to read"); the description's first sentence once more, as its own field (what the tool does). Whether two listings of a tool read the same (a reconnected server keeps the
 // entries of its unchanged tools).
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { analyze, analyzeInto, analyzeTokens, isPlural, pluralTerm, stem, tokenize } from "./words.ts";
+import { analyze, analyzeInto, analyzeTokens, isLetter, isPlural, pluralTerm, stem, tokenize } from "./words.ts";
 
 /** A tool's fields as indexed, each analyzed into its terms (the order is the index's field order). */
 export interface IndexedTool {
@@ -111,11 +111,6 @@ function examplesAt(note: string): number {
 		if (c === 102 && note.slice(i, i + 11).toLowerCase() === "for example") return i;
 	}
 	return note.length;
-}
-
-function isLetter(c: number): boolean {
-	const lower = c | 32;
-	return lower >= 97 && lower <= 122;
 }
 
 /** The head of each parameter's description, each cut at a word's end within NOTE_CHARS. */

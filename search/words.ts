@@ -28,7 +28,7 @@ function readWords(text: string, sink: WordSink, length = text.length, from = 0)
 		if (c > 127) return false;
 		const upper = c >= 65 && c <= 90;
 		if (!upper && !isLowerOrDigit(c)) {
-			if (start >= 0) sink.word(text, start, i, capitals, hash);
+			if (start >= 0 && !isClitic(text, start, i)) sink.word(text, start, i, capitals, hash);
 			start = -1;
 			continue;
 		}
@@ -52,8 +52,26 @@ function readWords(text: string, sink: WordSink, length = text.length, from = 0)
 		}
 		hash = Math.imul(hash ^ lower, FNV_PRIME);
 	}
-	if (start >= 0) sink.word(text, start, length, capitals, hash);
+	if (start >= 0 && !isClitic(text, start, length)) sink.word(text, start, length, capitals, hash);
 	return true;
+}
+
+/**
+ * Whether a word piece is an English clitic after an apostrophe ("what's", "user's", "you've",
+ * "don't"): the `s` of every possessive in a tool's description would be a term, and a query's
+ * "what's" would find them all.
+ */
+function isClitic(text: string, start: number, end: number): boolean {
+	if (end - start > 2 || start < 2 || text.charCodeAt(start - 1) !== 39 || !isLetter(text.charCodeAt(start - 2)))
+		return false;
+	return CLITICS.has(text.slice(start, end).toLowerCase());
+}
+const CLITICS = new Set(["s", "t", "d", "m", "ve", "ll", "re"]);
+
+/** Whether a character code is an ASCII letter. */
+export function isLetter(c: number): boolean {
+	const lower = c | 32;
+	return lower >= 97 && lower <= 122;
 }
 
 function isLowerOrDigit(c: number): boolean {
@@ -63,6 +81,7 @@ function isLowerOrDigit(c: number): boolean {
 /** The same split for text beyond ASCII. */
 function unicodeWords(text: string): string[] {
 	return text
+		.replace(/(?<=\p{L})['\u2019](?:s|t|d|m|ve|ll|re)(?![\p{L}\p{N}])/giu, "")
 		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
 		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
 		.toLowerCase()

@@ -248,6 +248,20 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 	});
 	const names = (index: ToolSearchIndex, query: string) => index.search(query).map((h) => h.tool.name);
 
+	it("reads an English clitic after an apostrophe as nothing: what's, a user's, you've, don't", () => {
+		expect(tokenize("what's the user's name")).toEqual(["what", "the", "user", "name"]);
+		expect(tokenize("it\u2019s Zo\u00eb's")).toEqual(["it", "zo"]);
+		expect(analyze("don't delete what you've kept")).toEqual(["delet", "kept"]);
+		// Not a clitic: a quoted letter, a name's part.
+		expect(tokenize("unit 's' for O'Reilly")).toEqual(["unit", "s", "for", "o", "reilly"]);
+		// The "s" of a possessive found nothing but junk: every tool with one in its description.
+		const index = new ToolSearchIndex([
+			tool("git", "list_changes", "Lists what changed."),
+			tool("auth", "get_profile", "Returns a user's profile and the user's settings."),
+		]);
+		expect(names(index, "what's changed?")).toEqual(["list_changes"]);
+	});
+
 	it("reads identifiers as what they are: a file, a web address, a channel, a ticket, an email, SQL", () => {
 		expect(tokenize(readEntities("read package.json"))).toEqual(["read", "file"]);
 		expect(tokenize(readEntities("rename src/old.ts to ./new.tsx"))).toEqual(["rename", "file", "to", "file"]);
