@@ -12,7 +12,7 @@
 
 import { PROXY_TOOL_NAME } from "../proxy/surface.ts";
 import {
-	type McpToolFacts,
+	type McpToolTitles,
 	type PiNamespace,
 	type PiToolInfo,
 	PiToolRanker,
@@ -94,7 +94,7 @@ interface ScriptSearchInput {
  * its description names every server, so it took a place in the answer of any query that named one.
  */
 function callableTools(pi: ToolSearchApi, ctx: unknown): PiToolInfo[] {
-	const namespaces = new Map(pi.getAllTools().map((tool) => [tool.name, tool.namespace]));
+	const listed = new Map(pi.getAllTools().map((tool) => [tool.name, tool]));
 	const given = (ctx as { tools?: readonly PiToolInfo[] } | undefined)?.tools;
 	const tools = Array.isArray(given) ? (given as readonly PiToolInfo[]) : [];
 	const ranked = (name: string) => name !== CODEMODE && name !== SCRIPT_SEARCH_TOOL && name !== PROXY_TOOL_NAME;
@@ -104,7 +104,8 @@ function callableTools(pi: ToolSearchApi, ctx: unknown): PiToolInfo[] {
 			name: tool.name,
 			description: tool.description,
 			parameters: tool.parameters,
-			namespace: namespaces.get(tool.name),
+			namespace: listed.get(tool.name)?.namespace,
+			annotations: listed.get(tool.name)?.annotations,
 		}));
 }
 
@@ -161,8 +162,8 @@ function isPisCodemode(pi: ToolSearchApi): boolean {
 }
 
 /** Registers the tool scripts' searchTools() calls, and the patch that makes them call it. */
-export function registerScriptSearch(pi: ToolSearchApi, facts?: McpToolFacts): void {
-	pi.registerTool(scriptSearchDefinition(pi, new PiToolRanker(facts)));
+export function registerScriptSearch(pi: ToolSearchApi, titles?: McpToolTitles): void {
+	pi.registerTool(scriptSearchDefinition(pi, new PiToolRanker(titles)));
 	pi.on("tool_call", (event) => {
 		if (event.toolName !== CODEMODE || typeof event.input.code !== "string" || !isPisCodemode(pi)) return undefined;
 		const patched = patchScript(event.input.code);

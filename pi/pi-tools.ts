@@ -8,11 +8,11 @@
 
 import { createHash } from "node:crypto";
 import { piParameters } from "../catalog/pi-schema.ts";
-import type { CatalogTool, ToolCatalog } from "../catalog/tool-catalog.ts";
+import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ToolRef } from "../proxy/calls.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
-import { type Exposure, exposureOf, type JsonSchema, piToolName, type ToolMetadata } from "../types.ts";
+import { type Exposure, exposureOf, type JsonSchema, piToolName } from "../types.ts";
 import { mcpResultSchema } from "./result-schema.ts";
 
 /** What this needs of Pi 1.5's extension API. */
@@ -70,6 +70,8 @@ export interface PiToolRecord {
 	readonly tool: ToolRef;
 	readonly fingerprint: string;
 	readonly definition: Readonly<Record<string, unknown>>;
+	/** The tool's title, which a Pi definition has no place for (Pi's searches rank with it). */
+	readonly title?: string;
 }
 
 /** What McpPiTools registered, to register again at the next start (pi/start-snapshot.ts). */
@@ -99,8 +101,8 @@ export class McpPiTools {
 	 */
 	private readonly fingerprints = new Map<string, string>();
 	private synced = "";
-	/** The catalog's tools by owner, as of one catalog version (factsOf). */
-	private facts?: { catalog: ToolCatalog; version: number; byOwner: Map<string, CatalogTool> };
+	/** Each name's tool's title, kept beside its definition (a snapshot's start has no catalog to ask). */
+	private readonly titles = new Map<string, string>();
 
 	constructor(
 		private readonly pi: Pi15ToolApi,
@@ -119,19 +121,12 @@ export class McpPiTools {
 		return this.nameOf(tool);
 	}
 
-	/** What the server said of the tool a Pi tool name stands for (its title, its annotations), for Pi's searches. */
-	factsOf(runtime: McpRuntime | undefined, piName: string): Pick<ToolMetadata, "title" | "annotations"> | undefined {
-		const owner = this.owners.get(piName);
-		if (!runtime || owner === undefined) return undefined;
-		const { catalog } = runtime.lifecycle;
-		// One map per catalog version: a search ranks every Pi tool, 10,000 lookups at a time.
-		if (this.facts?.catalog !== catalog || this.facts.version !== catalog.version) {
-			const byOwner = new Map<string, CatalogTool>();
-			for (const tool of catalog.all()) byOwner.set(`${tool.server}\0${tool.name}`, tool);
-			this.facts = { catalog, version: catalog.version, byOwner };
-		}
-		const found = this.facts.byOwner.get(owner);
-		return found && { title: found.title, annotations: found.annotations };
+	/**
+	 * The title of the tool a Pi tool name stands for, for Pi's searches: Pi's tool list carries a
+	 * tool's annotations but no title. Known from registration, so from a snapshot's start too.
+	 */
+	titleOf(piName: string): string | undefined {
+		return this.titles.get(piName);
 	}
 
 	/** Which tool a Pi tool name is, for the `tool_call` wait. */
@@ -179,7 +174,7 @@ export class McpPiTools {
 				);
 				if (this.fingerprints.get(name) === fingerprint) continue;
 				const ref = { server, name: tool.name, qualifiedName: tool.qualifiedName };
-				this.register(name, ref, this.describe(name, tool, exposure, namespace), fingerprint);
+				this.register(name, ref, this.describe(name, tool, exposure, namespace), fingerprint, tool.title);
 			}
 			// Tools cannot be unregistered: those the server dropped are registered again as hidden.
 			for (const name of this.byServer.get(server) ?? []) {
@@ -207,7 +202,8 @@ export class McpPiTools {
 			const fingerprint = this.fingerprints.get(name);
 			if (!tool || !fingerprint) continue;
 			const { execute: _execute, ...plain } = definition;
-			tools.push({ tool, fingerprint, definition: plain });
+			const title = this.titles.get(name);
+			tools.push({ tool, fingerprint, definition: plain, ...(title ? { title } : {}) });
 		}
 		return { tools, byServer: Object.fromEntries([...this.byServer].map(([server, names]) => [server, [...names]])) };
 	}
@@ -217,17 +213,25 @@ export class McpPiTools {
 	 * runtime registers only what differs from it.
 	 */
 	restore(state: PiToolsState): void {
-		for (const { tool, fingerprint, definition } of state.tools) {
+		for (const { tool, fingerprint, definition, title } of state.tools) {
 			const name = definition.name as string;
 			this.owners.set(name, `${tool.server}\0${tool.name}`);
-			this.register(name, tool, definition, fingerprint);
+			this.register(name, tool, definition, fingerprint, title);
 		}
 		for (const [server, names] of Object.entries(state.byServer)) this.byServer.set(server, new Set(names));
 	}
 
 	/** Registers a definition (its data) with the function that calls its tool, and remembers both. */
-	private register(name: string, tool: ToolRef, data: Readonly<Record<string, unknown>>, fingerprint: string): void {
+	private register(
+		name: string,
+		tool: ToolRef,
+		data: Readonly<Record<string, unknown>>,
+		fingerprint: string,
+		title: string | undefined,
+	): void {
 		const definition = { ...data, execute: this.executor(tool) };
+		if (title) this.titles.set(name, title);
+		else this.titles.delete(name);
 		this.definitions.set(name, definition);
 		this.refs.set(name, tool);
 		this.fingerprints.set(name, fingerprint);

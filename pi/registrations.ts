@@ -102,7 +102,7 @@ export class Registrations implements PiRegistrations {
 			this.resources = new ResourcePiTools(pi, () => deps.runtime());
 			// Pi 1.5's tool_search and codemode's searchTools() ranked by our engine (registered while loading: that replaces Pi's).
 			const piTools = this.piTools;
-			registerToolSearch(pi as unknown as ToolSearchApi, (name) => piTools.factsOf(this.current(), name));
+			registerToolSearch(pi as unknown as ToolSearchApi, (name) => piTools.titleOf(name));
 		}
 		this.direct = new DirectPiTools(pi as unknown as Pi15ToolApi, this.calls.direct, PROXY_TOOL_NAME, isPi15(pi));
 		this.prompts = new PromptCommands(pi, deps.ensureRuntime, deps.say);

@@ -1,13 +1,14 @@
 // Pi 1.5's tools ranked by this package's search engine (search/engine.ts), for the tool_search
 // that replaces Pi's (pi/tool-search.ts) and for codemode scripts' searchTools() (pi/codemode-search.ts).
 // Any Pi tool is ranked, not only MCP ones: what Pi's own search could find stays findable. A tool
-// of an MCP server is searched as the engine searches it through `mcp`: its own name, its server
-// (the namespace's alias), its description and parameters.
+// of an MCP server is searched as the engine searches it through `mcp`: its own name and title, its
+// server (the namespace's alias), its description and parameters, its annotations (Pi's tool list
+// carries those; the title comes from this package, which registered the tool).
 
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { loadSearch } from "../lazy.ts";
 import type { ToolSearchIndex } from "../search/engine.ts";
-import type { JsonSchema, ToolMetadata } from "../types.ts";
+import type { JsonSchema, ToolAnnotations } from "../types.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 /** What Pi 1.5 reports of a tool (`pi.getAllTools()`, or a tool context's `ctx.tools`). */
@@ -17,6 +18,8 @@ export interface PiToolInfo {
 	readonly parameters?: unknown;
 	readonly exposure?: string;
 	readonly namespace?: PiNamespace;
+	/** What the tool does, as MCP's hints (`readOnlyHint`...): an MCP tool's are its server's. */
+	readonly annotations?: ToolAnnotations;
 }
 
 /** A namespace (an MCP server's `mcp__<server>`, with the server's name among its aliases). */
@@ -36,15 +39,15 @@ export interface ToolSearchApi extends Pi15ToolApi {
 const isObject = (value: unknown): value is JsonSchema =>
 	typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** What an MCP tool's server said of it that Pi's tool list does not carry: its title, its annotations. */
-export type McpToolFacts = (piName: string) => Pick<ToolMetadata, "title" | "annotations"> | undefined;
+/** What an MCP tool's server said of it that Pi's tool list does not carry: its title. */
+export type McpToolTitles = (piName: string) => string | undefined;
 
 /**
  * A Pi tool as the engine indexes it: `mcp__github__create_issue` is github's `create_issue`, with
- * its title and annotations when it is one of this package's (ranked as `mcp({search})` ranks it).
+ * its annotations, and its title when it is one of this package's (ranked as `mcp({search})` ranks it).
  */
-export function searchable(tool: PiToolInfo, facts?: McpToolFacts): CatalogTool {
-	const known = facts?.(tool.name);
+export function searchable(tool: PiToolInfo, titles?: McpToolTitles): CatalogTool {
+	const title = titles?.(tool.name);
 	const namespace = tool.namespace;
 	const prefix = namespace ? `${namespace.name}__` : undefined;
 	return {
@@ -53,8 +56,8 @@ export function searchable(tool: PiToolInfo, facts?: McpToolFacts): CatalogTool 
 		qualifiedName: tool.name,
 		description: tool.description ?? "",
 		inputSchema: isObject(tool.parameters) ? tool.parameters : {},
-		...(known?.title ? { title: known.title } : {}),
-		...(known?.annotations ? { annotations: known.annotations } : {}),
+		...(title ? { title } : {}),
+		...(tool.annotations ? { annotations: tool.annotations } : {}),
 	};
 }
 
@@ -81,7 +84,7 @@ function isExactName(query: string, name: string): boolean {
 export class PiToolRanker {
 	private index?: ToolSearchIndex;
 
-	constructor(private readonly facts?: McpToolFacts) {}
+	constructor(private readonly titles?: McpToolTitles) {}
 
 	/** The names of the `limit` best tools for the query, among `tools` (and of those, the ones `filter` keeps). */
 	async rank(
@@ -92,7 +95,7 @@ export class PiToolRanker {
 	): Promise<string[]> {
 		const engine = await loadSearch();
 		this.index ??= new engine.ToolSearchIndex();
-		this.index.update(tools.map((tool) => searchable(tool, this.facts)));
+		this.index.update(tools.map((tool) => searchable(tool, this.titles)));
 		const kept = filter ? new Set(tools.filter(filter).map((tool) => tool.name)) : undefined;
 		const hits = this.index.search(query, {
 			limit,

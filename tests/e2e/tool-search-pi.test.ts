@@ -4,14 +4,17 @@
 // what it finds for the next call, and finds get-sum for words its description lacks ("compute the
 // total": WordNet's sum), which Pi's BM25 does not; codemode scripts' searchTools() likewise, with the
 // script in the transcript as the model wrote it.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EVERYTHING } from "../support/helpers.ts";
+import { EVERYTHING, ROOT, TSX } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
 import { PI_15 } from "../support/pi-hosts.ts";
 
 const OTHER_WORDS = "compute the total";
 const GET_SUM = "mcp__everything__get_sum";
+const CATALOG_SERVER = join(ROOT, "tests", "fixtures", "catalog-server.ts");
 
 type Stack = "built-in" | "ours";
 
@@ -73,6 +76,56 @@ describe("Pi 1.5's tool_search and searchTools(), with the extension", () => {
 		expect(ours.stdout).toContain("The sum of 40 and 2 is 42");
 		const pisOwnWords = await search("built-in", OTHER_WORDS);
 		expect(pisOwnWords.answer.split("\n")[1] ?? "").not.toMatch(new RegExp(`^- ${GET_SUM}:`));
+	}, 150_000);
+
+	it("tool_search ranks with the server's annotations (Pi's tool list) and titles (kept from registration, a snapshot's start included); the mcp proxy takes no place", async () => {
+		const catalog = join(home.root, "tracker.json");
+		const tool = (name: string, description: string, more: Record<string, unknown> = {}) => ({
+			name,
+			description,
+			inputSchema: { type: "object", properties: {} },
+			...more,
+		});
+		writeFileSync(
+			catalog,
+			JSON.stringify({
+				server: "tracker",
+				tools: [
+					tool("assign_issue", "Assign an issue to a user.", { annotations: { readOnlyHint: false } }),
+					tool("search_issues", "Search issues by assignee, state or text.", { annotations: { readOnlyHint: true } }),
+					tool("op_17", "Runs operation 17.", { title: "Archive a project" }),
+					tool("list_projects", "Lists the projects."),
+				],
+			}),
+		);
+		home.writeAgentFile(
+			"mcp.json",
+			JSON.stringify({
+				mcpServers: {
+					tracker: { command: process.execPath, args: [TSX, CATALOG_SERVER, catalog], exposure: "deferred" },
+				},
+			}),
+		);
+		// The first session lists the server (our cache), as a user's first start does.
+		expect((await run("ours", [() => ({ text: "ok" })])).code).toBe(0);
+		// One search per session: a search leaves out the tools loaded before it.
+		const answers: string[] = [];
+		for (const query of ["tracker", "which issues are assigned to me", "archive a project"]) {
+			const result = await run("ours", [
+				() => ({ toolCall: { name: "tool_search", arguments: { query } } }),
+				(req: ChatRequest) => {
+					answers.push(lastToolMessage(req));
+					return { text: "done" };
+				},
+			]);
+			expect(result.code, result.stderr).toBe(0);
+		}
+		const first = (answer: string) => /^- (\S+):/m.exec(answer)?.[1];
+		// A query naming the server lists its tools, not the proxy whose description names it.
+		expect(answers[0]).toMatch(/^- mcp__tracker__/m);
+		expect(answers[0]).not.toMatch(/^- mcp:/m);
+		expect(first(answers[1])).toBe("mcp__tracker__search_issues");
+		expect(first(answers[2])).toBe("mcp__tracker__op_17");
 	}, 150_000);
 
 	it("searchTools() in a codemode script ranks with our engine, with Pi's answer shape and errors; the transcript keeps the script", async () => {
