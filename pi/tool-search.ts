@@ -3,10 +3,11 @@
 // registers codemode or tool_search"), so the model searches with the ranking `mcp({search})` uses
 // (bench/search-quality.ts) through the same tool as before. Everything else is Pi's: the input schema,
 // the description, the answer's text and details, which tools it searches (every `codemode` or
-// `deferred` tool not loaded yet, MCP or not; the `mcp` proxy only by its name) and how it loads them (added to the active tools, so
-// they are declared from the next model call on, recorded in the transcript). It declares
-// `reachesTools`, so Pi activates it for deferred servers and our `tool_call` wait connects the
-// servers it may reach. codemode scripts' `searchTools()` is pi/codemode-search.ts.
+// `deferred` tool not loaded yet, MCP or not; the `mcp` proxy only by its name) and how it loads
+// them (added to the active tools, so they are declared from the next model call on, recorded in
+// the transcript). It declares `reachesTools`, so Pi activates it for deferred servers and our
+// `tool_call` wait connects the servers it may reach. codemode scripts' `searchTools()` is
+// pi/codemode-search.ts.
 
 import { PROXY_TOOL_NAME } from "../proxy/surface.ts";
 import { registerScriptSearch, SCRIPT_SEARCH_TOOL } from "./codemode-search.ts";
@@ -47,7 +48,7 @@ async function searchAndLoad(
 		.filter((tool) => isSearchable(tool.exposure) && !active.includes(tool.name) && tool.name !== SCRIPT_SEARCH_TOOL);
 	// Not the `mcp` proxy, unless asked for by name: it reaches the MCP tools listed beside it, and its
 	// description names every server, so it took a place in the answer of any query that named one.
-	const ranked = candidates.filter((tool) => tool.name !== PROXY_TOOL_NAME || query.trim() === PROXY_TOOL_NAME);
+	const ranked = candidates.filter((tool) => tool.name !== PROXY_TOOL_NAME || query.trim().toLowerCase() === PROXY_TOOL_NAME);
 	const names = await ranker.rank(query, ranked, limit);
 	if (names.length > 0) pi.setActiveTools([...active, ...names]);
 	return names.map((name) => ({
