@@ -213,7 +213,7 @@ export class Registrations implements PiRegistrations {
 
 	/**
 	 * The `mcp` tool: declared to the model (pi 0.73, or `surface: "mcp"`), or on Pi 1.5 with codemode
-	 * only callable (`deferred`: scripts call `tools.mcp(...)`, tool_search finds it), so the model's
+	 * only callable (`deferred`: scripts call `tools.mcp(...)`, tool_search finds it by its name), so the model's
 	 * context holds what Pi 1.5's own MCP puts there and no more.
 	 */
 	private registerProxy(description: string, declared = true): void {

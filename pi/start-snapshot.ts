@@ -24,8 +24,8 @@ import type { PiToolsState } from "./pi-tools.ts";
 import type { PromptCommandRecord } from "./prompt-commands.ts";
 import type { ResourceExposure } from "./resource-pi-tools.ts";
 
-/** Bumped whenever what a snapshot holds, or how it is read, changes (2: Pi tools keep their output schema). */
-export const SNAPSHOT_FORMAT = 2;
+/** Bumped whenever what a snapshot holds, or how it is read, changes (2: Pi tools keep their output schema; 3: and their titles). */
+export const SNAPSHOT_FORMAT = 3;
 export const SNAPSHOT_DIR = "mcp-start";
 /** Snapshots kept (one per working folder and server limit); the least recently written go first. */
 export const MAX_SNAPSHOTS = 32;

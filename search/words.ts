@@ -67,6 +67,12 @@ function isClitic(text: string, start: number, end: number): boolean {
 	return CLITICS.has(text.slice(start, end).toLowerCase());
 }
 const CLITICS = new Set(["s", "t", "d", "m", "ve", "ll", "re"]);
+/**
+ * The same for text beyond ASCII, with the apostrophes typed beside `'` (’ ‘ ´ ʼ). Not "rE": the
+ * one-pass reader splits it at its capital (as camelCase) before it could read a clitic.
+ */
+const CLITIC_AFTER_LETTER =
+	/(?<=\p{L})['\u2019\u2018\u00b4\u02bc](?:[sStTdDmM]|ve|VE|Ve|ll|LL|Ll|re|RE|Re)(?![\p{L}\p{N}])/gu;
 
 /** Whether a character code is an ASCII letter. */
 export function isLetter(c: number): boolean {
@@ -81,7 +87,7 @@ function isLowerOrDigit(c: number): boolean {
 /** The same split for text beyond ASCII. */
 function unicodeWords(text: string): string[] {
 	return text
-		.replace(/(?<=\p{L})['\u2019](?:s|t|d|m|ve|ll|re)(?![\p{L}\p{N}])/giu, "")
+		.replace(CLITIC_AFTER_LETTER, "")
 		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
 		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
 		.toLowerCase()

@@ -254,6 +254,20 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 		expect(analyze("don't delete what you've kept")).toEqual(["delet", "kept"]);
 		// Not a clitic: a quoted letter, a name's part.
 		expect(tokenize("unit 's' for O'Reilly")).toEqual(["unit", "s", "for", "o", "reilly"]);
+		expect(tokenize("it\u00b4s and it\u02bcs")).toEqual(["it", "and", "it"]);
+		// Both readers agree (a word beyond ASCII sends a text to the regex reader, which drops it).
+		for (const text of [
+			"you'rE",
+			"WHAT'S",
+			"it'sName",
+			"O'Reilly's",
+			"a['s']",
+			"'''s",
+			"it's2",
+			"Don'T",
+			"rock'n'roll",
+		])
+			expect(tokenize(`${text} \u00e9`), text).toEqual(tokenize(text));
 		// The "s" of a possessive found nothing but junk: every tool with one in its description.
 		const index = new ToolSearchIndex([
 			tool("git", "list_changes", "Lists what changed."),
