@@ -90,7 +90,7 @@ interface ScriptSearchInput {
 
 /**
  * The tools searchTools() ranks: those a script may call, as Pi hands them to the tool (`ctx.tools`),
- * with their namespaces. Not the `mcp` proxy: a script calls the MCP tools it reaches directly, and
+ * with their namespaces and annotations. Not the `mcp` proxy: a script calls the MCP tools it reaches directly, and
  * its description names every server, so it took a place in the answer of any query that named one.
  */
 function callableTools(pi: ToolSearchApi, ctx: unknown): PiToolInfo[] {
@@ -100,13 +100,10 @@ function callableTools(pi: ToolSearchApi, ctx: unknown): PiToolInfo[] {
 	const ranked = (name: string) => name !== CODEMODE && name !== SCRIPT_SEARCH_TOOL && name !== PROXY_TOOL_NAME;
 	return tools
 		.filter((tool) => ranked(tool.name))
-		.map((tool) => ({
-			name: tool.name,
-			description: tool.description,
-			parameters: tool.parameters,
-			namespace: listed.get(tool.name)?.namespace,
-			annotations: listed.get(tool.name)?.annotations,
-		}));
+		.map((tool) => {
+			const { namespace, annotations } = listed.get(tool.name) ?? {};
+			return { name: tool.name, description: tool.description, parameters: tool.parameters, namespace, annotations };
+		});
 }
 
 function scriptSearchDefinition(pi: ToolSearchApi, ranker: PiToolRanker): Record<string, unknown> {

@@ -86,16 +86,21 @@ export class PiToolRanker {
 
 	constructor(private readonly titles?: McpToolTitles) {}
 
-	/** The names of the `limit` best tools for the query, among `tools` (and of those, the ones `filter` keeps). */
+	/**
+	 * The names of the `limit` best tools for the query, among `tools` (and of those, the ones `filter`
+	 * keeps); a tool `byNameOnly` picks is found only when the query is its name.
+	 */
 	async rank(
 		query: string,
 		tools: readonly PiToolInfo[],
 		limit: number,
 		filter?: (tool: PiToolInfo) => boolean,
+		byNameOnly?: (tool: PiToolInfo) => boolean,
 	): Promise<string[]> {
 		const engine = await loadSearch();
 		this.index ??= new engine.ToolSearchIndex();
-		this.index.update(tools.map((tool) => searchable(tool, this.titles)));
+		const ranked = byNameOnly ? tools.filter((tool) => !byNameOnly(tool)) : tools;
+		this.index.update(ranked.map((tool) => searchable(tool, this.titles)));
 		const kept = filter ? new Set(tools.filter(filter).map((tool) => tool.name)) : undefined;
 		const hits = this.index.search(query, {
 			limit,

@@ -46,12 +46,9 @@ async function searchAndLoad(
 	const candidates = pi
 		.getAllTools()
 		.filter((tool) => isSearchable(tool.exposure) && !active.includes(tool.name) && tool.name !== SCRIPT_SEARCH_TOOL);
-	// Not the `mcp` proxy, unless asked for by name: it reaches the MCP tools listed beside it, and its
-	// description names every server, so it took a place in the answer of any query that named one.
-	const ranked = candidates.filter(
-		(tool) => tool.name !== PROXY_TOOL_NAME || query.trim().toLowerCase() === PROXY_TOOL_NAME,
-	);
-	const names = await ranker.rank(query, ranked, limit);
+	// The `mcp` proxy only by its name: it reaches the MCP tools listed beside it, and its description
+	// names every server, so it took a place in the answer of any query that named one.
+	const names = await ranker.rank(query, candidates, limit, undefined, (tool) => tool.name === PROXY_TOOL_NAME);
 	if (names.length > 0) pi.setActiveTools([...active, ...names]);
 	return names.map((name) => ({
 		name,

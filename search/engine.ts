@@ -288,11 +288,11 @@ export class ToolSearchIndex {
 		const text = readEntities(query.slice(0, MAX_QUERY_CHARS));
 		const words = tokenize(text).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts, general, nameOnly } = expandQuery(words.join(" "));
+		if (weights.size === 0) return [];
 		const question = asksQuestion(text, words);
 		// "delete spam from last week": a request whose first word is an action the catalog's tools that
 		// change things start is done by one of them, not by a tool its server marks read-only.
 		const changeAsked = !question && concepts.length > 1 && this.changing.has(ownWord(concepts[0]));
-		if (weights.size === 0) return [];
 		// "add numbers": the action is common to many tools, the object says which one.
 		const actionWords = concepts.filter((c) => this.actions.has(ownWord(c)));
 		if (actionWords.length > 0 && actionWords.length < concepts.length) {

@@ -33,4 +33,14 @@ describe("Pi's search tools, ranked by this package's engine", () => {
 		expect((await new PiToolRanker(titles).rank("archive a project", tools, 2))[0]).toBe("mcp__tracker__op_17");
 		expect((await new PiToolRanker().rank("archive a project", tools, 2))[0]).toBe("mcp__tracker__list_projects");
 	});
+
+	it("find a tool kept out of the ranking only by its name", async () => {
+		const proxy: PiToolInfo = { name: "mcp", description: "MCP servers: tracker (issues, projects)." };
+		const tools = [proxy, piTool("list_projects", "Lists the projects.")];
+		const byName = (tool: PiToolInfo) => tool.name === "mcp";
+		expect(await new PiToolRanker().rank("tracker projects", tools, 5, undefined, byName)).toEqual([
+			"mcp__tracker__list_projects",
+		]);
+		expect((await new PiToolRanker().rank("MCP", tools, 5, undefined, byName))[0]).toBe("mcp");
+	});
 });

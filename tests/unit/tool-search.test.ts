@@ -356,15 +356,16 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 
 	it("a request to change things is done by a tool that changes things, as the catalog's annotations tell", () => {
 		/** A mail server's tools, marked by their server or not. */
+		const tools: [name: string, description: string, readOnlyHint: boolean][] = [
+			["delete_email", "Delete an email.", false],
+			["delete_label", "Delete a label.", false],
+			["delete_filter", "Delete a filter.", false],
+			["list_deleted_emails", "List deleted emails in the trash.", true],
+		];
 		const mail = (marked: boolean) =>
 			new ToolSearchIndex(
-				[
-					["delete_email", "Delete an email.", false],
-					["delete_label", "Delete a label.", false],
-					["delete_filter", "Delete a filter.", false],
-					["list_deleted_emails", "List deleted emails in the trash.", true],
-				].map(([name, description, readOnlyHint]) =>
-					tool("mail", `${name}`, `${description}`, marked ? { readOnlyHint: readOnlyHint === true } : undefined),
+				tools.map(([name, description, readOnlyHint]) =>
+					tool("mail", name, description, marked ? { readOnlyHint } : undefined),
 				),
 			);
 		expect(names(mail(true), "delete old emails")[0]).toBe("delete_email");
