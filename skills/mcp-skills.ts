@@ -109,13 +109,13 @@ export class McpSkills {
 	 * the model is told instead of the result: run the call again, or why the skill did not load.
 	 */
 	async afterToolRan(input: unknown, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
-		const missed = this.mentioned(input, cwd).filter((m) => !this.onDisk(m.piName, m.path));
+		const missed = this.mentioned(input, cwd).filter((m) => !this.written(m.piName, m.path));
 		if (missed.length === 0) return undefined;
 		const refusals = await Promise.all(missed.map((m) => this.reasonIfFailed(m.piName, m.path, signal)));
 		const names = [...new Set(missed.map((m) => m.piName))];
 		return (
 			refusals.find((why) => why !== undefined) ??
-			`This call ran before the MCP skill ${names.join(", ")} was fetched from its server (another extension answered the call first); it is loaded now: run the call again.`
+			`This call ran before the MCP skill ${names.join(", ")} was fetched from its server (another extension's hook had the last word on the call); it is loaded now: run the call again.`
 		);
 	}
 
@@ -147,16 +147,13 @@ export class McpSkills {
 		return mentions(input, this.folder.root, cwd).filter((m) => this.named.has(m.piName));
 	}
 
-	/** Whether what `path` names in a loaded skill is written and unchanged (the tool read the skill's files). */
-	private onDisk(piName: string, path: string): boolean {
+	/**
+	 * Whether what `path` names in the skill was written before (a tool that ran had it). Not whether
+	 * it is unchanged: a tool that wrote there ran after its fetch, and is not asked to run again.
+	 */
+	private written(piName: string, path: string): boolean {
 		const held = this.held.get(piName);
-		return (
-			held !== undefined &&
-			wantedFiles(held, path).every((file) => {
-				const written = held.written.get(file);
-				return written !== undefined && this.folder.digest(piName, file) === written;
-			})
-		);
+		return held !== undefined && wantedFiles(held, path).every((file) => held.written.has(file));
 	}
 
 	/** Removes the folder (the session ends). */
