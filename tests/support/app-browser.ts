@@ -1,8 +1,11 @@
-// A browser's part in an MCP App page (apps/page-server.ts), for tests: it loads the host page,
-// the sandbox page and the view as a browser would (keeping each response's policy), then speaks
-// for the view through the page's own channel: what the view would post reaches the host as the
-// host page POSTs it (with the page's origin), and what the host sends to the view is read from
-// the page's events stream. No browser runs.
+// A browser's part in an MCP App page (apps/page-server.ts), for tests: it opens the launch file
+// it is handed as a browser would (its form posts the one-time token, the answer leads to the
+// page), loads the host page, the sandbox page and the view (keeping each response's policy), then
+// speaks for the view through the page's own channel: what the view would post reaches the host as
+// the host page POSTs it (with the page's origin and its stream's key), and what the host sends to
+// the view is read from the page's events stream. No browser runs.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 /** A JSON-RPC message as the view and the host exchange them. */
 export interface RpcMessage {
@@ -37,6 +40,38 @@ export interface AppBrowser {
 	leave(): void;
 }
 
+/** The launch file's path from what the browser was handed (its `file:` URL). */
+export function launchFilePath(handed: string): string {
+	return handed.startsWith("file:") ? fileURLToPath(handed) : handed;
+}
+
+/** What the launch file holds: where its form posts, and the one-time token it posts. */
+export function readLaunchFile(handed: string): { action: string; launch: string } {
+	const html = readFileSync(launchFilePath(handed), "utf8");
+	const action = /<form id="launch" method="post" action="([^"]+)">/.exec(html)?.[1];
+	const launch = /name="launch" value="([^"]+)"/.exec(html)?.[1];
+	if (!action || !launch) throw new Error(`not a launch file: ${html.slice(0, 200)}`);
+	return { action, launch };
+}
+
+/** Posts a launch form as the launch page does; the answer (not followed). */
+export function postLaunch(action: string, launch: string): Promise<Response> {
+	return fetch(action, {
+		method: "POST",
+		headers: { "content-type": "application/x-www-form-urlencoded", origin: "null" },
+		body: new URLSearchParams({ launch }).toString(),
+		redirect: "manual",
+	});
+}
+
+/** Opens the launch file as the user's browser does: its form posted; the page's address it leads to. */
+export async function launchFromFile(handed: string): Promise<string> {
+	const { action, launch } = readLaunchFile(handed);
+	const answer = await postLaunch(action, launch);
+	if (answer.status !== 303) throw new Error(`the launch was answered ${answer.status}: ${await answer.text()}`);
+	return new URL(answer.headers.get("location") ?? "", action).href;
+}
+
 async function load(url: string): Promise<Loaded> {
 	const response = await fetch(url);
 	return {
@@ -57,6 +92,11 @@ export async function openAppPage(url: string): Promise<AppBrowser> {
 	const view = await load(`${sandboxOrigin}${viewPath}`);
 
 	const received: RpcMessage[] = [];
+	let streamKey = "";
+	let keyed: () => void = () => undefined;
+	const gotKey = new Promise<void>((resolve) => {
+		keyed = resolve;
+	});
 	const waiters: { match: (m: RpcMessage) => boolean; resolve: (m: RpcMessage) => void }[] = [];
 	let closedWith: (reason: string) => void = () => undefined;
 	const closed = new Promise<string>((resolve) => {
@@ -87,6 +127,10 @@ export async function openAppPage(url: string): Promise<AppBrowser> {
 					const event = /^event: (.*)$/m.exec(block)?.[1];
 					const data = /^data: (.*)$/m.exec(block)?.[1];
 					if (event === "closed") closedWith(data ?? "");
+					else if (event === "key") {
+						streamKey = data ?? "";
+						keyed();
+					}
 					else if (data !== undefined) deliver(JSON.parse(data) as RpcMessage);
 				}
 			}
@@ -97,10 +141,13 @@ export async function openAppPage(url: string): Promise<AppBrowser> {
 		}
 	})();
 
+	// As the host page: nothing is posted before the stream's key has come.
+	if (stream.status === 200) await gotKey;
+	else throw new Error(`the page's events stream was refused: ${stream.status}`);
 	const post = async (message: RpcMessage) => {
 		const response = await fetch(new URL("messages", url), {
 			method: "POST",
-			headers: { origin, "content-type": "application/json" },
+			headers: { origin, "content-type": "application/json", "x-mcp-app-stream": streamKey },
 			body: JSON.stringify(message),
 		});
 		return response.status;
