@@ -15,7 +15,7 @@
 // deadline), not through /etc/hosts. This is a check at the page's start: a name whose answer
 // changes later (DNS rebinding) is not caught, as no policy made of names can catch it.
 import { Resolver } from "node:dns/promises";
-import { BlockList } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { parse } from "tldts";
 
 /** Every address a name resolves to now (A and AAAA); rejects or returns none when it does not resolve. */
@@ -77,12 +77,8 @@ const NOT_PUBLIC = (() => {
 
 /** Whether an address is on the public internet (an IPv4-mapped IPv6 address is judged as its IPv4 one). */
 export function publicAddress(address: string): boolean {
-	const family = address.includes(":") ? "ipv6" : "ipv4";
-	try {
-		return !NOT_PUBLIC.check(address, family);
-	} catch {
-		return false; // not an address at all
-	}
+	const version = isIP(address);
+	return version !== 0 && !NOT_PUBLIC.check(address, version === 6 ? "ipv6" : "ipv4");
 }
 
 /**

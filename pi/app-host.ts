@@ -27,7 +27,7 @@ import { terminalSafe } from "../trust/safe-text.ts";
 import { exposureOf, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
 import { callsNested } from "./session-calls.ts";
-import { pi073ToolLimit, pi15ToolLimit } from "./tool-selection.ts";
+import { pi15ToolLimit, pi073ToolLimit } from "./tool-selection.ts";
 
 const OPEN = "Open it in the browser";
 const DONT_OPEN = "Don't open";

@@ -89,7 +89,8 @@ export class DirectPiTools {
 
 	/** The name of the direct tool registered for `tool` of `server`, if any. */
 	nameOf(server: string, tool: string): string | undefined {
-		for (const [name, record] of this.registered) if (record.tool.server === server && record.tool.name === tool) return name;
+		for (const [name, record] of this.registered)
+			if (record.tool.server === server && record.tool.name === tool) return name;
 		return undefined;
 	}
 

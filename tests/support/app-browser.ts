@@ -130,8 +130,7 @@ export async function openAppPage(url: string): Promise<AppBrowser> {
 					else if (event === "key") {
 						streamKey = data ?? "";
 						keyed();
-					}
-					else if (data !== undefined) deliver(JSON.parse(data) as RpcMessage);
+					} else if (data !== undefined) deliver(JSON.parse(data) as RpcMessage);
 				}
 			}
 		} catch {

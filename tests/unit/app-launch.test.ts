@@ -155,7 +155,9 @@ describe("a result with a view, in an interactive session", () => {
 		};
 		const sessions = new AppSessions();
 		try {
-			expect(await sessions.show(call, host, setting)).toBe("Its app (ui://board/view.html) is open in the user's browser.");
+			expect(await sessions.show(call, host, setting)).toBe(
+				"Its app (ui://board/view.html) is open in the user's browser.",
+			);
 			expect(opened).toHaveLength(1);
 			const url = await launchFromFile(opened[0]);
 			expect(notes).toEqual([["info", `MCP: the app of "board" is open in your browser: ${url}`]]);
