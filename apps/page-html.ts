@@ -1,12 +1,14 @@
-// The two documents an MCP App opens in the browser. The host page (its own loopback origin, its
-// address holding the page's token) only relays: JSON-RPC from the view (through the sandbox page)
-// is POSTed to `messages`, and what the host sends arrives on the `events` stream (server-sent
-// events) and is posted to the sandbox page. The protocol itself is answered in Pi's process by the
-// MCP Apps SDK's AppBridge (apps/app-session.ts). The sandbox page (another origin, no token) loads
-// the view in a nested sandboxed frame once the host says the view is ready, and relays between the
-// two, as the spec's sandbox proxy does. The view has an opaque origin ("null", apps/csp.ts), so the
-// sandbox page knows it by its window alone and can only post to it with "*" (only the view, or a
-// page it navigated its own frame to, can be there). Scripts run by nonce; every value is inlined as
+// The documents an MCP App opens in the browser. The launch page (a private file,
+// apps/launch-file.ts) posts the page's one-time token and is answered with the host page. The
+// host page (its own loopback origin, its address holding the page's token) only relays: JSON-RPC
+// from the view (through the sandbox page) is POSTed to `messages` with its events stream's key,
+// and what the host sends arrives on the `events` stream (server-sent events) and is posted to the
+// sandbox page. The protocol itself is answered in Pi's process by the MCP Apps SDK's AppBridge
+// (apps/app-session.ts). The sandbox page (another origin, no token) loads the view in a nested
+// sandboxed frame once the host says the view is ready, and relays between the two, as the spec's
+// sandbox proxy does. The view has an opaque origin ("null", apps/csp.ts), so the sandbox page
+// knows it by its window alone and can only post to it with "*" (only the view, or a page it
+// navigated its own frame to, can be there). Scripts run by nonce; every value is inlined as
 // escaped JSON.
 
 import { SANDBOX_PAGE_SANDBOX, VIEW_SANDBOX } from "./csp.ts";
@@ -86,7 +88,8 @@ events.addEventListener("closed", (event) => {
 	events.close();
 	status(event.data || "closed");
 });
-events.onerror = () => status("disconnected from Pi");
+events.onerror = () =>
+	status(events.readyState === EventSource.CLOSED ? "Pi refused this page: the app is open in another one, or has closed" : "disconnected from Pi");
 frame.src = ${inlineJson(input.sandboxUrl)};
 </script></body></html>`;
 }
