@@ -7,10 +7,16 @@
 // what then reaches for the page without being it (the launch used again, a second events stream,
 // a message without the page's stream key) is refused and Pi warns the user.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { launchFilePath, launchFromFile, openAppPage, postLaunch, readLaunchFile } from "../support/app-browser.ts";
+import {
+	launchFilePath,
+	openInitialized,
+	postLaunch,
+	readLaunchFile,
+	recordingBrowser,
+} from "../support/app-browser.ts";
 import { ROOT, TSX, waitUntil } from "../support/helpers.ts";
 import { createPiHome, type PiHome, type RpcEvent, startPiRpc } from "../support/pi-cli-harness.ts";
 import { steps } from "../support/pi-conversation.ts";
@@ -57,7 +63,7 @@ async function takePage(commandLine: string): Promise<string | undefined> {
 
 describe.each(PI_HOSTS)("$name: an MCP App's page and another local account", (host) => {
 	let home: PiHome;
-	let opened: string;
+	let browser: ReturnType<typeof recordingBrowser>;
 	let reached: string;
 	let env: Record<string, string>;
 
@@ -66,14 +72,11 @@ describe.each(PI_HOSTS)("$name: an MCP App's page and another local account", (h
 		// A home other accounts may enter, as on many systems: only what Pi makes private stays so.
 		chmodSync(home.root, 0o755);
 		chmodSync(home.agentDir, 0o755);
-		opened = join(home.root, "opened.txt");
 		reached = join(home.root, "reached.jsonl");
-		const browser = join(home.root, "browser.sh");
-		writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
-		chmodSync(browser, 0o755);
+		browser = recordingBrowser(home.root);
 		const board = { command: process.execPath, args: [TSX, FIXTURE], env: { REACHED_LOG: reached } };
 		home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: { board } }));
-		env = { BROWSER: browser };
+		env = browser.env;
 	});
 	afterEach(async () => home.dispose());
 
@@ -89,8 +92,8 @@ describe.each(PI_HOSTS)("$name: an MCP App's page and another local account", (h
 		try {
 			pi.send({ id: "p1", type: "prompt", message: SHOW });
 			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
-			await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-			const [commandLine] = lines(opened);
+			await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
+			const [commandLine] = browser.handed();
 
 			// The other account: no page from what it can see.
 			if (process.getuid?.() === 0)
@@ -108,15 +111,9 @@ describe.each(PI_HOSTS)("$name: an MCP App's page and another local account", (h
 
 			// The user's browser opens the page from the same command line, and the view works.
 			const { action, launch } = readLaunchFile(commandLine);
-			const url = await launchFromFile(commandLine);
+			const page = await openInitialized(commandLine);
 			expect(existsSync(dirname(file))).toBe(false);
-			const page = await openAppPage(url);
-			await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} });
-			await page.request(1, "ui/initialize", {
-				appInfo: { name: "board", version: "1.0.0" },
-				appCapabilities: {},
-				protocolVersion: "2026-01-26",
-			});
+			const url = page.url;
 			await page.post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
 			expect((await page.next((m) => m.method === "ui/notifications/tool-input")).params).toEqual({
 				arguments: { title: "Team" },

@@ -9,10 +9,10 @@
 // runs, one for the model only is refused, a read, a message to the conversation and a link go
 // through on the user's yes. When Pi exits the page is told and its servers are gone. In `pi -p`
 // nothing opens and the result says so.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { launchFromFile, openAppPage } from "../support/app-browser.ts";
+import { launchFromFile, openAppPage, openInitialized, recordingBrowser } from "../support/app-browser.ts";
 import { ROOT, TSX, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage, type Step } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
@@ -31,25 +31,21 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 	const pi15 = host.name === "pi-1.5";
 	let home: PiHome;
 	let reached: string;
-	let opened: string;
+	let browser: ReturnType<typeof recordingBrowser>;
 	let probe: string;
 	let env: Record<string, string>;
 
 	beforeEach(async () => {
 		home = await createPiHome({});
 		reached = join(home.root, "reached.jsonl");
-		opened = join(home.root, "opened.txt");
 		probe = join(home.root, "probe.jsonl");
-		// The user's browser: records the address it is handed.
-		const browser = join(home.root, "browser.sh");
-		writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
-		chmodSync(browser, 0o755);
+		browser = recordingBrowser(home.root);
 		const board = { command: process.execPath, args: [TSX, FIXTURE], env: { REACHED_LOG: reached } };
 		home.writeAgentFile(
 			"mcp.json",
 			JSON.stringify({ mcpServers: { board: { ...board, approveTools: ["refresh_board", "add_note"] } } }),
 		);
-		env = { BROWSER: browser, PROBE_FILE: probe, PROBE_BLOCK: "mcp__board__add_note" };
+		env = { ...browser.env, PROBE_FILE: probe, PROBE_BLOCK: "mcp__board__add_note" };
 	});
 	afterEach(async () => home.dispose());
 
@@ -61,9 +57,9 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			pi.send({ id: "p1", type: "prompt", message: SHOW });
 			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
 			expect(toolResults(pi.events)).toContain(OPENED);
-			await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
+			await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
 			// The browser is handed a private launch file (tests/e2e/app-launch-pi.test.ts), which opens the page once.
-			const [launch] = lines(opened);
+			const [launch] = browser.handed();
 			expect(launch).toMatch(/^file:\/\/.*\/open\.html$/);
 			const url = await launchFromFile(launch);
 			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/$/);
@@ -164,11 +160,11 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 				BUDGET,
 			);
 			expect(ask.options).toEqual(["Don't open", "Open it in the browser"]);
-			expect(lines(opened)).toHaveLength(1);
+			expect(browser.handed()).toHaveLength(1);
 			pi.send({ type: "extension_ui_response", id: ask.id, value: "Open it in the browser" });
 			expect((await link).result).toEqual({});
-			await waitUntil(() => lines(opened).length > 1, "the browser to be handed the link", BUDGET);
-			expect(lines(opened)[1]).toBe("https://board.example/card%201");
+			await waitUntil(() => browser.handed().length > 1, "the browser to be handed the link", BUDGET);
+			expect(browser.handed()[1]).toBe("https://board.example/card%201");
 
 			// The call, then its view read to open it; add_note and model_only never arrived.
 			expect(calls()).toEqual(["show_board", "read ui://board/view.html", "refresh_board", "read board://notes"]);
@@ -190,14 +186,8 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			try {
 				pi.send({ id: "p1", type: "prompt", message: SHOW });
 				await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
-				await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-				const page = await openAppPage(await launchFromFile(lines(opened)[0]));
-				await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} });
-				await page.request(1, "ui/initialize", {
-					appInfo: { name: "board", version: "1.0.0" },
-					appCapabilities: {},
-					protocolVersion: "2026-01-26",
-				});
+				await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
+				const page = await openInitialized(browser.handed()[0]);
 				const refreshed = await page.request(2, "tools/call", { name: "refresh_board", arguments: {} });
 				expect(refreshed.result?.isError).toBe(true);
 				expect(JSON.stringify(refreshed.result?.content)).toContain("excluded from this session by --exclude-tools");
@@ -232,13 +222,8 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			pi.send({ id: "p1", type: "prompt", message: "show the board" });
 			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
 			expect(toolResults(pi.events)).toContain(OPENED);
-			await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-			const page = await openAppPage(await launchFromFile(lines(opened)[0]));
-			await page.request(1, "ui/initialize", {
-				appInfo: { name: "board", version: "1.0.0" },
-				appCapabilities: {},
-				protocolVersion: "2026-01-26",
-			});
+			await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
+			const page = await openInitialized(browser.handed()[0]);
 			// The tool for the app only, and one for both: the model could call neither here.
 			const refreshed = await page.request(2, "tools/call", { name: "refresh_board", arguments: {} });
 			expect(refreshed.result?.isError).toBe(true);
@@ -260,7 +245,7 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 		expect(said).toContain(
 			"(Its app (ui://board/view.html) was not shown: this session has no interactive UI (pi -p, json mode).)",
 		);
-		expect(lines(opened)).toEqual([]);
+		expect(browser.handed()).toEqual([]);
 		expect(calls()).toEqual(["show_board"]);
 	}, 120_000);
 });

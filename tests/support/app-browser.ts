@@ -4,8 +4,10 @@
 // speaks for the view through the page's own channel: what the view would post reaches the host as
 // the host page POSTs it (with the page's origin and its stream's key), and what the host sends to
 // the view is read from the page's events stream. No browser runs.
-import { readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { AppCall } from "../../proxy/answer.ts";
 
 /** A JSON-RPC message as the view and the host exchange them. */
 export interface RpcMessage {
@@ -24,6 +26,8 @@ export interface Loaded {
 }
 
 export interface AppBrowser {
+	/** The page's address (with its token). */
+	readonly url: string;
 	readonly hostPage: Loaded;
 	readonly sandboxPage: Loaded;
 	readonly view: Loaded;
@@ -38,6 +42,34 @@ export interface AppBrowser {
 	readonly closed: Promise<string>;
 	/** Drops the events stream (the tab closes). */
 	leave(): void;
+}
+
+/** The call of the board fixture's `show_board` whose result opens its view (for tests without a server). */
+export const BOARD_CALL: AppCall = {
+	tool: {
+		server: "board",
+		name: "show_board",
+		description: "",
+		inputSchema: {},
+		ui: { resourceUri: "ui://board/view.html" },
+	},
+	args: { title: "Team" },
+	result: { content: [{ type: "text", text: "board" }] },
+};
+
+/**
+ * The user's browser for a real Pi (BROWSER in `env`): a script in `dir` recording what it is
+ * handed, its first argument, exactly what its command line shows every local user.
+ */
+export function recordingBrowser(dir: string): { env: { BROWSER: string }; handed(): string[] } {
+	const log = join(dir, "opened.txt");
+	const browser = join(dir, "browser.sh");
+	writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\n`);
+	chmodSync(browser, 0o755);
+	return {
+		env: { BROWSER: browser },
+		handed: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []),
+	};
 }
 
 /** The launch file's path from what the browser was handed (its `file:` URL). */
@@ -72,6 +104,18 @@ export async function launchFromFile(handed: string): Promise<string> {
 	return new URL(answer.headers.get("location") ?? "", action).href;
 }
 
+/** Opens the page from its launch file and initializes the view, as the user's browser and the view do. */
+export async function openInitialized(handed: string): Promise<AppBrowser> {
+	const page = await openAppPage(await launchFromFile(handed));
+	await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} });
+	await page.request(1, "ui/initialize", {
+		appInfo: { name: "board", version: "1.0.0" },
+		appCapabilities: {},
+		protocolVersion: "2026-01-26",
+	});
+	return page;
+}
+
 async function load(url: string): Promise<Loaded> {
 	const response = await fetch(url);
 	return {
@@ -81,7 +125,7 @@ async function load(url: string): Promise<Loaded> {
 	};
 }
 
-/** Opens the app page at `url` (what the session handed the browser). */
+/** Opens the app page at `url` (the page's address, with its token). */
 export async function openAppPage(url: string): Promise<AppBrowser> {
 	const origin = new URL(url).origin;
 	const hostPage = await load(url);
@@ -157,6 +201,7 @@ export async function openAppPage(url: string): Promise<AppBrowser> {
 		return new Promise<RpcMessage>((resolve) => waiters.push({ match, resolve }));
 	};
 	return {
+		url,
 		hostPage,
 		sandboxPage,
 		view,

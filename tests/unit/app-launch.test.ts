@@ -9,8 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { AppHost } from "../../apps/app-session.ts";
 import { AppSessions, type AppsSetting } from "../../apps/app-sessions.ts";
 import { type AppPage, startAppPage } from "../../apps/page-server.ts";
-import type { AppCall } from "../../proxy/answer.ts";
-import { launchFromFile, openAppPage, postLaunch, readLaunchFile } from "../support/app-browser.ts";
+import { BOARD_CALL, launchFromFile, openAppPage, postLaunch, readLaunchFile } from "../support/app-browser.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const view = { uri: "ui://board/view.html", html: "<p>board</p>" };
@@ -111,17 +110,7 @@ async function waitFor(check: () => boolean): Promise<void> {
 }
 
 describe("a result with a view, in an interactive session", () => {
-	const call: AppCall = {
-		tool: {
-			server: "board",
-			name: "show_board",
-			description: "",
-			inputSchema: {},
-			ui: { resourceUri: "ui://board/view.html" },
-		},
-		args: { title: "Team" },
-		result: { content: [{ type: "text", text: "board" }] },
-	};
+	const call = BOARD_CALL;
 	const declared = {
 		connectDomains: ["https://api.board.example.com", "https://printer.lan", "https://127.0.0.1.nip.io"],
 		resourceDomains: ["https://cdn.board.example.com", "https://localtest.me", "https://intranet.example.org"],

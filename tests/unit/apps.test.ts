@@ -13,8 +13,8 @@ import { type AppPage, startAppPage } from "../../apps/page-server.ts";
 import { toolUiOf } from "../../catalog/tool-ui.ts";
 import { HIDDEN_IN_PROMPT, piAppHost } from "../../pi/app-host.ts";
 import { PiApps } from "../../pi/apps.ts";
-import type { AppCall } from "../../proxy/answer.ts";
 import type { ToolMetadata } from "../../types.ts";
+import { BOARD_CALL } from "../support/app-browser.ts";
 import { configOf, tempDir } from "../support/helpers.ts";
 
 const SANDBOX = "http://127.0.0.1:4001";
@@ -371,17 +371,7 @@ describe("an app's page servers", () => {
 });
 
 describe("a result with a view", () => {
-	const call: AppCall = {
-		tool: {
-			server: "board",
-			name: "show_board",
-			description: "",
-			inputSchema: {},
-			ui: { resourceUri: "ui://board/view.html" },
-		},
-		args: { title: "Team" },
-		result: { content: [{ type: "text", text: "board" }] },
-	};
+	const call = BOARD_CALL;
 	/** A host that must not be reached: nothing may be read or served when the view is not shown. */
 	const untouched = new Proxy({} as AppHost, {
 		get: () => {
