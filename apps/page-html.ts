@@ -70,7 +70,10 @@ let sending = keyed;
 const send = (message) => {
 	const body = JSON.stringify(message);
 	sending = sending
-		.then(() => fetch("messages", { method: "POST", headers: { "content-type": "application/json", ${inlineJson(STREAM_KEY_HEADER)}: streamKey }, body }))
+		.then(() => {
+			const headers = { "content-type": "application/json", ${inlineJson(STREAM_KEY_HEADER)}: streamKey };
+			return fetch("messages", { method: "POST", headers, body });
+		})
 		.then((response) => { if (!response.ok) status("Pi refused a message (" + response.status + ")"); })
 		.catch(() => status("disconnected from Pi"));
 };
@@ -88,8 +91,8 @@ events.addEventListener("closed", (event) => {
 	events.close();
 	status(event.data || "closed");
 });
-events.onerror = () =>
-	status(events.readyState === EventSource.CLOSED ? "Pi refused this page: the app is open in another one, or has closed" : "disconnected from Pi");
+const REFUSED = "Pi refused this page: the app is open in another one, or has closed";
+events.onerror = () => status(events.readyState === EventSource.CLOSED ? REFUSED : "disconnected from Pi");
 frame.src = ${inlineJson(input.sandboxUrl)};
 </script></body></html>`;
 }
