@@ -110,7 +110,9 @@ export function readEscape(text: string, i: number, out: ReadUnits): number {
 /** A string's canonical units, as a string (what a secret is looked for as). */
 export function canonicalText(text: string): string {
 	// Most secrets hold nothing the reading changes: no backslash, no quote, no control character.
-	if (!/[\\"\u0000-\u001f]/.test(text)) return text;
+	let plain = 0;
+	while (plain < text.length && isPlainUnit(text.charCodeAt(plain))) plain++;
+	if (plain === text.length) return text;
 	const units: number[] = [];
 	const read = unitBuffer();
 	for (let i = 0; i < text.length; ) {
