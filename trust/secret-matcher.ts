@@ -5,18 +5,19 @@
 // find becomes spans of the original text, merged. No pattern is ever compiled from a secret.
 //
 // `-` and `_` are read as `+` and `/` on both sides, so one base64 core matches the standard and
-// the URL-safe alphabet (a secret's own `-` or `_` then also matches `+` or `/`: more masked, no less).
+// the URL-safe alphabet, and a space as `+`, as a form body writes it (a secret's own `-`, `_` or
+// space then also matches `+` or `/`: more masked, never less).
 
 import { AhoCorasick } from "./aho-corasick.ts";
 import { BlockFingerprints, probe, slotOf, WIDTH } from "./block-fingerprints.ts";
-import { isPlainUnit, percentDecoded, readEscape, unitBuffer } from "./text-views.ts";
+import { isPlainUnit, joinsBackslash, percentDecoded, readEscape, unitBuffer } from "./text-views.ts";
 
 /** Units a scan remembers: the start of a match up to WIDTH units back. */
 const RING = WIDTH * 2;
 const RING_MASK = RING - 1;
 
 function folded(pattern: string): string {
-	return pattern.replace(/[-_]/g, (c) => (c === "-" ? "+" : "/"));
+	return pattern.replace(/[-_ ]/g, (c) => (c === "_" ? "/" : "+"));
 }
 
 /** The spans of a text that hold known secrets: sorted, disjoint, [start, end) pairs in `starts`/`ends`. */
@@ -40,6 +41,7 @@ function scan(text: string, automaton: AhoCorasick | undefined, blocks: BlockFin
 	let h1 = 0;
 	let h2 = 0;
 	let at = -1;
+	let previous = -1;
 	for (let i = 0; i < text.length; ) {
 		// Most characters are one unit of their own: read here; the rest by readEscape.
 		const char = text.charCodeAt(i);
@@ -54,7 +56,9 @@ function scan(text: string, automaton: AhoCorasick | undefined, blocks: BlockFin
 		}
 		for (let r = 1; r < 3 * count; r += 3) {
 			const raw = read[r];
-			const code = raw === 0x2d ? 0x2b : raw === 0x5f ? 0x2f : raw; // the fold: see the header
+			if (joinsBackslash(previous, raw)) continue;
+			previous = raw;
+			const code = raw === 0x2d || raw === 0x20 ? 0x2b : raw === 0x5f ? 0x2f : raw; // the fold: see the header
 			const end = read[r + 2];
 			startRing[++at & RING_MASK] = read[r + 1];
 			if (rootNext) {

@@ -7,10 +7,11 @@
 //   writes as a two-character escape (a quote, a line break...) is that escape's two units, raw or
 //   escaped, so `"` in the raw secret and `\"` or `\\\"` in the text meet as the same units;
 // - percent-decoded first (`%XX` of UTF-8, `+` a space: a URL or a form body), then read so,
-//   only when the text has a `%` (a `+` alone changes nothing the first view misses).
+//   only when the text has a `%` (a form's `+` for a space is met by the matcher's folding).
 // Every unit carries the span of the text it came from, so what is found is masked there.
-// What this reads differently: a secret starting with `u` and four hex digits right after a
-// backslash in the text, or ending in a backslash the text follows with such an escape.
+// Runs of backslash units read as one. What this reads differently: a secret starting with `u` and
+// four hex digits right after a backslash in the text, or ending in a backslash the text follows
+// with such an escape.
 
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
@@ -30,6 +31,14 @@ for (const [char, letter] of [
 /** The letters of those escapes (b f n r t, and the quote): after a backslash run, the escape itself. */
 const ESCAPE_LETTERS = new Uint8Array(0x80);
 for (const letter of ESCAPED) if (letter !== 0) ESCAPE_LETTERS[letter] = 1;
+
+/**
+ * Whether a unit is a backslash right after one: dropped, so every run of backslash units reads as
+ * one (a raw `\` before a line break is `\\n` in units; its JSON, `\\\n`, a run before `n`).
+ */
+export function joinsBackslash(previous: number, unit: number): boolean {
+	return unit === BACKSLASH && previous === BACKSLASH;
+}
 
 /** A character that is its own one unit (most of any text): the caller reads it without a call. */
 export function isPlainUnit(code: number): boolean {
@@ -91,6 +100,10 @@ export function readEscape(text: string, i: number, out: ReadUnits): number {
 	const next = j < text.length ? text.charCodeAt(j) : -1;
 	const escaped = next === U ? hex4(text, j + 1) : -1;
 	if (escaped >= 0) {
+		// At depth d of nesting a `\u` escape has 2^(d-1) backslashes; any other count also holds
+		// literal backslashes before it (JSON of `\é` is `\\\u00e9`).
+		const run = j - i;
+		if ((run & (run - 1)) !== 0) put(out, BACKSLASH, i, j + 5);
 		putCharacter(out, escaped, i, j + 5);
 		return j + 5;
 	}
@@ -123,7 +136,10 @@ export function canonicalText(text: string): string {
 			continue;
 		}
 		i = readEscape(text, i, read);
-		for (let r = 0; r < read[0]; r++) units.push(read[1 + 3 * r]);
+		for (let r = 0; r < read[0]; r++) {
+			const unit = read[1 + 3 * r];
+			if (!joinsBackslash(units[units.length - 1] ?? -1, unit)) units.push(unit);
+		}
 	}
 	let out = "";
 	for (let i = 0; i < units.length; i += 4096) out += String.fromCharCode(...units.slice(i, i + 4096));
