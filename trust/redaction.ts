@@ -28,8 +28,10 @@ export class Redactor {
 
 	/** Adds the values of an environment's variables whose names say they are secrets (8 characters or more). */
 	addVariables(env: Readonly<Record<string, string | undefined>>): void {
+		// The user's own environment: a path in it may be looked up.
+		const where = { home: env.HOME ?? env.USERPROFILE, cwd: env.PWD, mayStat: true };
 		for (const [name, value] of Object.entries(env))
-			if (isSecretValue(name, value) && value.length >= MIN_INHERITED) this.add(value);
+			if (isSecretValue(name, value, where) && value.length >= MIN_INHERITED) this.add(value);
 	}
 
 	/** Adds values that must never be shown; shorter than 4 characters is ignored. */
