@@ -12,6 +12,8 @@
 
 /** Units per block: the shortest secret this side takes (shorter ones: trust/aho-corasick.ts). */
 export const WIDTH = 32;
+/** The filter's most words: 2^21 (8 MB, 2^26 bits). */
+const MAX_FILTER_WORDS = 1 << 21;
 
 function randomOdd(): number {
 	return (Math.floor(Math.random() * 0x7fffffff) * 2 + 1) | 0;
@@ -33,6 +35,8 @@ export class BlockFingerprints {
 	private keys1 = new Int32Array(64);
 	private keys2 = new Int32Array(64);
 	private used = new Uint8Array(64);
+	/** One bit per value of h2's low bits, set for each fingerprint kept: about 32 bits per fingerprint, at most 8 MB. */
+	private filter = new Int32Array(64);
 	private count = 0;
 
 	get size(): number {
@@ -52,7 +56,14 @@ export class BlockFingerprints {
 
 	/** The table as it is now, for a scan to probe without a call per unit (valid until the next add). */
 	table(): FingerprintTable {
-		return { keys1: this.keys1, keys2: this.keys2, used: this.used, mask: this.used.length - 1 };
+		return {
+			keys1: this.keys1,
+			keys2: this.keys2,
+			used: this.used,
+			mask: this.used.length - 1,
+			filter: this.filter,
+			filterShift: 32 - Math.log2(this.filter.length * 32),
+		};
 	}
 
 	private addBlock(pattern: string, start: number): void {
@@ -67,6 +78,8 @@ export class BlockFingerprints {
 		if ((this.count + 1) * 2 > this.used.length) this.grow();
 		this.insert(h1, h2);
 		this.count++;
+		if (this.count * 32 > this.filter.length * 32 && this.filter.length < MAX_FILTER_WORDS) this.growFilter();
+		else this.mark(h1, h2);
 	}
 
 	private insert(h1: number, h2: number): void {
@@ -76,6 +89,18 @@ export class BlockFingerprints {
 		this.used[slot] = 1;
 		this.keys1[slot] = h1;
 		this.keys2[slot] = h2;
+	}
+
+	private mark(h1: number, h2: number): void {
+		const bit = filterBit(h1, h2, 32 - Math.log2(this.filter.length * 32));
+		this.filter[bit >>> 5] |= 1 << (bit & 31);
+	}
+
+	/** Doubles the filter and marks every fingerprint again (from the table). */
+	private growFilter(): void {
+		this.filter = new Int32Array(this.filter.length * 2);
+		for (let slot = 0; slot < this.used.length; slot++)
+			if (this.used[slot]) this.mark(this.keys1[slot], this.keys2[slot]);
 	}
 
 	private grow(): void {
@@ -96,10 +121,18 @@ export interface FingerprintTable {
 	readonly keys2: Int32Array;
 	readonly used: Uint8Array;
 	readonly mask: number;
+	readonly filter: Int32Array;
+	readonly filterShift: number;
 }
 
+/** A slot of the table: the top bits of a multiplicative mix (a polynomial hash's low bits vary least). */
 export function slotOf(h1: number, h2: number, mask: number): number {
-	return Math.imul(h1 ^ (h2 >>> 15), 0x85ebca6b) & mask;
+	return (Math.imul(h1 ^ Math.imul(h2, 0x9e3779b1), 0x85ebca6b) >>> 7) & mask;
+}
+
+/** The filter's bit for a fingerprint: the top `32 - shift` bits of another mix. */
+export function filterBit(h1: number, h2: number, shift: number): number {
+	return Math.imul(h2 ^ Math.imul(h1, 0x85ebca6b), 0x9e3779b1) >>> shift;
 }
 
 /** Whether the table holds the fingerprint (h1, h2). */

@@ -9,7 +9,7 @@
 // space then also matches `+` or `/`: more masked, never less).
 
 import { AhoCorasick } from "./aho-corasick.ts";
-import { BlockFingerprints, probe, slotOf, WIDTH } from "./block-fingerprints.ts";
+import { BlockFingerprints, filterBit, probe, WIDTH } from "./block-fingerprints.ts";
 import { isPlainUnit, joinsBackslash, percentDecoded, readEscape, unitBuffer } from "./text-views.ts";
 
 /** Units a scan remembers: the start of a match up to WIDTH units back. */
@@ -37,43 +37,57 @@ function scan(text: string, automaton: AhoCorasick | undefined, blocks: BlockFin
 	const longest = automaton?.longest ?? new Int32Array(1);
 	const table = blocks?.table();
 	const [base1, base2, drop1, drop2] = blocks ? [blocks.base1, blocks.base2, blocks.drop1, blocks.drop2] : [0, 0, 0, 0];
+	const filter = table?.filter ?? new Int32Array(1);
+	const filterShift = table ? table.filterShift : 31;
 	let state = AhoCorasick.ROOT;
 	let h1 = 0;
 	let h2 = 0;
 	let at = -1;
 	let previous = -1;
-	for (let i = 0; i < text.length; ) {
-		// Most characters are one unit of their own: read here; the rest by readEscape.
-		const char = text.charCodeAt(i);
-		let count = 1;
-		if (isPlainUnit(char)) {
-			read[1] = char;
-			read[2] = i;
-			read[3] = ++i;
-		} else {
-			i = readEscape(text, i, read);
-			count = read[0];
+	let i = 0;
+	// Units left of what readEscape read, and where the next of them is in `read`.
+	let pending = 0;
+	let next = 1;
+	for (;;) {
+		let raw: number;
+		let start: number;
+		let end: number;
+		if (pending > 0) {
+			raw = read[next];
+			start = read[next + 1];
+			end = read[next + 2];
+			next += 3;
+			pending--;
+		} else if (i < text.length) {
+			// Most characters are one unit of their own, read here; the rest by readEscape.
+			raw = text.charCodeAt(i);
+			if (!isPlainUnit(raw)) {
+				i = readEscape(text, i, read);
+				pending = read[0];
+				next = 1;
+				continue;
+			}
+			start = i;
+			end = ++i;
+		} else break;
+		if (joinsBackslash(previous, raw)) continue;
+		previous = raw;
+		const code = raw === 0x2d || raw === 0x20 ? 0x2b : raw === 0x5f ? 0x2f : raw; // the fold: see the header
+		startRing[++at & RING_MASK] = start;
+		if (rootNext) {
+			state = state === AhoCorasick.ROOT ? rootNext[code] : (automaton as AhoCorasick).step(state, code);
+			const found = longest[state];
+			if (found > 0) record(startRing[(at - found + 1) & RING_MASK], end);
 		}
-		for (let r = 1; r < 3 * count; r += 3) {
-			const raw = read[r];
-			if (joinsBackslash(previous, raw)) continue;
-			previous = raw;
-			const code = raw === 0x2d || raw === 0x20 ? 0x2b : raw === 0x5f ? 0x2f : raw; // the fold: see the header
-			const end = read[r + 2];
-			startRing[++at & RING_MASK] = read[r + 1];
-			if (rootNext) {
-				state = state === AhoCorasick.ROOT ? rootNext[code] : (automaton as AhoCorasick).step(state, code);
-				const found = longest[state];
-				if (found > 0) record(startRing[(at - found + 1) & RING_MASK], end);
-			}
-			if (table) {
-				const leaving = unitRing[(at - WIDTH) & RING_MASK];
-				unitRing[at & RING_MASK] = code;
-				h1 = (Math.imul((h1 - Math.imul(leaving, drop1)) | 0, base1) + code) | 0;
-				h2 = (Math.imul((h2 - Math.imul(leaving, drop2)) | 0, base2) + code) | 0;
-				if (at >= WIDTH - 1 && table.used[slotOf(h1, h2, table.mask)] && probe(table, h1, h2))
-					record(startRing[(at - WIDTH + 1) & RING_MASK], end);
-			}
+		if (table) {
+			const leaving = unitRing[(at - WIDTH) & RING_MASK];
+			unitRing[at & RING_MASK] = code;
+			h1 = (Math.imul((h1 - Math.imul(leaving, drop1)) | 0, base1) + code) | 0;
+			h2 = (Math.imul((h2 - Math.imul(leaving, drop2)) | 0, base2) + code) | 0;
+			// The filter (a bit per fingerprint, small enough for the cache) turns away almost every unit.
+			const bit = filterBit(h1, h2, filterShift);
+			if (at >= WIDTH - 1 && filter[bit >>> 5] & (1 << (bit & 31)) && probe(table, h1, h2))
+				record(startRing[(at - WIDTH + 1) & RING_MASK], end);
 		}
 	}
 	return spans;

@@ -39,7 +39,10 @@ describe("the Aho-Corasick automaton", () => {
 			const text = rnd.pick("abc", 40);
 			const automaton = new AhoCorasick(patterns);
 			let state = AhoCorasick.ROOT;
-			const found = [...text].map((c) => automaton.longestEndingAt((state = automaton.step(state, c.charCodeAt(0)))));
+			const found = [...text].map((c) => {
+				state = automaton.step(state, c.charCodeAt(0));
+				return automaton.longestEndingAt(state);
+			});
 			expect(found, `${patterns} in ${text}`).toEqual(naiveLongest(patterns, text));
 		}
 	});
@@ -89,13 +92,13 @@ describe("the matcher", () => {
 		for (let round = 0; round < 300; round++) {
 			let secret = rnd.pick(alphabet, 4 + Math.floor(rnd.next() * 60));
 			if (/^u|\\$/.test(secret) || secret.trim().length < 4) secret = `k${secret}k`; // the two readings the header names
-			const escape = (text: string) => JSON.stringify(text).slice(1, -1);
-			const json = escape(secret);
+			const jsonEscape = (text: string) => JSON.stringify(text).slice(1, -1);
+			const json = jsonEscape(secret);
 			const forms = [
 				secret,
 				json,
-				escape(json),
-				escape(escape(json)),
+				jsonEscape(json),
+				jsonEscape(jsonEscape(json)),
 				json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
 				encodeURIComponent(secret),
 				new URLSearchParams({ s: secret }).toString().slice(2),
