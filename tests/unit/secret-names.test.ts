@@ -1,14 +1,8 @@
 // What counts as a secret (the README's rule): names that say so, header values, credentials in
 // URLs; and what reaches the model as it is, even under a secret name: folders, URLs without
-// credentials, yes/no. Then the same rule on config entries as a user writes them.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatProblem, loadConfig } from "../../config.ts";
-import { Redactor } from "../../trust/redaction.ts";
+// credentials, yes/no. The same rule on config entries: tests/unit/config.test.ts.
+import { describe, expect, it } from "vitest";
 import { isSecretHeader, isSecretName, isSecretValue, urlCredentials } from "../../trust/secret-names.ts";
-import type { McpConfig } from "../../types.ts";
-import { configFolders, type tempDir } from "../support/helpers.ts";
 
 describe("the rule", () => {
 	it("a name is secret by one of its words, camelCase and compounds too; not when its last word names a setting", () => {
@@ -84,80 +78,5 @@ describe("the rule", () => {
 		]);
 		expect(urlCredentials("https://x.test/a?api_key=kkkk-1&team=core&sig=zzzz")).toEqual(["kkkk-1", "zzzz"]);
 		expect(urlCredentials("https://x.test/home/me?page=2")).toEqual([]);
-	});
-
-	it("inherited variables: secret names from 8 characters, a folder under one is not", () => {
-		const r = new Redactor({
-			HOME: "/home/me",
-			GITHUB_TOKEN: "ghp_0123456789",
-			API_KEY: "/home/me/keys-folder",
-			NOTES: "/home/me/notes-123",
-			SHORT_KEY: "abc123",
-		});
-		expect(r.scrub("ghp_0123456789 /home/me/keys-folder /home/me/notes-123 abc123")).toBe(
-			"*** /home/me/keys-folder /home/me/notes-123 abc123",
-		);
-	});
-});
-
-describe("a config's secrets", () => {
-	let root: ReturnType<typeof tempDir>;
-	let home: string;
-	let cwd: string;
-	let agentDir: string;
-	beforeEach(() => {
-		({ root, home, cwd, agentDir } = configFolders());
-		mkdirSync(join(home, "notes"), { recursive: true });
-	});
-	afterEach(() => root.remove());
-	const load = (file: string, servers: Record<string, unknown>, env: Record<string, string>): McpConfig => {
-		mkdirSync(dirname(file), { recursive: true });
-		writeFileSync(file, JSON.stringify({ mcpServers: servers }));
-		return loadConfig({ cwd, agentDir, home, env: { HOME: home, ...env } });
-	};
-	const secretsOf = (config: McpConfig, name: string) => {
-		const entry = config.servers.get(name);
-		if (!entry) throw new Error(config.problems.map(formatProblem).join("; "));
-		return entry.secrets;
-	};
-
-	it("a folder in args and env, ${HOME} under API_KEY: none is a secret; tokens by name, by variable, in a URL are", () => {
-		const notes = join(home, "notes");
-		const config = load(
-			join(agentDir, "mcp.json"),
-			{
-				fs: {
-					command: "npx",
-					args: ["server-filesystem", notes, "--token", "${DEPLOY_TOKEN}"],
-					env: {
-						NOTES_DIR: notes,
-						API_KEY: "${HOME}",
-						GITHUB_TOKEN: "ghp-config-literal",
-						DATABASE_URL: "postgres://app:db-pw-123@db/x",
-						LABEL: "${DEPLOY_REF}",
-					},
-				},
-				web: { url: "https://api.example.com/mcp", headers: { "X-Api-Key": "hdr-key-1234", Accept: "text/plain" } },
-			},
-			{ DEPLOY_TOKEN: "dtok-5e6f7a8b", DEPLOY_REF: "refs/heads/main" },
-		);
-		const fs = secretsOf(config, "fs");
-		expect(fs).toEqual(expect.arrayContaining(["dtok-5e6f7a8b", "ghp-config-literal", "db-pw-123"]));
-		for (const shown of [notes, home, "refs/heads/main", "postgres://app:db-pw-123@db/x"])
-			expect(fs).not.toContain(shown);
-		expect(secretsOf(config, "web")).toEqual(["hdr-key-1234"]);
-	});
-
-	it("a project's server: ${HOME} under API_KEY is the home folder, shown; its Authorization header is a secret", () => {
-		const config = load(
-			join(cwd, ".mcp.json"),
-			{
-				proj: { url: "https://p.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
-				p2: { command: "x", env: { API_KEY: "${HOME}" } },
-			},
-			{ TOKEN: "tok-0a1b2c3d" },
-		);
-		expect(secretsOf(config, "proj")).toEqual(expect.arrayContaining(["Bearer tok-0a1b2c3d"]));
-		expect(secretsOf(config, "p2")).toEqual([]);
 	});
 });
