@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EVERYTHING, FILESYSTEM } from "../support/helpers.ts";
-import { type ChatRequest, lastToolMessage, type Step } from "../support/mock-openai.ts";
+import { lastToolMessage, type Step } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
 
@@ -39,13 +39,19 @@ describe.each(PI_HOSTS)("the user's folders and tokens in a real session ($name)
 			};
 			home.writeAgentFile("mcp.json", JSON.stringify({ mcpServers: servers }));
 			const answers: string[] = [];
-			const heard = (req: ChatRequest) => void answers.push(lastToolMessage(req));
+			/** A step that keeps the answer the model was just given, then does `next`. */
+			const keeping =
+				(next: () => ReturnType<Step>): Step =>
+				(req) => {
+					answers.push(lastToolMessage(req));
+					return next();
+				};
 			const steps: Step[] = [
 				() => call("fs_list_allowed_directories"),
-				(req) => (heard(req), call("every_get-env")),
-				(req) => (heard(req), call("fs_read_text_file", { path: join(notes, "todo.md") })),
-				(req) => (heard(req), call("every_echo", { message: `notes at ${notes}, home ${home?.root}` })),
-				(req) => (heard(req), { text: "done" }),
+				keeping(() => call("every_get-env")),
+				keeping(() => call("fs_read_text_file", { path: join(notes, "todo.md") })),
+				keeping(() => call("every_echo", { message: `notes at ${notes}, home ${home?.root}` })),
+				keeping(() => ({ text: "done" })),
 			];
 			const run = await runPi(home, "look at my notes", { host, steps, env: { MY_TOKEN: TOKEN } });
 			expect(run.code, run.stderr.slice(-2000)).toBe(0);
