@@ -2,7 +2,7 @@
 // from a registry (verdaccio on 127.0.0.1, the package published from `npm pack`) and
 // `pi install git:<address>` (the working tree as a git repository on 127.0.0.1), each followed by
 // one real `pi -p` whose scripted model finds and calls a real server's tool, and the shell
-// command of that install (`status`; on Pi 1.5 every line of the README's shell block, `demo`
+// command of that install (`status`; on Pi 1.5 every line of docs/cli.md's shell block, `demo`
 // first). Nothing else is done by hand: the only files written are the user's mcp.json, the
 // scripted model's models.json, and for the shell block a project's .mcp.json (its `approve` lines
 // are about a project server).
@@ -15,13 +15,13 @@ import { type GitServer, type LocalRegistry, startGitServer, startRegistry } fro
 import { PI_HOSTS, type PiHost } from "../support/pi-hosts.ts";
 
 const COMMAND = "pi-mcp-proxy";
-/** A code `approve` prints and takes (trust/shown-launches.ts); the README shows an example of one. */
+/** A code `approve` prints and takes (trust/shown-launches.ts); docs/cli.md shows an example of one. */
 const SHOWN_CODE = /\b[a-z2-9]{3}-[a-z2-9]{3}\b/;
 
-/** The commands of the README's shell block (`pi-mcp-proxy <args>`), without the command's name. */
-function readmeShellLines(): string[] {
-	const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-	const section = readme.slice(readme.indexOf("## From a shell"));
+/** The commands of docs/cli.md's shell block (`pi-mcp-proxy <args>`), without the command's name. */
+function documentedShellLines(): string[] {
+	const page = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
+	const section = page.slice(page.indexOf("## Commands"));
 	const block = section.slice(section.indexOf("```bash"), section.indexOf("```", section.indexOf("```bash") + 3));
 	const lines = block.split("\n").filter((line) => line.startsWith(`${COMMAND} `));
 	expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(expect.arrayContaining(["demo", "status", "approve"]));
@@ -29,18 +29,18 @@ function readmeShellLines(): string[] {
 }
 
 /**
- * Runs every line of the README's shell block with the installed command, in a project whose
- * .mcp.json holds a server awaiting approval. Each exits as the README says: 0, but a bare
- * `approve` (it approves nothing and prints the code) 1; the line with the README's example code
+ * Runs every line of docs/cli.md's shell block with the installed command, in a project whose
+ * .mcp.json holds a server awaiting approval. Each exits as the page says: 0, but a bare
+ * `approve` (it approves nothing and prints the code) 1; the line with the page's example code
  * is run with the code the bare `approve` printed, and approves the project's server.
  */
-async function runReadmeShellBlock(bin: string, at: Home, env: NodeJS.ProcessEnv): Promise<void> {
+async function runDocumentedShellBlock(bin: string, at: Home, env: NodeJS.ProcessEnv): Promise<void> {
 	writeFileSync(
 		join(at.cwd, ".mcp.json"),
 		JSON.stringify({ mcpServers: { proj: { command: "node", args: [EVERYTHING, "stdio"] } } }),
 	);
 	let printed: string | undefined;
-	for (const line of readmeShellLines()) {
+	for (const line of documentedShellLines()) {
 		const words = line.replace(/#.*/, "").trim().split(/\s+/);
 		const bareApprove = words.length === 1 && words[0] === "approve";
 		const withCode = words[0] === "approve" && SHOWN_CODE.test(line);
@@ -98,8 +98,8 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 			expect(status.code, status.out).toBe(0);
 			expect(status.out).toContain("- everything: ");
 			if (host.name !== "pi-1.5") return;
-			// Every line of the README's shell block, as written (the demo first: it fetches server-everything).
-			await runReadmeShellBlock(installedBin(host, at), at, env);
+			// Every line of docs/cli.md's shell block, as written (the demo first: it fetches server-everything).
+			await runDocumentedShellBlock(installedBin(host, at), at, env);
 		},
 		600_000,
 	);
