@@ -3,7 +3,9 @@
 // fingerprint is kept. A text is scanned with a rolling fingerprint of its last `WIDTH` units: one
 // multiply-add and one table probe per unit, whatever the secrets' sizes and number. Every block
 // of a secret found in the text is masked, so a whole secret is masked wherever it appears (its
-// blocks cover it) and so is any run of `WIDTH` of its units (a token cut short by a server).
+// blocks cover it) and so is any part of it that holds a whole block (a token cut short by a
+// server shows at most the 2 x (WIDTH - 1) units around its blocks: a part under 2 x WIDTH may be
+// shown whole, as it may hold no block).
 //
 // A fingerprint is two polynomial hashes modulo 2^32 with random odd bases, chosen per table:
 // text that no secret's block equals matches only by a collision of both (about one chance in

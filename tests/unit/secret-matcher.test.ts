@@ -79,7 +79,7 @@ describe("the matcher", () => {
 		expect(masked([long, `${long.slice(-10)}-tail-9`], `${long}-tail-9 end`)).toBe("*** end");
 	});
 
-	it("a long secret is masked even cut short: any run of 32 of its characters", () => {
+	it("a long secret is masked even cut short: every whole 32-character block of it the text holds", () => {
 		const secret = randomBytes(300).toString("hex");
 		const out = masked([secret], `start ${secret.slice(50, 250)} end`);
 		expect(out).toMatch(/^start .{0,31}\*\*\*.{0,31} end$/);
