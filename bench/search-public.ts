@@ -7,13 +7,13 @@
 // first ten; one search per planned step: the share of needed tools found in their step's first
 // five, and the tasks with every tool so found.
 import type { ToolCatalog } from "../catalog/tool-catalog.ts";
+import type { PiToolInfo } from "../pi/tool-ranking.ts";
+import { PiToolRanker } from "../pi/tool-ranking.ts";
 import { runProxy } from "../proxy/proxy-tool.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { searchCatalog } from "../search/engine.ts";
-import type { PiToolInfo } from "../pi/tool-ranking.ts";
-import { PiToolRanker } from "../pi/tool-ranking.ts";
 import { PiBm25, type PiTool } from "./search-pi-bm25.ts";
-import { loadMcpBench, loadMetaTool, type PublicSet, type Task } from "./search-public-sets.ts";
+import { loadMcpBench, loadMetaTool, type PublicSet } from "./search-public-sets.ts";
 import { sessionOf } from "./search-quality.ts";
 
 /** A ranking of tools (as `server/tool`) for a query, best first, at most `limit` (or what the route shows). */
@@ -47,7 +47,9 @@ function piTools(set: PublicSet): (PiToolInfo & PiTool)[] {
 /** Each route's ranking over one set's catalogs. */
 function routes(set: PublicSet): Record<string, Rank> {
 	const tools = piTools(set);
-	const back = new Map(set.catalogs.flatMap((c) => c.tools.map((t) => [piName(c.server, t.name), `${c.server}/${t.name}`])));
+	const back = new Map(
+		set.catalogs.flatMap((c) => c.tools.map((t) => [piName(c.server, t.name), `${c.server}/${t.name}`])),
+	);
 	const fromPi = (names: readonly string[]) => names.map((n) => back.get(n) ?? n);
 	const lifecycle = sessionOf(set.catalogs);
 	for (const c of set.catalogs) {
@@ -56,7 +58,9 @@ function routes(set: PublicSet): Record<string, Rank> {
 	}
 	const qualified = new Map(lifecycle.catalog.all().map((t) => [t.qualifiedName, `${t.server}/${t.name}`]));
 	const titles = new Map(
-		set.catalogs.flatMap((c) => c.tools.flatMap((t) => (t.title ? [[piName(c.server, t.name), t.title] as const] : []))),
+		set.catalogs.flatMap((c) =>
+			c.tools.flatMap((t) => (t.title ? [[piName(c.server, t.name), t.title] as const] : [])),
+		),
 	);
 	const ranker = new PiToolRanker((name) => titles.get(name));
 	const bm25 = new PiBm25(tools);
@@ -86,7 +90,11 @@ async function measure(set: PublicSet, rank: Rank): Promise<Figures> {
 	const out: Figures = {};
 	if (set.queries.length > 0) {
 		const ranks = await Promise.all(set.queries.map(async (q) => rankOf(await rank(q.query, 10), q.tools)));
-		out.queries = { n: ranks.length, hit1: share(ranks.map((r) => r === 0)), hit5: share(ranks.map((r) => r >= 0 && r < 5)) };
+		out.queries = {
+			n: ranks.length,
+			hit1: share(ranks.map((r) => r === 0)),
+			hit5: share(ranks.map((r) => r >= 0 && r < 5)),
+		};
 	}
 	if (set.tasks.length > 0) {
 		const hit1: boolean[] = [];
@@ -103,7 +111,13 @@ async function measure(set: PublicSet, rank: Rank): Promise<Figures> {
 			needed += task.tools.length;
 			all10.push(inTen === task.tools.length);
 		}
-		out.tasks = { n: set.tasks.length, hit1: share(hit1), hit5: share(hit5), recall10: found / needed, all10: share(all10) };
+		out.tasks = {
+			n: set.tasks.length,
+			hit1: share(hit1),
+			hit5: share(hit5),
+			recall10: found / needed,
+			all10: share(all10),
+		};
 	}
 	const planned = set.tasks.filter((t) => t.steps.length > 0);
 	if (planned.length > 0) {
@@ -153,14 +167,18 @@ function counts(set: PublicSet, f: Figures): string {
 	return parts.join(", ");
 }
 
-export async function measurePublicSet(set: PublicSet): Promise<Record<string, Figures>> {
+/** Every route's figures on a set (or only those named). */
+export async function measurePublicSet(set: PublicSet, only?: readonly string[]): Promise<Record<string, Figures>> {
 	const out: Record<string, Figures> = {};
-	for (const [route, rank] of Object.entries(routes(set))) out[route] = await measure(set, rank);
+	for (const [route, rank] of Object.entries(routes(set)))
+		if (!only || only.includes(route)) out[route] = await measure(set, rank);
 	return out;
 }
 
 export async function main(): Promise<void> {
-	console.log("== search on public sets nobody here wrote (MetaTool: tuning half and held-out half; MCP-Bench: held out) ==");
+	console.log(
+		"== search on public sets nobody here wrote (MetaTool: tuning half and held-out half; MCP-Bench: held out) ==",
+	);
 	for (const set of [loadMetaTool(0), loadMetaTool(1), loadMcpBench()]) {
 		const figures = await measurePublicSet(set);
 		console.log(`${set.name} (${counts(set, Object.values(figures)[0] as Figures)}):`);
