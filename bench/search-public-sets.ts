@@ -77,6 +77,36 @@ export function loadMetaTool(half: 0 | 1): PublicSet {
 	};
 }
 
+/** How many of a half's requests one composed task tells. */
+const COMPOSED = 3;
+
+/**
+ * A task told at length, made of MetaTool's own requests: three requests for three different tools
+ * of one half, one after the other as one text (each a step of it). What a request with several
+ * needs looks like in a set that has only one or two needs a request.
+ */
+export function loadMetaToolTasks(half: 0 | 1): PublicSet {
+	const set = loadMetaTool(half);
+	const byTool = new Map<string, Task[]>();
+	for (const q of set.queries) byTool.set(q.tools[0], [...(byTool.get(q.tools[0]) ?? []), q]);
+	const tools = [...byTool.keys()];
+	const tasks: Task[] = [];
+	// Task i takes the i-th request of tools i, i+7 and i+14 (mod the half's tools): different tools, all of them used.
+	for (let i = 0; i < 150; i++) {
+		const picked = Array.from({ length: COMPOSED }, (_, k) => {
+			const requests = byTool.get(tools[(i + 7 * k) % tools.length]) as Task[];
+			return requests[Math.floor(i / tools.length) % requests.length];
+		});
+		tasks.push({
+			id: `c${i}`,
+			query: picked.map((q) => q.query).join(" "),
+			tools: picked.map((q) => q.tools[0]),
+			steps: picked.map((q) => ({ query: q.query, tools: q.tools })),
+		});
+	}
+	return { ...set, name: `MetaTool ${half === 0 ? "tuning" : "held-out"}, three requests as one task`, queries: [], tasks };
+}
+
 interface McpBenchFile {
 	readonly servers: {
 		readonly server: string;

@@ -8,6 +8,7 @@ import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { Bm25Index, type QueryTerm } from "./bm25.ts";
 import { CatalogHeads, type ServerHeads, serverHeads } from "./catalog-heads.ts";
 import { readEntities } from "./entities.ts";
+import { fuseNeeds, splitNeeds } from "./needs.ts";
 import { asksQuestion, expandQuery } from "./query.ts";
 import { regexSearch } from "./regex-search.ts";
 import { accepting, type SearchHit, type SearchOptions } from "./search-options.ts";
@@ -219,8 +220,25 @@ export class ToolSearchIndex {
 				query,
 				options,
 			);
-		// What a query can mean fits in a few dozen words; a megabyte of them must not cost seconds.
+		// What a query can mean fits in a few dozen words a need; a megabyte of them must not cost seconds.
 		const text = readEntities(query.slice(0, MAX_QUERY_CHARS));
+		const parts = splitNeeds(text);
+		if (parts.length === 0) return this.rank(text, options);
+		// Each need on its own as well as the whole (search/needs.ts).
+		const each = {
+			...options,
+			limit: undefined,
+			keep: options.keep ?? (options.limit ? { top: options.limit, share: 1 } : undefined),
+		};
+		const fused = fuseNeeds(
+			this.rank(text, each),
+			parts.map((part) => this.rank(part, each)),
+		);
+		return options.limit ? fused.slice(0, options.limit) : fused;
+	}
+
+	/** The tools ranked for one need (a request's identifiers already read). */
+	private rank(text: string, options: SearchOptions): SearchHit[] {
 		const words = tokenize(text).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts, general, nameOnly } = expandQuery(words.join(" "));
 		if (weights.size === 0) return [];
