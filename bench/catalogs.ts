@@ -8,6 +8,8 @@ export const CATALOG_DIR = join(import.meta.dirname, "..", "tests", "data", "too
 export interface Catalog {
 	readonly server: string;
 	readonly tools: ToolMetadata[];
+	/** The server's instructions from initialize, as the catalog holds them (searched with its tools). */
+	readonly instructions?: string;
 }
 
 export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
@@ -17,6 +19,7 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 		.map((file) => {
 			const data = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
 				server: string;
+				instructions?: string;
 				tools: {
 					name: string;
 					title?: string;
@@ -27,6 +30,7 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 			};
 			return {
 				server: data.server,
+				...(data.instructions ? { instructions: data.instructions } : {}),
 				tools: data.tools.map((t) => ({
 					server: data.server,
 					name: t.name,

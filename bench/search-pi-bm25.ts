@@ -13,9 +13,7 @@ export interface PiTool {
 }
 
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: "word" });
-const STOP_WORDS = new Set(
-	"a an and are as at be by for from in is it of on or that the this to with".split(" "),
-);
+const STOP_WORDS = new Set("a an and are as at be by for from in is it of on or that the this to with".split(" "));
 
 function stem(term: string): string {
 	if (term.length > 4 && term.endsWith("ies")) return `${term.slice(0, -3)}y`;
@@ -40,7 +38,8 @@ export function piTokenize(text: string): string[] {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+	typeof value === "object" && value !== null && !Array.isArray(value);
 
 function resolveSchemaRef(ref: string, root: unknown): unknown {
 	if (!ref.startsWith("#/")) return undefined;
@@ -159,8 +158,7 @@ export class PiBm25 {
 				score += (idf.get(term) ?? 0) * weight;
 			}
 			if (score === 0) continue;
-			if (d.localNameTerms.length > 0 && d.localNameTerms.every((term) => queryTerms.has(term)))
-				score += fullNameBonus;
+			if (d.localNameTerms.length > 0 && d.localNameTerms.every((term) => queryTerms.has(term))) score += fullNameBonus;
 			matches.push({ name: d.name, score, covered, exact: isExactNameQuery(exactQuery, d.name) });
 		}
 		return matches

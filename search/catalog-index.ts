@@ -3,7 +3,13 @@
 // search after a start or a server's change finds it built.
 import type { ToolCatalog } from "../catalog/tool-catalog.ts";
 import type { SearchHit, SearchOptions } from "./search-options.ts";
-import { ToolSearchIndex } from "./tool-index.ts";
+import { type ServerAbout, ToolSearchIndex } from "./tool-index.ts";
+
+/** What each server says of itself, as the catalog holds it (the config's description, the server's instructions). */
+const aboutOf =
+	(catalog: ToolCatalog): ServerAbout =>
+	(server) =>
+		catalog.metadata(server);
 
 /** A catalog's index, the catalog version it reflects, and an update under way in the background. */
 interface CatalogIndex {
@@ -34,7 +40,7 @@ export function searchCatalog(catalog: ToolCatalog, query: string, options: Sear
 		state.updates++;
 	}
 	if (state.version !== catalog.version) {
-		state.index.update(catalog.byServer());
+		state.index.update(catalog.byServer(), aboutOf(catalog));
 		state.version = catalog.version;
 		state.updates++;
 	}
@@ -63,7 +69,7 @@ export function prepareSearch(catalog: ToolCatalog): Promise<void> {
 	const state = indexOf(catalog);
 	if (state.pending || state.version === catalog.version) return Promise.resolve();
 	const version = catalog.version;
-	const steps = state.index.updating(catalog.byServer());
+	const steps = state.index.updating(catalog.byServer(), aboutOf(catalog));
 	state.pending = steps;
 	return new Promise((resolve) => {
 		const step = () => {

@@ -9,4 +9,5 @@
 // prepareSearch). The module lazy.ts loads on the first search.
 export { indexInfo, prepareSearch, searchCatalog } from "./catalog-index.ts";
 export type { SearchHit, SearchOptions } from "./search-options.ts";
-export { type ServerTools, ToolSearchIndex } from "./tool-index.ts";
+export { type ServerAbout, type ServerTools, ToolSearchIndex } from "./tool-index.ts";
+export type { ServerWords } from "./tool-text.ts";

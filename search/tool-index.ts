@@ -12,21 +12,35 @@ import { fuseNeeds, splitNeeds } from "./needs.ts";
 import { asksQuestion, expandQuery } from "./query.ts";
 import { regexSearch } from "./regex-search.ts";
 import { accepting, type SearchHit, type SearchOptions } from "./search-options.ts";
-import { type AnalyzedTool, analyzeTool, type IndexedTool, sameText } from "./tool-text.ts";
-import { tokenize } from "./words.ts";
+import {
+	type AnalyzedTool,
+	aboutServer,
+	analyzeTool,
+	type IndexedTool,
+	type ServerWords,
+	sameText,
+} from "./tool-text.ts";
+import { analyze, tokenize } from "./words.ts";
 
 const MAX_QUERY_CHARS = 2000;
 const MAX_QUERY_WORDS = 40;
 
 /**
- * Field weights (the fields of search/tool-text.ts's IndexedTool, in order: name, server, description, parameters), learned on the tuning set (bench/search-queries.ts,
+ * What a server says of itself (its config description, its instructions: issue 50) weighs, in
+ * each of its tools: a sixth of a tool's name, as Pi's own search weighs a namespace's words
+ * (NAMESPACE_WEIGHT 0.5 beside a name's 3). No tuning set has enough servers' words to choose it:
+ * 4 of the 35 catalogs send instructions, none of MetaTool's tools has a server.
+ */
+const SERVER_WORDS = 0.5;
+/**
+ * Field weights (the fields of search/tool-text.ts's IndexedTool, in order: name, server, description, parameters, then the parameters' notes, the first sentence and the server's own words), learned on the tuning set (bench/search-queries.ts,
  * with and without the idiom lexicon: coordinate ascent on MRR): the server's name and the description
  * count more than a tool's name suggested (was 6, 2.5, 1.2, 0.6). The parameters' descriptions (issue 41)
  * weigh least: they say what a tool acts on, not what it does (0.15-0.3 all gain on the tuning set; 0.2 its middle).
  * The description's first sentence (issue 41) adds 0.4 to its words: it says what the tool does, the rest
  * how (0.3-0.6 gain the same on the tuning set, with and without the idiom lexicon).
  */
-const FIELD_BOOSTS = [3, 4, 1.8, 0.6, 0.2, 0.4] as const;
+const FIELD_BOOSTS = [3, 4, 1.8, 0.6, 0.2, 0.4, SERVER_WORDS] as const;
 /**
  * Where a tool says what it does: its name, its parameters and its description's first sentence
  * ("Create a new issue"; not "make sure" further on).
@@ -41,7 +55,7 @@ const STRONG_FIELDS = [0, 3, 5] as const;
  * full of such words). The idiom lexicon's equivalents are software senses: the description too.
  * Chosen on the tuning set (issue 41, third round).
  */
-const EQUIVALENT_FIELDS = [0, 1, 2, 5] as const;
+const EQUIVALENT_FIELDS = [0, 1, 2, 5, 6] as const;
 const GENERAL_FIELDS = [0, 1, 5] as const;
 /** Where a plural's mark matches: a tool's name (search/query.ts `markPlurals`). */
 const NAME_FIELD = [0] as const;
@@ -84,7 +98,13 @@ export type ServerTools = ReadonlyMap<string, readonly CatalogTool[]>;
 interface ServerState extends ServerHeads {
 	readonly list: readonly CatalogTool[];
 	readonly ids: readonly number[];
+	/** Its own words as its tools were indexed with them (search/tool-text.ts `aboutServer`), and their terms. */
+	readonly about: string;
+	readonly aboutTerms: readonly string[];
 }
+
+/** What a server says of itself, by server (none: nothing). */
+export type ServerAbout = (server: string) => ServerWords | undefined;
 
 /** Tools indexed per step of an update: a background build yields to Pi between steps. */
 const STEP = 400;
@@ -112,31 +132,37 @@ export class ToolSearchIndex {
 	}
 
 	/** Brings the index to these tools at once (a list, or a catalog's tools by server). */
-	update(tools: readonly CatalogTool[] | ServerTools): void {
-		for (const _ of this.updating(tools));
+	update(tools: readonly CatalogTool[] | ServerTools, about?: ServerAbout): void {
+		for (const _ of this.updating(tools, about));
 	}
 
 	/**
 	 * The same update in steps of a few hundred tools; the index answers correctly only once the
 	 * generator is done. Only servers whose list changed are looked at: their tools that left or
-	 * changed are removed, new or changed ones analyzed and added.
+	 * changed are removed, new or changed ones analyzed and added; a server whose own words changed
+	 * has all its tools indexed again.
 	 */
-	*updating(tools: readonly CatalogTool[] | ServerTools): Generator<void, void, void> {
+	*updating(tools: readonly CatalogTool[] | ServerTools, about?: ServerAbout): Generator<void, void, void> {
 		const lists = Array.isArray(tools) ? byServer(tools) : (tools as ServerTools);
-		const changed = [...this.servers.keys()].filter((server) => lists.get(server) !== this.servers.get(server)?.list);
+		const words = new Map([...lists.keys()].map((server) => [server, aboutServer(about?.(server))]));
+		const changed = [...this.servers].flatMap(([server, state]) =>
+			lists.get(server) !== state.list || (words.get(server) ?? "") !== state.about ? [server] : [],
+		);
 		for (const server of lists.keys()) if (!this.servers.has(server)) changed.push(server);
 		this.lastUpdate = { compared: 0, added: 0 };
 		if (changed.length === 0) return;
 		const kept = new Map<string, number[]>();
 		const added: CatalogTool[] = [];
+		const aboutTerms = new Map(changed.map((server) => [server, analyze(words.get(server) ?? "")]));
 		for (const server of changed) {
 			const wanted = new Map((lists.get(server) ?? []).map((tool) => [tool.qualifiedName, tool]));
 			const keep: number[] = [];
+			const sameAbout = (words.get(server) ?? "") === this.servers.get(server)?.about;
 			for (const id of this.servers.get(server)?.ids ?? []) {
 				this.lastUpdate.compared++;
 				const entry = this.entry(id);
 				const tool = wanted.get(entry.tool.qualifiedName);
-				if (tool && sameText(entry.tool, tool)) {
+				if (tool && sameAbout && sameText(entry.tool, tool)) {
 					entry.tool = tool; // a list of fresh objects for the same tools
 					wanted.delete(tool.qualifiedName);
 					keep.push(id);
@@ -150,7 +176,7 @@ export class ToolSearchIndex {
 		for (let at = 0; at < added.length; at += STEP) {
 			for (const tool of added.slice(at, at + STEP)) {
 				const ids = newIds.get(tool.server) ?? [];
-				ids.push(this.indexing(tool));
+				ids.push(this.indexing(tool, aboutTerms.get(tool.server) ?? []));
 				newIds.set(tool.server, ids);
 			}
 			if (at + STEP < added.length) yield;
@@ -161,7 +187,14 @@ export class ToolSearchIndex {
 			this.setServer(
 				server,
 				list
-					? { list, ids, heads: serverHeads(ids.map((id) => this.entry(id).nameWords)), marked: this.marked(ids) }
+					? {
+							list,
+							ids,
+							heads: serverHeads(ids.map((id) => this.entry(id).nameWords)),
+							marked: this.marked(ids),
+							about: words.get(server) ?? "",
+							aboutTerms: aboutTerms.get(server) ?? [],
+						}
 					: undefined,
 			);
 		}
@@ -169,9 +202,9 @@ export class ToolSearchIndex {
 	}
 
 	/** Analyzes one tool and adds it: its entry is kept, its fields indexed. Returns its id. */
-	private indexing(tool: CatalogTool): number {
+	private indexing(tool: CatalogTool, about: readonly string[]): number {
 		const id = this.entries.length;
-		const { fields, nameKey, nameWords, ownNameWords } = analyzeTool(tool);
+		const { fields, nameKey, nameWords, ownNameWords } = analyzeTool(tool, about);
 		this.entries.push({ tool, nameWords, ownNameWords });
 		this.live++;
 		const same = this.byNameKey.get(nameKey);
@@ -185,7 +218,8 @@ export class ToolSearchIndex {
 	private removeEntry(id: number): void {
 		const entry = this.entries[id];
 		if (!entry) return;
-		const { fields, nameKey } = analyzeTool(entry.tool);
+		// Its server's words as it was indexed with them: its server's state is replaced after its tools.
+		const { fields, nameKey } = analyzeTool(entry.tool, this.servers.get(entry.tool.server)?.aboutTerms);
 		this.index.remove(id, fieldList(fields));
 		const same = [this.byNameKey.get(nameKey) ?? []].flat().filter((other) => other !== id);
 		if (same.length > 1) this.byNameKey.set(nameKey, same);
@@ -336,7 +370,7 @@ export class ToolSearchIndex {
 
 /** A tool's fields in the index's order. */
 function fieldList(tool: IndexedTool): readonly (readonly string[])[] {
-	return [tool.name, tool.server, tool.description, tool.params, tool.paramNotes, tool.lead];
+	return [tool.name, tool.server, tool.description, tool.params, tool.paramNotes, tool.lead, tool.about];
 }
 
 /** A list of tools by server, in the list's order. */
