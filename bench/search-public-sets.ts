@@ -104,7 +104,12 @@ export function loadMetaToolTasks(half: 0 | 1): PublicSet {
 			steps: picked.map((q) => ({ query: q.query, tools: q.tools })),
 		});
 	}
-	return { ...set, name: `MetaTool ${half === 0 ? "tuning" : "held-out"}, three requests as one task`, queries: [], tasks };
+	return {
+		...set,
+		name: `MetaTool ${half === 0 ? "tuning" : "held-out"}, three requests as one task`,
+		queries: [],
+		tasks,
+	};
 }
 
 interface McpBenchFile {

@@ -13,7 +13,7 @@ import { runProxy } from "../proxy/proxy-tool.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { searchCatalog } from "../search/engine.ts";
 import { PiBm25, type PiTool } from "./search-pi-bm25.ts";
-import { loadMcpBench, loadMetaTool, type PublicSet } from "./search-public-sets.ts";
+import { loadMcpBench, loadMetaTool, loadMetaToolTasks, type PublicSet } from "./search-public-sets.ts";
 import { sessionOf } from "./search-quality.ts";
 
 /** A ranking of tools (as `server/tool`) for a query, best first, at most `limit` (or what the route shows). */
@@ -179,7 +179,8 @@ export async function main(): Promise<void> {
 	console.log(
 		"== search on public sets nobody here wrote (MetaTool: tuning half and held-out half; MCP-Bench: held out) ==",
 	);
-	for (const set of [loadMetaTool(0), loadMetaTool(1), loadMcpBench()]) {
+	const sets = [loadMetaTool(0), loadMetaTool(1), loadMetaToolTasks(0), loadMetaToolTasks(1), loadMcpBench()];
+	for (const set of sets) {
 		const figures = await measurePublicSet(set);
 		console.log(`${set.name} (${counts(set, Object.values(figures)[0] as Figures)}):`);
 		for (const [route, f] of Object.entries(figures)) console.log(row(route, f));
