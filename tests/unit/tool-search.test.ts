@@ -33,14 +33,7 @@ describe("tokenizing and stemming", () => {
 				.toLowerCase()
 				.split(/[^a-z0-9]+/)
 				.filter((t) => t.length > 0);
-		const texts = [
-			"a1Bc",
-			"aBCd",
-			"ABcDEf",
-			"XMLHttpRequest2Go",
-			"get_HTTP-ok.",
-			"\u212Aelvin",
-		];
+		const texts = ["a1Bc", "aBCd", "ABcDEf", "XMLHttpRequest2Go", "get_HTTP-ok.", "\u212Aelvin"];
 		for (const text of texts) expect(tokenize(text), text).toEqual(byRegex(text));
 		expect(tokenize("\u212Aelvin")).toEqual(["kelvin"]);
 		expect(analyze("Listing the OpenIssues")).toEqual(analyze("listing the open issues"));
