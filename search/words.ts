@@ -92,6 +92,8 @@ function isLowerOrDigit(c: number): boolean {
 const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc";
 const CJK_RUN = new RegExp(`([${CJK}]+)`, "u");
 const IS_CJK = new RegExp(`^[${CJK}]`, "u");
+/** A character beyond ASCII and the typographic punctuation beside it (U+2000-206F). */
+const BEYOND_PUNCTUATION = /[^\u0000-\u007f\u2000-\u206f]/;
 
 /**
  * The same split for text beyond ASCII: letters and digits of any script, a Latin letter's accents
@@ -99,14 +101,19 @@ const IS_CJK = new RegExp(`^[${CJK}]`, "u");
  * Chinese, Japanese and Korean in pairs of characters.
  */
 function unicodeWords(text: string): string[] {
-	const read = text
+	const split = text
 		.replace(CLITIC_AFTER_LETTER, "")
 		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-		.normalize("NFKD")
-		.replace(/(?<=[A-Za-z])\p{M}+/gu, "")
-		.normalize("NFC")
-		.toLowerCase();
+		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2");
+	// Most text beyond ASCII is ASCII with typographic punctuation (’ — “ ”): nothing to recompose.
+	const read = (
+		BEYOND_PUNCTUATION.test(split)
+			? split
+					.normalize("NFKD")
+					.replace(/(?<=[A-Za-z])\p{M}+/gu, "")
+					.normalize("NFC")
+			: split
+	).toLowerCase();
 	const out: string[] = [];
 	for (const run of read.split(/[^\p{L}\p{N}]+/u)) {
 		for (const piece of run.split(CJK_RUN)) {
