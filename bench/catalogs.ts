@@ -12,6 +12,30 @@ export interface Catalog {
 	readonly instructions?: string;
 }
 
+/** A tool as `tools/list` sent it. */
+export interface RawTool {
+	readonly name: string;
+	readonly title?: string;
+	readonly description?: string;
+	readonly inputSchema?: Record<string, unknown>;
+	readonly annotations?: ToolMetadata["annotations"];
+}
+
+/**
+ * A listed tool as the adapter holds it (transport/list-metadata.ts): the search reads the title,
+ * and a question ranks a tool its server marks as changing things lower.
+ */
+export function asListed(server: string, t: RawTool): ToolMetadata {
+	return {
+		server,
+		name: t.name,
+		...(t.title ? { title: t.title } : {}),
+		...(t.annotations ? { annotations: t.annotations } : {}),
+		description: t.description ?? "",
+		inputSchema: { type: "object", ...t.inputSchema },
+	};
+}
+
 export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 	return readdirSync(dir)
 		.filter((f) => f.endsWith(".json"))
@@ -31,16 +55,7 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 			return {
 				server: data.server,
 				...(data.instructions ? { instructions: data.instructions } : {}),
-				tools: data.tools.map((t) => ({
-					server: data.server,
-					name: t.name,
-					// As the adapter holds them (transport/list-metadata.ts): the search reads the title,
-					// and a question ranks a tool its server marks as changing things lower.
-					...(t.title ? { title: t.title } : {}),
-					...(t.annotations ? { annotations: t.annotations } : {}),
-					description: t.description ?? "",
-					inputSchema: { type: "object", ...t.inputSchema },
-				})),
+				tools: data.tools.map((t) => asListed(data.server, t)),
 			};
 		});
 }

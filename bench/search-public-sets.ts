@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolMetadata } from "../types.ts";
-import type { Catalog } from "./catalogs.ts";
+import { asListed, type Catalog, type RawTool } from "./catalogs.ts";
 
 export const PUBLIC_SETS_DIR = join(import.meta.dirname, "..", "tests", "data", "public-sets");
 
@@ -118,13 +118,7 @@ interface McpBenchFile {
 		readonly name: string;
 		readonly serverInfo?: { readonly name?: string; readonly title?: string; readonly description?: string };
 		readonly instructions?: string;
-		readonly tools: {
-			readonly name: string;
-			readonly title?: string;
-			readonly description?: string;
-			readonly inputSchema?: Record<string, unknown>;
-			readonly annotations?: ToolMetadata["annotations"];
-		}[];
+		readonly tools: readonly RawTool[];
 	}[];
 	readonly tasks: {
 		readonly id: string;
@@ -139,14 +133,7 @@ export function loadMcpBench(): PublicSet {
 	const file = JSON.parse(readFileSync(join(PUBLIC_SETS_DIR, "mcp-bench.json"), "utf8")) as McpBenchFile;
 	const catalogs = file.servers.map((s) => ({
 		server: s.server,
-		tools: s.tools.map((t) => ({
-			server: s.server,
-			name: t.name,
-			...(t.title ? { title: t.title } : {}),
-			...(t.annotations ? { annotations: t.annotations } : {}),
-			description: t.description ?? "",
-			inputSchema: { type: "object", ...t.inputSchema },
-		})),
+		tools: s.tools.map((t) => asListed(s.server, t)),
 	}));
 	const servers = new Map(
 		file.servers.map((s) => [
