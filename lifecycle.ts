@@ -342,7 +342,8 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 			includeTools?.length || excludeTools?.length
 				? (all) => new ToolPatterns(entry.name, prefix, all).kept(all, includeTools, excludeTools)
 				: undefined;
-		this.catalog.set(entry.name, { ...metadata, tools }, entry.exposeResources, filter);
+		const described = entry.description ? { description: entry.description } : {};
+		this.catalog.set(entry.name, { ...metadata, tools, ...described }, entry.exposeResources, filter);
 		this.catalogChanged();
 	}
 
