@@ -35,6 +35,8 @@ export interface RunOptions {
 	readonly timeoutMs?: number;
 	/** Load the package folder (package.json "pi" field) instead of index.ts. */
 	readonly loadAsPackage?: boolean;
+	/** Load this folder or file instead (an installed copy of the package). */
+	readonly extension?: string;
 	/** Run Pi without this extension (a baseline for benchmarks). */
 	readonly noExtension?: boolean;
 	/** Which Pi runs (default pi 0.73). */
@@ -107,7 +109,9 @@ export function piCommand(
 		...modeArgs,
 		...(options.session ? [] : ["--no-session"]),
 		"--no-extensions",
-		...(options.noExtension ? [] : ["-e", options.loadAsPackage ? ROOT : join(ROOT, "index.ts")]),
+		...(options.noExtension
+			? []
+			: ["-e", options.extension ?? (options.loadAsPackage ? ROOT : join(ROOT, "index.ts"))]),
 		...(options.builtins ?? []).flatMap((name) => ["-e", `builtin:${name}`]),
 		"--no-context-files",
 		"--no-skills",
