@@ -5,8 +5,11 @@
 // tarball `npm pack` built: JavaScript, nothing to compile), and `pi install <folder>` of a clone
 // (the TypeScript, compiled by Pi's loader); and Pi without the extension for the floor. Each home
 // has had one session before the timed runs (the start-up snapshot written, as after any first day).
-import { mkdirSync, rmSync } from "node:fs";
+// Wall time and Pi's own CPU time, medians of runs taking turns: a loaded machine moves the first
+// by seconds, the second barely.
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { tempDir } from "../tests/support/helpers.ts";
 import { emptyHome, type Home, homeEnv, piSession, runCommand } from "../tests/support/install-harness.ts";
 import { copyWorkingTree, startRegistry } from "../tests/support/local-registry.ts";
@@ -21,18 +24,41 @@ const LABELS: Record<Install, string> = {
 	none: "Pi without the extension",
 };
 
-interface Timed {
-	readonly first: number[];
-	readonly next: number[];
+/** A run's wall time and Pi's own CPU time, in ms. */
+interface Cost {
+	readonly wall: number;
+	readonly cpu: number;
 }
 
-/** One `pi -p hi` in `at` with the temp folder `tmp`: its wall time in ms. */
-async function timedRun(host: PiHost, at: Home, env: NodeJS.ProcessEnv, tmp: string): Promise<number> {
+interface Timed {
+	readonly first: Cost[];
+	readonly next: Cost[];
+}
+
+/** Preloaded into Pi: its CPU time at exit, which a loaded machine barely moves (wall time it does). */
+const CPU_HOOK = pathToFileURL(join(import.meta.dirname, "cpu-at-exit.mjs")).href;
+
+/** One `pi -p hi` in `at` with the temp folder `tmp`: its wall time, and the CPU time of Pi's process (this one's child). */
+async function timedRun(host: PiHost, at: Home, env: NodeJS.ProcessEnv, tmp: string): Promise<Cost> {
+	const cpuFile = join(tmp, "cpu.jsonl");
 	const started = performance.now();
-	const run = await piSession(host, at, { ...env, TMPDIR: tmp }, [() => ({ text: "ok" })], "hi");
-	const ms = performance.now() - started;
+	const run = await piSession(
+		host,
+		at,
+		{ ...env, TMPDIR: tmp, NODE_OPTIONS: `--import=${CPU_HOOK}`, BENCH_CPU_FILE: cpuFile },
+		[() => ({ text: "ok" })],
+		"hi",
+	);
+	const wall = performance.now() - started;
 	if (run.code !== 0) throw new Error(`pi exited ${run.code}: ${run.out}`);
-	return ms;
+	const pi = readFileSync(cpuFile, "utf8")
+		.trim()
+		.split("\n")
+		.map((line) => JSON.parse(line) as { ppid: number; cpuUs: number })
+		.find((report) => report.ppid === process.pid);
+	if (!pi) throw new Error("pi reported no CPU time");
+	rmSync(cpuFile);
+	return { wall, cpu: pi.cpuUs / 1000 };
 }
 
 /** A home with the package installed from `source` (`pi install <source>`; none without), no MCP server configured. */
@@ -72,6 +98,17 @@ async function measure(host: PiHost, root: string, registry: string, clone: stri
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const medians = (costs: Cost[]) => ({
+	wall: median(costs.map((c) => c.wall)),
+	cpu: median(costs.map((c) => c.cpu)),
+});
+/** The medians of wall and CPU time. */
+const pair = (costs: Cost[]) => [medians(costs).wall.toFixed(0), medians(costs).cpu.toFixed(0)];
+/** Medians of `a` over medians of `b`: wall, CPU. */
+const ratio = (a: Cost[], b: Cost[]) => [
+	`x${(medians(a).wall / medians(b).wall).toFixed(2)}`,
+	`x${(medians(a).cpu / medians(b).cpu).toFixed(2)}`,
+];
 
 export async function main(): Promise<void> {
 	// BENCH_HOSTS=pi-1.5 (or pi-0.73) measures one line only.
@@ -92,16 +129,16 @@ export async function main(): Promise<void> {
 			console.log(
 				`== ${host.name}: pi -p hi (no server), first run on an empty temp folder vs the next (median of ${RUNS}) ==`,
 			);
-			console.log(`${"".padEnd(50)} ${"first ms".padStart(9)} ${"next ms".padStart(9)} ${"first/next".padStart(11)}`);
+			const columns = ["first", "next", "first/next"].flatMap((c) => [`${c} wall`, `${c} CPU`]);
+			console.log(`${"(ms)".padEnd(50)} ${columns.map((c) => c.padStart(15)).join(" ")}`);
 			for (const [install, { first, next }] of times) {
-				console.log(
-					`${LABELS[install].padEnd(50)} ${median(first).toFixed(0).padStart(9)} ${median(next).toFixed(0).padStart(9)} ${`x${(median(first) / median(next)).toFixed(2)}`.padStart(11)}`,
-				);
+				const cells = [...pair(first), ...pair(next), ...ratio(first, next)];
+				console.log(`${LABELS[install].padEnd(50)} ${cells.map((c) => c.padStart(15)).join(" ")}`);
 			}
 			const built = times.get("npm") as Timed;
 			const sources = times.get("clone") as Timed;
 			console.log(
-				`built / TypeScript: first x${(median(built.first) / median(sources.first)).toFixed(2)}, next x${(median(built.next) / median(sources.next)).toFixed(2)}`,
+				`built / TypeScript (wall, CPU): first ${ratio(built.first, sources.first).join(", ")}; next ${ratio(built.next, sources.next).join(", ")}`,
 			);
 			console.log();
 		}
