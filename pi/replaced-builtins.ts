@@ -3,9 +3,10 @@
 // tells the user to remove the extension. An extension cannot prevent that: Pi's resource loader
 // writes the warnings after every extension has registered, from the names they registered
 // (resource-loader.js, omitReplacedExtensions). Only the settings can, as `pi config` sets them.
-// So the first session says it once: in the TUI (and rpc) a question that switches them off for
-// the user; without a UI one line naming `pi config`. The answer (or the line) is remembered in
-// <agentDir>/mcp-proxy-notices.json, and never asked or said again.
+// So the first session says it once: in the TUI a question that switches them off for the user
+// (Enter: yes); elsewhere (print, json, rpc, whose client may answer dialogs for no one) one line
+// naming `pi config`. The answer (or the line) is remembered in <agentDir>/mcp-proxy-notices.json,
+// and never asked or said again; a line already said still leaves the TUI's question to ask.
 import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { describeError } from "../errors.ts";
@@ -67,8 +68,8 @@ export function offLine(names: readonly string[]): string {
 
 /**
  * At a session's start on Pi 1.x: says once, the first time the replaced built-ins are on, why Pi
- * warns and how to stop it; with a UI, asks and switches them off. Runs in the background: the start
- * does not wait for the answer.
+ * warns and how to stop it; in the TUI, asks and switches them off. Runs in the background: the
+ * start does not wait for the answer.
  */
 export function offerToSwitchOff(ctx: ExtensionContext, argv: readonly string[], agentDir: string): void {
 	const files = piSettingsFiles(agentDir, ctx.cwd);
@@ -77,15 +78,17 @@ export function offerToSwitchOff(ctx: ExtensionContext, argv: readonly string[],
 	const noticesFile = join(agentDir, NOTICES_FILE);
 	const notices = readJsonFile(noticesFile);
 	const told = notices && typeof notices === "object" ? (notices as { builtins?: Told }).builtins : undefined;
-	if (told === "asked" || (told === "told" && !ctx.hasUI)) return;
+	const tui = (ctx as { mode?: string }).mode === "tui";
+	if (told === "asked" || (told === "told" && !tui)) return;
 	const remember = (builtins: Told) =>
 		updateJsonFile(
 			noticesFile,
 			(raw) => (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>,
 			(current) => ({ ...current, builtins }),
 		);
-	if (!ctx.hasUI) {
-		console.error(offLine(names));
+	if (!tui) {
+		if (ctx.hasUI) ctx.ui.notify(offLine(names), "info");
+		else console.error(offLine(names));
 		// Swallowed: a note that could not be saved is only said again at the next start.
 		remember("told").catch(() => {});
 		return;
