@@ -1,12 +1,29 @@
 // `npm pack` builds what it packs (package.json's prepack runs scripts/build.ts): a source changed
 // since the last build, or a dist/ an older build left, never reaches a tarball. Packed from a copy
 // of the working tree (what a clone holds) with this project's node_modules, as a maintainer packs.
+// What Pi's start loads from the build imports no dependency, as the sources' start does not.
 import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, tempDir } from "../support/helpers.ts";
 import { copyWorkingTree } from "../support/local-registry.ts";
+
+/** The packages (not Node's own modules) that loading `entry` imports, through every static import of the files it loads. */
+function dependenciesLoadedWith(entry: string, seen = new Set<string>()): string[] {
+	if (seen.has(entry)) return [];
+	seen.add(entry);
+	const specifiers = [
+		...readFileSync(entry, "utf8").matchAll(/^(?:import|export)\s[^;]*?from\s*"([^"]+)"|^import\s*"([^"]+)"/gms),
+	].map((match) => match[1] ?? match[2]);
+	return specifiers.flatMap((specifier) =>
+		specifier.startsWith(".")
+			? dependenciesLoadedWith(join(dirname(entry), specifier), seen)
+			: specifier.startsWith("node:")
+				? []
+				: [specifier],
+	);
+}
 
 describe("npm pack", () => {
 	it("packs a build of the sources as they are, not what an older build left in dist/", () => {
@@ -39,6 +56,9 @@ describe("npm pack", () => {
 			expect(readdirSync(dist)).not.toContain("chunk-OLDER.js");
 			// Pi's entry in a clone (it would load the sources) is not packed.
 			expect(readdirSync(dist).filter((name) => !name.endsWith(".js"))).toEqual([]);
+			// What Pi's start loads imports no dependency: a copy missing them still loads, and says so
+			// with the fix (pi/dependency-check.ts), instead of failing on an import.
+			expect(dependenciesLoadedWith(join(dist, "index.js"))).toEqual([]);
 		} finally {
 			dir.remove();
 		}
