@@ -13,7 +13,7 @@ import { fileFrom236, hash236, serverFrom236, settingsFrom236, sharedConfigPaths
 import { launchIdentity } from "./config/identity.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
-import { readJsoncFile } from "./config/jsonc-file.ts";
+import { inFile, readJsoncFile } from "./config/jsonc-file.ts";
 import { checkOAuth } from "./config/oauth-fields.ts";
 import {
 	FileSchema,
@@ -102,7 +102,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			problems.push({ severity: "error", file: file.path, message: read.message });
 			// Nothing from a broken file runs, but the servers it meant stay visible, with the reason.
 			for (const name of serverNamesIn(read.partial))
-				unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
+				unconfigured.set(name, { name, source, reason: inFile(file.path, read.message) });
 			continue;
 		}
 		const mapped = fileFrom236(read.value);
@@ -405,7 +405,7 @@ function isHttpUrl(value: string): boolean {
 /** One line per problem, for /mcp, the CLI and logs. */
 export function formatProblem(problem: ConfigProblem): string {
 	const where = problem.server ? `${problem.file}: server "${visible(problem.server)}"` : problem.file;
-	return `${problem.severity === "error" ? "error" : "warning"}: ${where}: ${problem.message}`;
+	return `${problem.severity === "error" ? "error" : "warning"}: ${inFile(where, problem.message)}`;
 }
 
 /**

@@ -39,7 +39,7 @@ describe("the shell CLI", () => {
 		expect(missing.err).toContain("nope.json: no such file");
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(join(dir.path, "m")) } }));
 		const status = cli("status");
-		expect(status.out + status.err).toContain("run: pi-mcp-proxy approve proj");
+		expect(status.out + status.err).toContain("awaiting approval: run pi-mcp-proxy approve proj");
 		expect(status.out + status.err).toContain("Find tools with pi-mcp-proxy search <words>");
 		expect(status.out + status.err).not.toContain("mcp({search");
 	});
@@ -130,7 +130,7 @@ describe("the shell CLI", () => {
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
 		const before = cli("call", "proj_echo", '{"message":"hi"}');
 		expect(before.code).toBe(1);
-		expect(before.err).toContain('Server "proj" is awaiting approval: run: pi-mcp-proxy approve proj');
+		expect(before.err).toContain('Server "proj" is awaiting approval: run pi-mcp-proxy approve proj');
 		expect(existsSync(marker)).toBe(false);
 
 		// A shell cannot show a dialog: `approve` prints the launches with a code and approves nothing.
