@@ -99,7 +99,7 @@ export function statusReport(
 		);
 	for (const name of names) {
 		const entry = config.servers.get(name);
-		const text = stateText(lifecycle, name);
+		const text = stateText(lifecycle, name, "person");
 		lines.push(
 			`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}${entry ? ` from ${sourceLabel(entry.source)}` : ""}`,
 		);
@@ -276,7 +276,7 @@ export async function authCommand(
 		return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
 	try {
 		await runtime.signIn(name, signInIo(ctx, runtime, name));
-		say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name)}.`);
+		say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name, "person")}.`);
 	} catch (error) {
 		say(ctx, runtime, describeError(error), "error");
 	}
