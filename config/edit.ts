@@ -130,6 +130,19 @@ function insertInStyle(text: string, path: string[], value: unknown, expanded: b
 	return `${before}\n${indent}${block}${text.slice(at)}`;
 }
 
+/**
+ * Replaces the whole file with `text` (the user's own edit, checked by the caller), under the same
+ * lock as every writer, atomically, keeping its mode; a broken file may be replaced (that is the fix).
+ */
+export function writeWhole(file: string, text: string): Promise<void> {
+	return withFileLock(file, () => {
+		const mode = statSync(file, { throwIfNoEntry: false })?.mode;
+		writeFileAtomic(file, text.endsWith("\n") ? text : `${text}\n`, {
+			mode: mode === undefined ? 0o600 : mode & 0o777,
+		});
+	});
+}
+
 /** The file's indentation step, as Pi 1.5's `pi mcp add` reads it: its first indented line's, else two spaces. */
 export function indentUnit(text: string): string {
 	return /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";

@@ -15,8 +15,11 @@ export type ReadResult =
 /** Reads a JSON-with-comments file; a syntax error names the line and column. */
 export function readJsoncFile(path: string): ReadResult {
 	const read = readTextFile(path);
-	if (read.kind !== "ok") return read;
-	const text = read.text;
+	return read.kind === "ok" ? parseJsonc(read.text) : read;
+}
+
+/** JSON-with-comments text as `readJsoncFile` reads a file's (an editor's text, checked before it is saved). */
+export function parseJsonc(text: string): Exclude<ReadResult, { kind: "missing" }> {
 	// Checked before parsing: no parser or later walk over the value can run out of stack.
 	if (jsonDepthOver(text))
 		return { kind: "error", message: `nests deeper than ${MAX_JSON_DEPTH} levels; this is not an MCP config` };

@@ -8,7 +8,7 @@ import type { DirectSummary } from "../tool-registrar.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
 
 export const USAGE =
-	"/mcp status | tools [server] | reconnect [server] | approve [server] | deny [server] | enable <server> | disable <server> | login <server> | logout <server>";
+	"/mcp status | tools [server] | prompts [server] | reconnect [server] | approve [server] | deny [server] | enable <server> | disable <server> | login <server> | logout <server> | setup | edit [server]";
 
 export interface CommandDeps {
 	/** The session's runtime, built first if it is not yet; undefined between sessions. */

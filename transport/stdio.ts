@@ -53,6 +53,8 @@ export class StdioTransport implements Transport {
 	private exited?: Promise<void>;
 	/** Its stdin failed (EPIPE): it exited, or will not read again. */
 	private inputClosed = false;
+	/** We are ending it: an exit from now on is ours, not the server's. */
+	private ending = false;
 	/** All of the child's output read (its pipes closed): what it said last is not lost. */
 	private drained?: Promise<void>;
 	private readonly reader: LineReader;
@@ -109,9 +111,9 @@ export class StdioTransport implements Transport {
 			this.onerror?.(error);
 		});
 		child.once("exit", (code, signal) => {
-			if (this.closing) return;
+			if (this.ending) return; // we ended it (stdin's end, a signal)
 			this.exit = code !== null ? `exit code ${code}` : `signal ${signal}`;
-			this.closing = this.endTree().finally(() => this.onclose?.());
+			this.closing ??= this.endTree().finally(() => this.onclose?.());
 		});
 		return new Promise((resolve, reject) => {
 			child.once("spawn", () => resolve());
@@ -145,7 +147,10 @@ export class StdioTransport implements Transport {
 	}
 
 	close(): Promise<void> {
-		this.closing ??= this.endTree().finally(() => this.onclose?.());
+		// A server that stopped reading first gets its moment to exit by itself (its exit code is told).
+		this.closing ??= this.settle()
+			.then(() => this.endTree())
+			.finally(() => this.onclose?.());
 		return this.closing;
 	}
 
@@ -161,6 +166,7 @@ export class StdioTransport implements Transport {
 
 	/** stdin end, a short wait, then the whole tree (group and descendants) gets SIGTERM, then SIGKILL. */
 	private async endTree(): Promise<void> {
+		this.ending = true;
 		const child = this.child;
 		const pid = child?.pid;
 		if (!child || !pid) return;
