@@ -56,9 +56,7 @@ export function httpFailure(url: URL, file: string, streamable: unknown, sse: un
 	const statuses = [statusOf(streamable), statusOf(sse)];
 	if (statuses[0] !== undefined && statuses[0] === statuses[1]) {
 		const hint =
-			statuses[0] === 404 || statuses[0] === 405
-				? ` Is it the server's MCP address? Check the URL in ${file}.`
-				: "";
+			statuses[0] === 404 || statuses[0] === 405 ? ` Is it the server's MCP address? Check the URL in ${file}.` : "";
 		return new Error(`${shown} answered HTTP ${statuses[0]} over streamable HTTP and over SSE.${hint}`, { cause });
 	}
 	return new Error(
