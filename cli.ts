@@ -35,11 +35,15 @@ export async function main(argv: readonly string[]): Promise<number> {
 	// A server's questions (elicitation, sampling) have no one to answer them here: declined, and said so.
 	runtime.client.host = { noUiReason: "the pi-mcp-proxy CLI cannot ask the user" };
 	// No start(): a CLI run connects only what a command needs, on the same cache as Pi.
-	const signal = cancelOnSignals(runtime);
+	const interrupt = cancelOnSignals(runtime);
 	try {
-		return await dispatch(runtime, parsed, signal);
+		const code = await dispatch(runtime, parsed, interrupt.signal);
+		// Cancelled: whatever the command answered to its abort, the exit is the signal's (130, 143).
+		return interrupt.code() ?? code;
 	} finally {
 		await runtime.shutdown();
+		// Interrupted: the signal's shutdown may still be under way; nothing it started outlives the exit.
+		if (interrupt.code() !== undefined) runtime.killAllSync();
 		const cut = runtime.lifecycle.cacheNotice;
 		if (cut) printError(`warning: ${cut}\n`);
 	}

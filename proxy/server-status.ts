@@ -13,7 +13,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
  */
 export function stateText(lifecycle: ServerLifecycle, name: string, audience: "model" | "person" = "model"): string {
 	const text = stateWords(lifecycle, name);
-	return audience === "model" ? text : forPerson(text.replace(`Server "${name}" failed to connect: `, ""));
+	if (audience === "model") return text;
+	const named = `Server "${name}" `;
+	const own = text.replace(`${named}failed to connect: `, "");
+	return forPerson(own.startsWith(named) ? own.slice(named.length) : own);
 }
 
 function stateWords(lifecycle: ServerLifecycle, name: string): string {

@@ -121,8 +121,9 @@ function signInFindings(runtime: McpRuntime): Finding[] {
 function signInFinding(runtime: McpRuntime, entry: HttpServerEntry): Finding {
 	const name = entry.name;
 	const tokens = new SignInStore(runtime.agentDir, name, entry.url).read().tokens;
+	// Its server's line above counts the problem; this says what fixes it.
 	const refused = runtime.lifecycle.state(name) === "needs-auth";
-	if (refused) return { level: "problem", text: `${name}: needs sign-in: run pi-mcp-proxy login ${name}` };
+	if (refused) return { level: "note", text: `${name}: not signed in: run pi-mcp-proxy login ${name}` };
 	if (tokens && (stillValid(tokens, Date.now(), 0) || tokens.refresh_token)) {
 		const until = tokens.expires_at ? `, access valid until ${new Date(tokens.expires_at).toISOString()}` : "";
 		return {

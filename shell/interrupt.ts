@@ -10,15 +10,24 @@ import { mute, printError, printInPlace } from "./output.ts";
 /** How long Ctrl-C waits for servers to end on their own before they are killed. */
 export const CLI_SHUTDOWN_MS = 3000;
 
+/** The running command's end by a signal: its abort, and the exit code it leaves (130 Ctrl-C, 143 a kill). */
+export interface Interrupt {
+	readonly signal: AbortSignal;
+	readonly code: () => number | undefined;
+}
+
 /**
  * Handles SIGINT and SIGTERM for the rest of the process; the returned signal aborts the running
- * command (a call is cancelled at its server, a wait ends) before the servers are ended.
+ * command (a call is cancelled at its server, a wait ends) before the servers are ended, and the
+ * command, however it ends then, exits with the signal's code.
  */
-export function cancelOnSignals(runtime: McpRuntime): AbortSignal {
+export function cancelOnSignals(runtime: McpRuntime): Interrupt {
 	const command = new AbortController();
 	let stopping = false;
+	let exitCode: number | undefined;
 	const onSignal = (signal: NodeJS.Signals) => {
 		const code = signal === "SIGINT" ? 130 : 143;
+		exitCode ??= code;
 		const exit = () => {
 			// A server that ignores SIGTERM and stdin's end is killed whatever the shutdown got to.
 			runtime.killAllSync();
@@ -38,5 +47,5 @@ export function cancelOnSignals(runtime: McpRuntime): AbortSignal {
 	// The handlers stay until the process exits: a signal after the command's shutdown still exits 130/143.
 	process.on("SIGINT", onSignal);
 	process.on("SIGTERM", onSignal);
-	return command.signal;
+	return { signal: command.signal, code: () => exitCode };
 }
