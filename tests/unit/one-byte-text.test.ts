@@ -13,6 +13,7 @@ import { ROOT } from "../support/helpers.ts";
 /** Modules whose text only people read. */
 const PEOPLE_ONLY = new Set([
 	"cli.ts",
+	"shell/output.ts",
 	"client/elicitation.ts",
 	"client/user-dialogs.ts",
 	"pi/tool-render.ts",
