@@ -409,6 +409,25 @@ export function formatProblem(problem: ConfigProblem): string {
 }
 
 /**
+ * Why an entry written by hand or by a command (`add`, `/mcp setup`) would not load, whatever the
+ * environment holds (every `${VAR}` counts as set): its fields, types and values; undefined when it
+ * would. What it warns of (an unknown field) is in `warnings`.
+ */
+export function entryProblem(
+	name: string,
+	raw: unknown,
+	source: ConfigSource,
+	cwd: string,
+	warnings: string[] = [],
+): string | undefined {
+	const problems: ConfigProblem[] = [];
+	const anyValue = new Proxy({}, { get: () => "set" }) as Record<string, string>;
+	const result = normalizeServer(name, raw, source, { env: anyValue, cwd }, problems);
+	warnings.push(...problems.filter((p) => p.severity === "warning").map((p) => p.message));
+	return result.kind === "invalid" ? result.reason : undefined;
+}
+
+/**
  * One entry from a raw object, as if read from the user's own file; throws on any problem.
  * For programs that build entries themselves (the conformance client, benchmarks, tests).
  */

@@ -6,11 +6,10 @@ import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { addServer } from "../config/add-remove.ts";
 import { editableFiles, writeWhole } from "../config/edit.ts";
 import { inFile, parseJsonc } from "../config/jsonc-file.ts";
-import { normalizeServer } from "../config.ts";
+import { entryProblem } from "../config.ts";
 import { describeError } from "../errors.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { readTextFile } from "../storage/file-guard.ts";
-import type { ConfigProblem } from "../types.ts";
 import { type CommandDeps, say } from "./command-io.ts";
 
 const SHELL_ADD =
@@ -33,7 +32,7 @@ export async function setupCommand(ctx: ExtensionCommandContext, runtime: McpRun
 	const url = /^https?:\/\/\S+$/i.test(launch);
 	const [command, ...args] = url ? [] : shellWords(launch);
 	const entry = url ? { url: launch } : { command, ...(args.length > 0 ? { args } : {}) };
-	const problem = entryProblem(name, entry, runtime);
+	const problem = entryProblem(name, entry, { kind: "pi-global", scope: "user", path: file }, runtime.cwd);
 	if (problem) return say(ctx, runtime, `Not added: "${name}" ${problem}.`, "error");
 	try {
 		const done = await addServer(file, name, entry);
@@ -52,15 +51,6 @@ export async function setupCommand(ctx: ExtensionCommandContext, runtime: McpRun
 	} catch (error) {
 		say(ctx, runtime, `Not added: ${describeError(error)}`, "error");
 	}
-}
-
-/** Why the entry would not load (a stand-in for every variable: only the entry itself is checked). */
-function entryProblem(name: string, entry: Record<string, unknown>, runtime: McpRuntime): string | undefined {
-	const problems: ConfigProblem[] = [];
-	const env = new Proxy({}, { get: () => "set" }) as Record<string, string>;
-	const source = { kind: "pi-global" as const, scope: "user" as const, path: "" };
-	const result = normalizeServer(name, entry, source, { env, cwd: runtime.cwd }, problems);
-	return result.kind === "invalid" ? result.reason : undefined;
 }
 
 /** A command line's words, as a shell splits them: blanks separate, quotes group, a backslash escapes. */

@@ -4,10 +4,10 @@
 // started: `get`, `doctor` or Pi itself starts what was added.
 import { join } from "node:path";
 import { addServer, removeServer } from "../config/add-remove.ts";
-import { normalizeServer } from "../config.ts";
+import { entryProblem, normalizeServer } from "../config.ts";
 import { describeError } from "../errors.ts";
 import { resolveAgentDir } from "../storage/agent-dir.ts";
-import type { ConfigProblem, ConfigSource } from "../types.ts";
+import type { ConfigSource } from "../types.ts";
 import { print, printError } from "./output.ts";
 
 /** The commands that edit a file and start nothing. */
@@ -229,19 +229,11 @@ function isUrl(word: string): boolean {
  * what only this shell lacks (a `${VAR}` not set here) is written, with a warning.
  */
 function check(name: string, entry: WrittenEntry, source: ConfigSource, context: ConfigCommandContext): string[] {
-	const read = (env: Readonly<Record<string, string | undefined>>) => {
-		const problems: ConfigProblem[] = [];
-		const result = normalizeServer(name, entry, source, { env, cwd: context.cwd }, problems);
-		return { result, problems };
-	};
-	// Every variable set (to a stand-in): what fails now is the entry itself, not this shell's environment.
-	const anyEnv = new Proxy({}, { get: () => "set" }) as Record<string, string>;
-	const shape = read(anyEnv);
-	if (shape.result.kind === "invalid") throw new UsageError(`the entry for "${name}" ${shape.result.reason}`);
-	const warnings = shape.problems.filter((p) => p.severity === "warning").map((p) => p.message);
-	const here = read(context.env ?? process.env);
-	if (here.result.kind === "invalid")
-		warnings.push(`${here.result.reason} in this shell; the server needs it when it starts`);
+	const warnings: string[] = [];
+	const problem = entryProblem(name, entry, source, context.cwd, warnings);
+	if (problem) throw new UsageError(`the entry for "${name}" ${problem}`);
+	const here = normalizeServer(name, entry, source, { env: context.env ?? process.env, cwd: context.cwd }, []);
+	if (here.kind === "invalid") warnings.push(`${here.reason} in this shell; the server needs it when it starts`);
 	return warnings;
 }
 
