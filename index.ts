@@ -92,8 +92,12 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			showApp: (active, ctx) => apps.forCall(active, ctx),
 		});
 		// MCP Apps: a result's `ui://` view, in the browser; its requests take the model's routes.
-		const apps: PiApps = new PiApps(pi, registrations.routes(), argv);
 		const agentDir = resolveAgentDir(env);
+		const apps: PiApps = new PiApps(pi, registrations.routes(), {
+			argv,
+			agentDir,
+			directName: (server, tool) => registrations.direct.nameOf(server, tool),
+		});
 		// At the first prompt, the servers this project's recent sessions called start (pi/warm-up.ts).
 		const learned = learnedWarmUp(pi, agentDir, () => session.ensure());
 		// While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded.

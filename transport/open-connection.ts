@@ -22,6 +22,7 @@ import type {
 import { untilAborted } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
+import { resolvedSecrets } from "../config/entry-secrets.ts";
 import { afterError, describeError, isInputClosed } from "../errors.ts";
 import type { McpSdk } from "../lazy.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
@@ -315,7 +316,8 @@ async function openStdio(
 ): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 	const inherited = definedOnly(options.env);
-	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
+	const env = await resolveCommandValues(entry.env, "env", inherited);
+	options.redactor.add(...resolvedSecrets(entry, env));
 	if (signal.aborted) throw signal.reason;
 	if (options.broker?.shares(entry)) {
 		// The folder it would run in here: the broker's own is not the session's project.
@@ -426,11 +428,9 @@ async function openHttp(
 	const url = new URL(entry.url);
 	const credentials = await requestHeaders(entry, options.auth);
 	if (credentials.oauthToken) options.onCredential?.(credentials.oauthToken);
-	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env), (secret) =>
-		options.redactor.add(secret),
-	);
+	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env));
+	options.redactor.add(...resolvedSecrets(entry, headers));
 	if (signal.aborted) throw signal.reason;
-	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
 	const { authProvider, fetch: signing } = await authorization(entry, credentials, options);
 	const onRefused = (response: Response) => {
