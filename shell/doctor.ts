@@ -9,18 +9,12 @@ import { mapLimit } from "../bounds/waits.ts";
 import { type Definition, definitions, shadowings } from "../config/definitions.ts";
 import { formatProblem } from "../config.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { SignInStore, stillValid } from "../oauth/store.ts";
-import { piSignInToken, signsInWithBrowser } from "../oauth-handler.ts";
+import { signsInWithBrowser } from "../oauth-handler.ts";
 import { countLabel, stateText } from "../proxy/server-status.ts";
-import type { ConfigProblem, HttpServerEntry } from "../types.ts";
+import type { ConfigProblem } from "../types.ts";
 import { print } from "./output.ts";
 import { configFiles } from "./server-info.ts";
-
-/** One line of the report: `problem` and `warning` make the exit code 1, `ok` and `note` do not. */
-interface Finding {
-	readonly level: "ok" | "problem" | "warning" | "note";
-	readonly text: string;
-}
+import { type Finding, signInState } from "./sign-in-state.ts";
 
 const MARK: Readonly<Record<Finding["level"], string>> = { ok: "ok", problem: "FAIL", warning: "warn", note: "note" };
 
@@ -113,28 +107,7 @@ function signInFindings(runtime: McpRuntime): Finding[] {
 	const findings: Finding[] = [];
 	for (const entry of runtime.config.servers.values()) {
 		if (!signsInWithBrowser(entry)) continue;
-		findings.push(signInFinding(runtime, entry));
+		findings.push(signInState(runtime, entry));
 	}
 	return findings;
-}
-
-function signInFinding(runtime: McpRuntime, entry: HttpServerEntry): Finding {
-	const name = entry.name;
-	const tokens = new SignInStore(runtime.agentDir, name, entry.url).read().tokens;
-	// Its server's line above counts the problem; this says what fixes it.
-	const refused = runtime.lifecycle.state(name) === "needs-auth";
-	if (refused) return { level: "note", text: `${name}: not signed in: run pi-mcp-proxy login ${name}` };
-	if (tokens && (stillValid(tokens, Date.now(), 0) || tokens.refresh_token)) {
-		const until = tokens.expires_at ? `, access valid until ${new Date(tokens.expires_at).toISOString()}` : "";
-		return {
-			level: "ok",
-			text: `${name}: signed in${until}${tokens.refresh_token ? " (refreshed automatically)" : ""}`,
-		};
-	}
-	if (piSignInToken(runtime.agentDir, name, entry.url))
-		return { level: "ok", text: `${name}: signed in (Pi's sign-in)` };
-	// Connected without tokens: the server asked for none.
-	return runtime.lifecycle.state(name) === "connected"
-		? { level: "note", text: `${name}: not signed in; the server asked for no sign-in` }
-		: { level: "note", text: `${name}: not signed in (pi-mcp-proxy login ${name} signs in)` };
 }

@@ -38,6 +38,8 @@ export function mute(): void {
  * commands (`forPerson` has already turned "ask the user to run X" into "run X").
  */
 const SHELL_WORDING: readonly [RegExp, string][] = [
+	// A status row names its server: the reason follows without naming it again.
+	[/^- ([^:\n]+): (failed: )?Server "\1" (failed to connect: )?/gm, "- $1: $2"],
 	[/mcp\(\{search:"words"\}\)/g, "pi-mcp-proxy search <words>"],
 	[/mcp\(\{server:"([^"]+)",instructions:true\}\)/g, "pi-mcp-proxy list $1 --instructions"],
 	[/mcp\(\{server:"([^"]+)"\}\)/g, "pi-mcp-proxy list $1"],

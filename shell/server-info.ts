@@ -11,6 +11,7 @@ import { signsInWithBrowser } from "../oauth-handler.ts";
 import { stateText } from "../proxy/server-status.ts";
 import type { ServerEntry } from "../types.ts";
 import { print, printError } from "./output.ts";
+import { signInState } from "./sign-in-state.ts";
 
 /** `get <name>`: 0 when the config names it (in any state), 1 when it does not, 2 without a name. */
 export function getServer(runtime: McpRuntime, name: string | undefined): number {
@@ -31,7 +32,7 @@ export function getServer(runtime: McpRuntime, name: string | undefined): number
 		if (entry.description) lines.push(`  description: ${entry.description}`);
 		lines.push(`  state: ${stateText(lifecycle, name, "person")}`);
 		if (runtime.approvals.needsApproval(entry)) lines.push(`  approval: ${approvalLine(runtime, entry)}`);
-		if (signsInWithBrowser(entry)) lines.push("  sign-in: OAuth (pi-mcp-proxy login signs in; doctor checks it)");
+		if (signsInWithBrowser(entry)) lines.push(`  sign-in: ${signInState(runtime, entry).text.slice(name.length + 2)}`);
 	} else if (config.disabled?.has(name)) lines.push(`  turned off ("enabled": false in ${config.disabled.get(name)})`);
 	else if (lifecycle.knows(name)) lines.push(`  ${stateText(lifecycle, name, "person")}`);
 	else {

@@ -21,6 +21,13 @@ describe("a person's words", () => {
 			"needs authentication: /mcp-auth gh in Pi explains (HTTP 401)",
 		);
 		expect(forShell('Find tools with mcp({search:"words"}).')).toBe("Find tools with pi-mcp-proxy search <words>.");
+		// A status row names its server once.
+		expect(forShell('- gh: failed: Server "gh" failed to connect: Cannot reach https://x/mcp')).toBe(
+			"- gh: failed: Cannot reach https://x/mcp",
+		);
+		expect(forShell('- gh: Server "gh" needs sign-in: ask the user to run /mcp-auth gh')).toBe(
+			"- gh: needs sign-in: run pi-mcp-proxy login gh",
+		);
 	});
 
 	it("a command line split as a shell does: quotes group, a backslash escapes", () => {
