@@ -249,13 +249,13 @@ export class McpRuntime {
 	/** Project servers waiting for the user's decision. */
 	/** A server as the user approves it: every line of its launch, and a stored sign-in it would be sent. */
 	/** Whether the project's .pi/mcp.json is read (not on Pi 1.5 in an untrusted project): where "in this project" is saved. */
+	get readsProjectFile(): boolean {
+		return this.options.piTrusted !== false;
+	}
+
 	/** The one config file the CLI's --config named, read instead of the Pi files. */
 	get configPath(): string | undefined {
 		return this.options.configPath;
-	}
-
-	get readsProjectFile(): boolean {
-		return this.options.piTrusted !== false;
 	}
 
 	describeLaunch(entry: ServerEntry): string {
