@@ -135,6 +135,12 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			decided: (active) => registrations.sync(active, "decided"),
 			// Config problems were reported at start; /mcp lists them again on demand.
 			reload: (ctx) => session.reload(ctx),
+			// Feature-tested, not by version: a Pi tool that declares it reaches other tools (Pi 1.5's codemode, tool_search).
+			discoveryTools: () =>
+				pi
+					.getAllTools()
+					.filter((tool) => (tool as { reachesTools?: unknown }).reachesTools)
+					.map((tool) => tool.name),
 		});
 		// What the last start registered, from its snapshot; or (Pi 1.5) a runtime built now.
 		await session.load();

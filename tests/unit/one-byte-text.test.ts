@@ -14,6 +14,7 @@ import { packageFiles } from "../support/package-files.ts";
 /** Modules whose text only people read. */
 const PEOPLE_ONLY = new Set([
 	"cli.ts",
+	"shell/output.ts",
 	"client/elicitation.ts",
 	"client/user-dialogs.ts",
 	"pi/tool-render.ts",
