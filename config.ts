@@ -14,7 +14,7 @@ import { entrySecrets, pathContext } from "./config/entry-secrets.ts";
 import { launchIdentity } from "./config/identity.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
 import { type ExpandedVariable, expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
-import { readJsoncFile } from "./config/jsonc-file.ts";
+import { inFile, readJsoncFile } from "./config/jsonc-file.ts";
 import { checkOAuth } from "./config/oauth-fields.ts";
 import {
 	FileSchema,
@@ -103,7 +103,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			problems.push({ severity: "error", file: file.path, message: read.message });
 			// Nothing from a broken file runs, but the servers it meant stay visible, with the reason.
 			for (const name of serverNamesIn(read.partial))
-				unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
+				unconfigured.set(name, { name, source, reason: inFile(file.path, read.message) });
 			continue;
 		}
 		const mapped = fileFrom236(read.value);
@@ -412,7 +412,26 @@ function isHttpUrl(value: string): boolean {
 /** One line per problem, for /mcp, the CLI and logs. */
 export function formatProblem(problem: ConfigProblem): string {
 	const where = problem.server ? `${problem.file}: server "${visible(problem.server)}"` : problem.file;
-	return `${problem.severity === "error" ? "error" : "warning"}: ${where}: ${problem.message}`;
+	return `${problem.severity === "error" ? "error" : "warning"}: ${inFile(where, problem.message)}`;
+}
+
+/**
+ * Why an entry written by hand or by a command (`add`, `/mcp setup`) would not load, whatever the
+ * environment holds (every `${VAR}` counts as set): its fields, types and values; undefined when it
+ * would. What it warns of (an unknown field) is in `warnings`.
+ */
+export function entryProblem(
+	name: string,
+	raw: unknown,
+	source: ConfigSource,
+	cwd: string,
+	warnings: string[] = [],
+): string | undefined {
+	const problems: ConfigProblem[] = [];
+	const anyValue = new Proxy({}, { get: () => "set" }) as Record<string, string>;
+	const result = normalizeServer(name, raw, source, { env: anyValue, cwd }, problems);
+	warnings.push(...problems.filter((p) => p.severity === "warning").map((p) => p.message));
+	return result.kind === "invalid" ? result.reason : undefined;
 }
 
 /**

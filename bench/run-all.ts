@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 
 import { main as coldStart } from "./cold-start.ts";
+import { main as firstStart } from "./first-start.ts";
 import { main as liveResources } from "./live-resources.ts";
 import { main as packageSize } from "./package-size.ts";
 import { main as piToolSearch } from "./pi-tool-search.ts";
@@ -29,6 +30,7 @@ await piToolSearch();
 console.log();
 await startup();
 console.log();
+await firstStart();
 await session();
 console.log();
 await coldStart();

@@ -93,7 +93,7 @@ const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=H
 const CJK_RUN = new RegExp(`([${CJK}]+)`, "u");
 const IS_CJK = new RegExp(`^[${CJK}]`, "u");
 /** A character beyond ASCII and the typographic punctuation beside it (U+2000-206F). */
-const BEYOND_PUNCTUATION = /[^\u0000-\u007f\u2000-\u206f]/;
+const BEYOND_PUNCTUATION = /[^\p{ASCII}\u2000-\u206f]/u;
 
 /**
  * The same split for text beyond ASCII: letters and digits of any script, a Latin letter's accents

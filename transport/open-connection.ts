@@ -41,6 +41,7 @@ import type {
 	ToolMetadata,
 	TransportKind,
 } from "../types.ts";
+import { httpFailure, startFailure } from "./failure-words.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { InstallProgress } from "./npx-install.ts";
 import { SKILLS_EXTENSION, type Skill } from "./skill-client.ts";
@@ -78,6 +79,8 @@ export interface ServerConnection {
 	transportFailure(): string | undefined;
 	/** How a stdio server's process ended by itself ("exit code 3"), once it has. */
 	exitStatus?(): string | undefined;
+	/** A stdio server that stopped reading its input: the moment it takes to exit, so `exitStatus` can say how. */
+	settle?(): Promise<void>;
 	/** Closes the client and ends everything it opened (process tree, sockets). */
 	close(): Promise<void>;
 	/** The OAuth access token this connection sends, if any. */
@@ -195,6 +198,7 @@ export interface Opened {
 	readonly stderrTail: () => string;
 	readonly transportFailure: () => string | undefined;
 	readonly exitStatus?: () => string | undefined;
+	readonly settle?: () => Promise<void>;
 	readonly close: () => Promise<void>;
 	readonly killSync: () => void;
 	/** The OAuth access token this connection sent, to know whether a refusal is about it. */
@@ -363,7 +367,8 @@ async function openStdio(
 		);
 		parse = sdk.deserializeMessage;
 		client = newClient(sdk, entry, options.requests);
-		await connectClient(client, transport, options, signal, close);
+		// A server that stopped reading gets its moment to exit before it is ended: its exit code is the news.
+		await connectClient(client, transport, options, signal, () => transport.settle().then(close));
 	} catch (error) {
 		if (!client) await close(); // stopped before the client owned the transport
 		const tail = stderr.text().trim();
@@ -378,6 +383,7 @@ async function openStdio(
 		stderrTail: () => stderr.text(),
 		transportFailure: () => transport.failure,
 		exitStatus: () => transport.exit,
+		settle: () => transport.settle(),
 		close,
 		killSync,
 	};
@@ -471,9 +477,7 @@ async function openHttp(
 			return await attempt("sse");
 		} catch (sseError) {
 			if (afterError({ error: sseError, during: "connect" }) === "sign-in" || signal.aborted) throw sseError;
-			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
-				cause: streamableError,
-			});
+			throw httpFailure(url, entry.source.path, streamableError, sseError);
 		}
 	}
 }
@@ -526,16 +530,6 @@ export function explainRequestError(
 		);
 	}
 	return error;
-}
-
-/**
- * Why a stdio server did not start, in words: that it exited (the SDK says "Connection closed") or
- * closed its input (the SDK says "write EPIPE": it exited, or will not read), else the error as it is.
- */
-function startFailure(error: unknown, exit: string | undefined): string {
-	if (exit) return `the server exited (${exit}) before it was ready`;
-	if (isInputClosed(error)) return `the server stopped before it was ready (${describeError(error)})`;
-	return describeError(error);
 }
 
 /**

@@ -380,8 +380,9 @@ describe("broken input", () => {
 		const config = load();
 		expect([...config.servers.keys()]).toEqual(["a"]);
 		expect(config.problems).toHaveLength(1);
-		expect(formatProblem(config.problems[0])).toMatch(
-			/^error: .*\.pi\/mcp\.json: invalid JSON at line \d+, column \d+/,
+		// The file, where in it, and what is wrong in words (not jsonc-parser's "CloseBraceExpected").
+		expect(formatProblem(config.problems[0])).toBe(
+			`error: ${join(cwd, ".pi/mcp.json")} line 5, column 1: a closing } is missing`,
 		);
 	});
 
@@ -438,7 +439,17 @@ describe("broken input", () => {
 		const config = load();
 		expect(config.servers.size).toBe(0);
 		expect([...config.unconfigured.keys()]).toEqual(["github", "slack"]);
-		expect(config.unconfigured.get("github")?.reason).toMatch(/mcp\.json: invalid JSON at line 1, column \d+/);
+		expect(config.unconfigured.get("github")?.reason).toMatch(/mcp\.json line 1, column \d+: a closing } is missing$/);
+	});
+
+	it("a missing comma is said in words, at its line and column", () => {
+		write(
+			join(agentDir, "mcp.json"),
+			'{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}\n',
+		);
+		expect(load().problems.map(formatProblem)).toEqual([
+			`error: ${join(agentDir, "mcp.json")} line 4, column 5: a comma is missing`,
+		]);
 	});
 
 	it("a timeout longer than a Node timer can wait is refused with the limit (it would fire at once)", () => {
