@@ -20,7 +20,7 @@ import {
 	type ServerWords,
 	sameText,
 } from "./tool-text.ts";
-import { analyze, joinedWords, stem, tokenize } from "./words.ts";
+import { analyze, tokenize } from "./words.ts";
 
 const MAX_QUERY_CHARS = 2000;
 const MAX_QUERY_WORDS = 40;
@@ -276,7 +276,6 @@ export class ToolSearchIndex {
 		const words = tokenize(text).slice(0, MAX_QUERY_WORDS);
 		const { weights, concepts, general, nameOnly } = expandQuery(words.join(" "));
 		if (weights.size === 0) return [];
-		this.addJoined(text, weights, concepts);
 		const question = asksQuestion(text, words);
 		// "delete spam from last week": a request whose first word is an action the catalog's tools that
 		// change things start is done by one of them, not by a tool its server marks read-only.
@@ -362,20 +361,6 @@ export class ToolSearchIndex {
 		order.sort((a, b) => scores[b] - scores[a] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b));
 		const shown = options.limit ? order.slice(0, options.limit) : order;
 		return shown.map((i) => ({ tool: this.entry(ids[i]).tool, score: scores[i], coverage: coverages[i] }));
-	}
-
-	/**
-	 * "NixOS", "DNSRecon": a word the query writes in capitals is also searched as one word, where the
-	 * catalog has it (a server `nixos`, a tool `dnsrecon_lookup`), standing for its pieces in coverage.
-	 */
-	private addJoined(text: string, weights: Map<string, number>, concepts: readonly Set<string>[]): void {
-		for (const { word, pieces } of joinedWords(text)) {
-			const term = stem(word);
-			if (weights.has(term) || this.index.docsWith(term) === 0) continue;
-			weights.set(term, 1);
-			const stems = new Set(pieces.map(stem));
-			for (const concept of concepts) if (stems.has(ownWord(concept))) concept.add(term);
-		}
 	}
 
 	/** Each concept's weight in coverage: its own word's rarity (IDF), as answering "dsn" says more than answering "get". */

@@ -271,17 +271,3 @@ export function isPlural(word: string): boolean {
 export function pluralTerm(term: string): string {
 	return `${term}#pl`;
 }
-
-/**
- * A text's words that tokenize cuts at their capitals ("NixOS", "DNSRecon", "HuggingFace"), each as
- * one lowercase word, its pieces, as a name of one word writes it (a server `nixos`, a tool
- * `dnsrecon_lookup`). Only letters (a word with a digit, a dot or a dash is cut where it says).
- */
-export function joinedWords(text: string): { word: string; pieces: string[] }[] {
-	const out: { word: string; pieces: string[] }[] = [];
-	for (const raw of text.split(/[^\p{L}]+/u)) {
-		const pieces = raw ? tokenize(raw) : [];
-		if (pieces.length > 1) out.push({ word: pieces.join(""), pieces });
-	}
-	return out;
-}
