@@ -1,9 +1,10 @@
 // lazy.ts, the hub every lazy load goes through today, as the lint reads it: its loaders count as
 // imports of their callers, it alone may call import() or createRequire, and the dependency table
 // leaves it out. All of it is here, used by scripts/lint/analysis.ts in three marked lines: when
-// lazy.ts goes, delete this file, its test (tests/unit/lazy-hub.test.ts), those lines and the
-// hub's row in scripts/lint/layer-rule.ts; a module's own import() calls are then read as its
-// lazy loads by scripts/lint/imports.ts with no change.
+// lazy.ts goes, delete this file, its test (tests/unit/layers-lazy-hub.test.ts), those lines and the
+// hub's row in scripts/lint/layer-rule.ts (and lazy.ts from madge's --exclude in package.json's
+// lint script); a module's own import() calls are then read as its lazy loads by
+// scripts/lint/imports.ts with no change.
 import ts from "typescript";
 import { fromRoot, type Import, importsOf, specifierOf } from "./imports.ts";
 import { type Problem, problem } from "./problem.ts";
