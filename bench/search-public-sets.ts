@@ -1,9 +1,11 @@
 // Two public tool-selection sets nobody here wrote (tests/data/public-sets, their sources and
 // licenses in its README): MetaTool (199 ChatGPT plugins, how people ask for each, and requests
 // needing two) and MCP-Bench (28 real MCP servers, 258 tools, 104 tasks annotated with the tools
-// they use and the steps that call them). MetaTool's tools are split in two halves by name: the
-// queries of one half are what the engine learns from (scripts/learn-search.ts) and tunes on, the
-// other half's are held out; MCP-Bench is held out whole.
+// they use and the steps that call them). Each is split in two halves by a fixed rule: MetaTool's
+// tools by name (the queries of one half are tuned on, the other half's held out), MCP-Bench's
+// tasks by the servers they use (the two tasks MCP-Bench wrote for each set of servers stay in
+// one half: a held-out task is never a sibling of a tuned one). Every tool is searched whatever
+// the half.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolMetadata } from "../types.ts";
@@ -38,12 +40,14 @@ export interface ServerWords {
 
 const METATOOL_SERVER = "metatool";
 
-/** Which half of MetaTool a tool is in: 0 learns and tunes, 1 is held out (FNV-1a of its name, even or odd). */
-export function metaToolHalf(tool: string): 0 | 1 {
+/** Which half a key is in: 0 tunes, 1 is held out (FNV-1a of the key, even or odd). */
+export function halfOf(key: string): 0 | 1 {
 	let hash = 0x811c9dc5;
-	for (let i = 0; i < tool.length; i++) hash = Math.imul(hash ^ tool.charCodeAt(i), 0x01000193);
+	for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
 	return ((hash >>> 0) % 2) as 0 | 1;
 }
+
+const halfName = (half: 0 | 1) => (half === 0 ? "tuning" : "held-out");
 
 interface MetaToolFile {
 	readonly tools: { readonly name: string; readonly description: string }[];
@@ -62,14 +66,14 @@ export function loadMetaTool(half: 0 | 1): PublicSet {
 	}));
 	const answer = (tool: string) => `${METATOOL_SERVER}/${tool}`;
 	const queries = file.queries
-		.filter(([, tool]) => metaToolHalf(tool) === half)
+		.filter(([, tool]) => halfOf(tool) === half)
 		.map(([query, tool], i) => ({ id: `q${i}`, query, tools: [answer(tool)], steps: [] }));
 	// A request needing two tools goes to the half of its index (MetaTool's 15 merged tools cannot be split).
 	const tasks = file.multi
 		.filter((_, i) => i % 2 === half)
 		.map(([query, ...needed], i) => ({ id: `m${i}`, query, tools: needed.map(answer), steps: [] }));
 	return {
-		name: `MetaTool ${half === 0 ? "tuning" : "held-out"}`,
+		name: `MetaTool ${halfName(half)}`,
 		catalogs: [{ server: METATOOL_SERVER, tools }],
 		servers: new Map(),
 		queries,
@@ -106,7 +110,7 @@ export function loadMetaToolTasks(half: 0 | 1): PublicSet {
 	}
 	return {
 		...set,
-		name: `MetaTool ${half === 0 ? "tuning" : "held-out"}, three requests as one task`,
+		name: `MetaTool ${halfName(half)}, three requests as one task`,
 		queries: [],
 		tasks,
 	};
@@ -122,14 +126,20 @@ interface McpBenchFile {
 	}[];
 	readonly tasks: {
 		readonly id: string;
+		readonly servers: readonly string[];
 		readonly task: string;
 		readonly tools: readonly string[];
 		readonly steps: readonly (readonly [string, ...string[]])[];
 	}[];
 }
 
-/** MCP-Bench, held out whole: its tasks as one query each, and each of their steps that names a tool. */
-export function loadMcpBench(): PublicSet {
+/** Which half of MCP-Bench a task is in: by the set of servers it uses (halfOf their names, sorted). */
+export function mcpBenchHalf(servers: readonly string[]): 0 | 1 {
+	return halfOf([...servers].sort().join(","));
+}
+
+/** MCP-Bench, one half of it (0: tuning, 1: held out): its tasks as one query each, and each of their steps that names a tool. */
+export function loadMcpBench(half: 0 | 1): PublicSet {
 	const file = JSON.parse(readFileSync(join(PUBLIC_SETS_DIR, "mcp-bench.json"), "utf8")) as McpBenchFile;
 	const catalogs = file.servers.map((s) => ({
 		server: s.server,
@@ -141,11 +151,13 @@ export function loadMcpBench(): PublicSet {
 			{ title: s.serverInfo?.title, description: s.serverInfo?.description, instructions: s.instructions },
 		]),
 	);
-	const tasks = file.tasks.map((t) => ({
-		id: t.id,
-		query: t.task,
-		tools: t.tools,
-		steps: t.steps.map(([query, ...tools]) => ({ query, tools })),
-	}));
-	return { name: "MCP-Bench held-out", catalogs, servers, queries: [], tasks };
+	const tasks = file.tasks
+		.filter((t) => mcpBenchHalf(t.servers) === half)
+		.map((t) => ({
+			id: t.id,
+			query: t.task,
+			tools: t.tools,
+			steps: t.steps.map(([query, ...tools]) => ({ query, tools })),
+		}));
+	return { name: `MCP-Bench ${halfName(half)}`, catalogs, servers, queries: [], tasks };
 }

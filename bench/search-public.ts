@@ -1,5 +1,5 @@
-// Search quality on the public sets (bench/search-public-sets.ts): MetaTool's tuning and held-out
-// halves, MCP-Bench held out whole. For each set and each route the model searches through
+// Search quality on the public sets (bench/search-public-sets.ts): MetaTool's and MCP-Bench's
+// tuning and held-out halves, side by side. For each set and each route the model searches through
 // (`mcp({search})`'s answer, Pi 1.5's tool_search and codemode searchTools() as their ranker runs
 // in Pi, the engine's own ranking) and for Pi's BM25 on the same tools: short queries' hit@1 and
 // hit@5; a whole task as one query: hit@1, hit@5 (a needed tool first, in the first five),
@@ -177,9 +177,16 @@ export async function measurePublicSet(set: PublicSet, only?: readonly string[])
 
 export async function main(): Promise<void> {
 	console.log(
-		"== search on public sets nobody here wrote (MetaTool: tuning half and held-out half; MCP-Bench: held out) ==",
+		"== search on public sets nobody here wrote (MetaTool, MCP-Bench: each a tuning half and a held-out half) ==",
 	);
-	const sets = [loadMetaTool(0), loadMetaTool(1), loadMetaToolTasks(0), loadMetaToolTasks(1), loadMcpBench()];
+	const sets = [
+		loadMetaTool(0),
+		loadMetaTool(1),
+		loadMetaToolTasks(0),
+		loadMetaToolTasks(1),
+		loadMcpBench(0),
+		loadMcpBench(1),
+	];
 	for (const set of sets) {
 		const figures = await measurePublicSet(set);
 		console.log(`${set.name} (${counts(set, Object.values(figures)[0] as Figures)}):`);

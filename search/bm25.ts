@@ -37,6 +37,14 @@ export interface Bm25Options {
 	readonly strongFields?: readonly number[];
 	/** A document's score multiplier (0 leaves it out). */
 	readonly boostDocument?: (id: number) => number;
+	/**
+	 * The caller's weight of each group (by index), when it multiplies a score by the share of these
+	 * weights a document answers (search/tool-index.ts's coverage): documents are then handed out in
+	 * the order of that bound (their score times the share they answer in any field), so that a
+	 * caller that stops at the first one below what it keeps stops early on a long query too, where
+	 * most documents answer a few of its words.
+	 */
+	readonly groupWeights?: Float64Array;
 	readonly accept?: (id: number) => boolean;
 }
 
@@ -44,6 +52,8 @@ const K = 1.2;
 const B = 0.7;
 const D = 0.5;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+/** Query terms whose derived terms are kept at most (a cache, emptied when full). */
+const MAX_DERIVED = 4096;
 
 /** One term's documents in one field: ids (ascending) and how often the term occurs in each. */
 interface Postings {
@@ -75,6 +85,12 @@ export class Bm25Index {
 	/** The vocabulary in order, for prefix matches; terms added since wait in `unsorted`. */
 	private sorted: string[] = [];
 	private unsorted: string[] = [];
+	/** Counts the vocabulary's changes (a word added, words dropped): derived terms are kept for one version. */
+	private vocabularyVersion = 0;
+	/** A query term's derived terms (derivedTerms), by its flags and term, for one vocabulary and one pair of weights. */
+	private readonly derived = new Map<string, readonly (readonly [string, number, boolean])[]>();
+	private derivedAt = -1;
+	private derivedWeights = "";
 
 	constructor(private readonly fieldCount: number) {
 		this.lengths = Array.from({ length: fieldCount }, () => []);
@@ -126,6 +142,7 @@ export class Bm25Index {
 			term = { fields: new Array(this.fieldCount), docs: 0, mark: -1 };
 			this.terms.set(word, term);
 			this.unsorted.push(word);
+			this.vocabularyVersion++;
 		}
 		return term;
 	}
@@ -171,6 +188,7 @@ export class Bm25Index {
 			}
 		}
 		if (dropped) {
+			this.vocabularyVersion++;
 			this.sorted = [...this.terms.keys()].sort();
 			this.unsorted = [];
 		}
@@ -249,11 +267,47 @@ export class Bm25Index {
 		// Coordination, as MiniSearch multiplies by the query terms matched, but by the query's words:
 		// matching a word and two of its synonyms is one word answered, not three.
 		for (const id of touched) scores[id] *= groups.count(id);
-		return new Bm25Results(touched, scores, groups);
+		return new Bm25Results(touched, scores, groups, this.bounds(touched, scores, groups, options.groupWeights));
 	}
 
-	/** The term itself, then the words it starts, then the words one edit away, each with its weight. */
-	private derivedTerms(spec: QueryTerm, options: Bm25Options): [string, number, boolean][] {
+	/** Each document's score times the share of the group weights it answers in any field (none: its score). */
+	private bounds(
+		touched: readonly number[],
+		scores: Float64Array,
+		groups: GroupSets,
+		weights: Float64Array | undefined,
+	): Float64Array {
+		const total = weights?.reduce((sum, w) => sum + w, 0) ?? 0;
+		if (!weights || total <= 0) return scores;
+		const bounds = new Float64Array(scores.length);
+		const none = new Uint32Array(0);
+		for (const id of touched) bounds[id] = scores[id] * (groups.answered(id, none, weights) / total);
+		return bounds;
+	}
+
+	/**
+	 * The term itself, then the words it starts, then the words one edit away, each with its weight.
+	 * Kept until the vocabulary changes: a request with several needs looks up each of its words
+	 * once for the whole request and again for each part that holds it.
+	 */
+	private derivedTerms(spec: QueryTerm, options: Bm25Options): readonly (readonly [string, number, boolean])[] {
+		const weights = `${options.prefixWeight} ${options.fuzzyWeight}`;
+		if (this.derivedAt !== this.vocabularyVersion || this.derivedWeights !== weights) {
+			this.derived.clear();
+			this.derivedAt = this.vocabularyVersion;
+			this.derivedWeights = weights;
+		}
+		const key = `${spec.prefix ? 1 : 0}${spec.fuzzy ? 1 : 0}${spec.term}`;
+		let out = this.derived.get(key);
+		if (!out) {
+			if (this.derived.size >= MAX_DERIVED) this.derived.clear();
+			out = this.deriveTerms(spec, options);
+			this.derived.set(key, out);
+		}
+		return out;
+	}
+
+	private deriveTerms(spec: QueryTerm, options: Bm25Options): [string, number, boolean][] {
 		const out: [string, number, boolean][] = [[spec.term, 1, false]];
 		const seen = new Set([spec.term]);
 		if (spec.prefix) {
@@ -356,9 +410,10 @@ class GroupSets {
 }
 
 /**
- * A search's matches, handed out best first (a max-heap popped one at a time: a caller that stops
- * after the best few does not pay for ordering thousands), and which of the query's groups each
- * answers. Valid until the index changes.
+ * A search's matches, handed out by their bound, highest first (their score, or what
+ * Bm25Options.groupWeights makes of it; a max-heap popped one at a time: a caller that stops after
+ * the best few does not pay for ordering thousands), and which of the query's groups each answers.
+ * Valid until the index changes.
  */
 export class Bm25Results {
 	private size: number;
@@ -367,12 +422,13 @@ export class Bm25Results {
 		private readonly heap: number[],
 		private readonly scores: Float64Array,
 		private readonly groups: GroupSets,
+		private readonly bounds: Float64Array = scores,
 	) {
 		this.size = heap.length;
 		for (let i = (this.size >> 1) - 1; i >= 0; i--) this.sift(i);
 	}
 
-	/** The best document not handed out yet, or -1 when none is left. */
+	/** The document of highest bound not handed out yet, or -1 when none is left. */
 	next(): number {
 		if (this.size === 0) return -1;
 		const id = this.heap[0];
@@ -386,6 +442,11 @@ export class Bm25Results {
 		return this.scores[id];
 	}
 
+	/** What no document handed out after this one scores above, as the caller weighs coverage (its score without groupWeights). */
+	bound(id: number): number {
+		return this.bounds[id];
+	}
+
 	/**
 	 * The summed weights of the groups the document answers: a group in `strong` (bit g of word
 	 * g >> 5) only by an exact match in a strong field, any other in any field, exactly or by a prefix or typo.
@@ -395,14 +456,14 @@ export class Bm25Results {
 	}
 
 	private sift(from: number): void {
-		const { heap, scores, size } = this;
+		const { heap, bounds, size } = this;
 		let at = from;
 		for (;;) {
 			const left = 2 * at + 1;
 			const right = left + 1;
 			let top = at;
-			if (left < size && scores[heap[left]] > scores[heap[top]]) top = left;
-			if (right < size && scores[heap[right]] > scores[heap[top]]) top = right;
+			if (left < size && bounds[heap[left]] > bounds[heap[top]]) top = left;
+			if (right < size && bounds[heap[right]] > bounds[heap[top]]) top = right;
 			if (top === at) return;
 			const swap = heap[at];
 			heap[at] = heap[top];

@@ -304,7 +304,9 @@ export class ToolSearchIndex {
 						? GENERAL_FIELDS
 						: EQUIVALENT_FIELDS,
 		}));
+		const conceptWeights = this.conceptWeights(concepts);
 		const results = this.index.search(terms, {
+			groupWeights: conceptWeights,
 			fieldBoosts: FIELD_BOOSTS,
 			prefixWeight: PREFIX_WEIGHT,
 			fuzzyWeight: FUZZY_WEIGHT,
@@ -317,18 +319,15 @@ export class ToolSearchIndex {
 		// loudly ("find files by name": search_files over find_organizations).
 		// A concept is an action when its word is one, or a close synonym is ("make": create), not a far one ("number": list);
 		// an action counts where the tool names what it does (its name, parameters, first sentence), anything else anywhere (a typo's match included).
-		// Each concept weighs its word's rarity (IDF): answering "dsn" says more than answering "get".
 		const strong = new Uint32Array(Math.ceil(concepts.length / 32));
-		const conceptWeights = new Float64Array(concepts.length);
-		let total = 0;
 		concepts.forEach((c, i) => {
 			if ([...c].some((t) => this.heads.actions.has(t) && (weights.get(t) ?? 0) >= CLOSE_SYNONYM))
 				strong[i >> 5] |= 1 << (i & 31);
-			conceptWeights[i] = Math.log(1 + this.live / (1 + this.index.docsWith(ownWord(c))));
-			total += conceptWeights[i];
 		});
-		// Coverage only lowers a score and the index hands results out best first: once a result scores below every
-		// hit that can still matter, no later one can matter either.
+		const total = conceptWeights.reduce((sum, w) => sum + w, 0);
+		// A score is at most its raw score times the share of the query's words the tool answers in any field
+		// (coverage, the other factors only lower it), and the index hands results out by that bound: once a
+		// bound is below every hit that can still matter, no later result can matter either.
 		const keep = options.keep ?? (options.limit ? { top: options.limit, share: 1 } : undefined);
 		const leaders = new Leaders(keep?.top ?? 0);
 		let best = 0;
@@ -336,8 +335,9 @@ export class ToolSearchIndex {
 		const scores: number[] = [];
 		const coverages: number[] = [];
 		for (let id = results.next(); id >= 0; id = results.next()) {
+			const bound = results.bound(id);
+			if (keep && bound < best * keep.share && bound < leaders.last()) break;
 			const raw = results.score(id);
-			if (keep && raw < best * keep.share && raw < leaders.last()) break;
 			const coverage = total > 0 ? results.answered(id, strong, conceptWeights) / total : 1;
 			const entry = this.entry(id);
 			const { tool } = entry;
@@ -361,6 +361,11 @@ export class ToolSearchIndex {
 		order.sort((a, b) => scores[b] - scores[a] || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b));
 		const shown = options.limit ? order.slice(0, options.limit) : order;
 		return shown.map((i) => ({ tool: this.entry(ids[i]).tool, score: scores[i], coverage: coverages[i] }));
+	}
+
+	/** Each concept's weight in coverage: its own word's rarity (IDF), as answering "dsn" says more than answering "get". */
+	private conceptWeights(concepts: readonly ReadonlySet<string>[]): Float64Array {
+		return Float64Array.from(concepts, (c) => Math.log(1 + this.live / (1 + this.index.docsWith(ownWord(c)))));
 	}
 
 	private entry(id: number): Entry {
