@@ -17,8 +17,9 @@ import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step, StepReply } from "../tests/support/mock-openai.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
-import { PI_15, PI_073, type PiHost } from "../tests/support/pi-hosts.ts";
+import { PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
+import { lineName, PI1_LINES } from "./pi-lines.ts";
 import { treeRssMb } from "./process-memory.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -35,12 +36,6 @@ interface Pace {
 const STREAMED: Pace = { name: `streamed ${CALL_STREAM_MS} ms`, streamMs: CALL_STREAM_MS };
 const AT_ONCE: Pace = { name: "at once", streamMs: 0 };
 const PACES: readonly Pace[] = [STREAMED, AT_ONCE];
-
-/** The Pi 1.x lines measured beside their own built-in MCP (Pi 1.6: add its host from tests/support/pi-hosts.ts). */
-const PI1_LINES: readonly PiHost[] = [PI_15];
-
-/** "Pi 1.5" for the host named "pi-1.5". */
-const lineName = (host: PiHost) => host.name.replace(/^pi-/, "Pi ");
 
 interface Stack {
 	readonly name: string;
