@@ -1,6 +1,6 @@
 // Two ways a session gets ready while the model thinks, so a first call does not wait:
 // - the learned warm-up: at the session's first prompt the servers this project's recent sessions
-//   called (pi/server-usage.ts) start in the background, the first call's server first and alone; then
+//   called (pi/server-usage.ts) start in the background; then
 // - the MCP client (the SDK and the connection code, ~100-700 ms) and the call path load.
 // Both while the model thinks: when a turn's model has not answered WARM_AFTER_MS after the turn's
 // request went out (a quick turn, a short `pi -p`, costs nothing). Counted from the request on the
@@ -96,9 +96,8 @@ export interface WarmTarget {
 /**
  * Starts, while the model thinks over each session's first prompt (`warm`, called by
  * `whileModelThinks`), what the project's recent sessions called, and learns what this one calls
- * (`used`, told by the runtime for every request a server gets). `warm` settles once the first
- * server's start was asked for (the client's load waits for its process: `McpServerManager.warmUp`);
- * the others start once it answered `initialize`.
+ * (`used`, told by the runtime for every request a server gets). `warm` settles once those starts
+ * were asked for (the client's load waits for their processes: `McpServerManager.warmUp`).
  */
 export function learnedWarmUp(
 	pi: SessionEvents,
