@@ -413,13 +413,6 @@ export class McpRuntime {
 		return true;
 	}
 
-	/** Settles once a server starting (or running) has answered `initialize`, or its start ended; at once when none is. */
-	async initialized(server: string): Promise<void> {
-		const entry = this.config.servers.get(server);
-		if (!entry || !this.manager.connecting(server)) return;
-		await this.manager.opened(entry).catch(() => undefined); // its failure is the call's to report
-	}
-
 	/** At an exit that cannot wait: every server process this session started, killed at once. */
 	killAllSync(): void {
 		this.manager.killAllSync();

@@ -78,19 +78,10 @@ interface SessionEvents {
 	on(event: "session_shutdown", handler: () => Promise<void>): void;
 }
 
-/**
- * The learned servers after the first start once it has answered `initialize`, or this long after
- * it began (a first npx install may take minutes): booting together they shared the CPU, and on a
- * loaded 2-core machine the first call's server answered ~0.8 s later than booting alone.
- */
-export const NEXT_START_AFTER_MS = 1500;
-
 /** What the learned warm-up asks of the session's runtime. */
 export interface WarmTarget {
 	/** Starts a server ahead of any call; false when nothing started (see `McpRuntime.startAhead`). */
 	startAhead(server: string, why: "learned"): boolean;
-	/** Settles once a server starting has answered `initialize` (or its start ended). */
-	initialized(server: string): Promise<void>;
 }
 
 /**
@@ -108,10 +99,7 @@ export function learnedWarmUp(
 	let project: string | undefined;
 	let prompts = 0;
 	let warmed = false;
-	/** Counts session starts and ends: a later start asked for in an ended session is dropped. */
-	let generation = 0;
 	pi.on("session_start", (_event, ctx) => {
-		generation++;
 		project = projectFolder(ctx.cwd);
 		prompts = 0;
 		warmed = false;
@@ -120,10 +108,7 @@ export function learnedWarmUp(
 	pi.on("agent_start", () => {
 		prompts++;
 	});
-	pi.on("session_shutdown", () => {
-		generation++;
-		return usage.flush();
-	});
+	pi.on("session_shutdown", () => usage.flush());
 	return {
 		used: (server) => {
 			if (project !== undefined) usage.used(project, server);
@@ -136,28 +121,8 @@ export function learnedWarmUp(
 			if (learned.length === 0) return;
 			// A runtime that cannot be built starts nothing here; the call that needs it builds it again and says why.
 			const active = await runtime().catch(() => undefined);
-			if (!active) return;
-			// The first call's server first and alone; the rest once it is up (not awaited: the client's load goes on).
-			const [first, ...rest] = learned;
-			const firstStarted = active.startAhead(first, "learned");
-			if (firstStarted) usage.warmed(at, [first]);
-			if (rest.length === 0) return;
-			const session = generation;
-			void afterStart(firstStarted ? active.initialized(first) : Promise.resolve()).then(() => {
-				if (generation !== session) return; // the session ended meanwhile
-				const started = rest.filter((server) => active.startAhead(server, "learned"));
-				if (started.length > 0) usage.warmed(at, started);
-			});
+			const started = active ? learned.filter((server) => active.startAhead(server, "learned")) : [];
+			usage.warmed(at, started);
 		},
 	};
-}
-
-/** `started` settled, or NEXT_START_AFTER_MS passed. */
-function afterStart(started: Promise<void>): Promise<void> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const waited = new Promise<void>((resolve) => {
-		timer = setTimeout(resolve, NEXT_START_AFTER_MS);
-		timer.unref?.();
-	});
-	return Promise.race([started, waited]).finally(() => clearTimeout(timer));
 }

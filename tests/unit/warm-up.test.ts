@@ -142,15 +142,12 @@ describe("the learned warm-up", () => {
 		const pi = sessionPi();
 		sessions.push(pi);
 		const started: string[] = [];
-		/** Each server's `initialize` answered, by hand. */
-		const answered = new Map<string, () => void>();
 		const target: WarmTarget = {
 			startAhead: (server) => !refused.includes(server) && started.push(server) > 0,
-			initialized: (server) => new Promise<void>((resolve) => answered.set(server, resolve)),
 		};
 		const runtime = vi.fn(async () => target);
 		const learned = learnedWarmUp(pi, dir.path, runtime);
-		return { pi, started, runtime, learned, answered };
+		return { pi, started, runtime, learned };
 	}
 
 	/** A session of the project that called these servers, ended. */
@@ -178,26 +175,6 @@ describe("the learned warm-up", () => {
 		await next.pi.emit("agent_start"); // the second prompt: nothing more
 		await next.learned.warm();
 		expect(next.runtime).toHaveBeenCalledTimes(1);
-	});
-
-	it("the first call's server starts alone, the others once it answered initialize; none after the session ended", async () => {
-		await called("everything", "memory", "filesystem");
-		const next = session();
-		await next.pi.emit("session_start", dir.path);
-		await next.pi.emit("agent_start");
-		await next.learned.warm();
-		expect(next.started).toEqual(["everything"]);
-		next.answered.get("everything")?.();
-		await vi.waitFor(() => expect(next.started).toEqual(["everything", "memory", "filesystem"]));
-
-		const ended = session();
-		await ended.pi.emit("session_start", dir.path);
-		await ended.pi.emit("agent_start");
-		await ended.learned.warm();
-		await ended.pi.emit("session_shutdown");
-		ended.answered.get("everything")?.();
-		await new Promise((resolve) => setImmediate(resolve));
-		expect(ended.started).toEqual(["everything"]);
 	});
 
 	it("only at the first prompt: a session whose first prompt was answered at once starts nothing later", async () => {
