@@ -29,7 +29,7 @@ import { McpSession } from "./pi/session.ts";
 import { wireSkills } from "./pi/skill-events.ts";
 import { registerCommands } from "./pi/slash-commands.ts";
 import { statusReports } from "./pi/status-event.ts";
-import { learnedWarmUp, warmWhileModelThinks } from "./pi/warm-up.ts";
+import { learnedWarmUp, whileModelThinks } from "./pi/warm-up.ts";
 import { PROXY_TOOL_NAME } from "./proxy/surface.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 
@@ -103,10 +103,10 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			agentDir,
 			directName: (server, tool) => registrations.direct.nameOf(server, tool),
 		});
-		// At the first prompt, the servers this project's recent sessions called start (pi/warm-up.ts).
+		// While the model thinks (pi/warm-up.ts): at the first prompt the servers this project's recent
+		// sessions called start, then the runtime's MCP client and the call path load.
 		const learned = learnedWarmUp(pi, agentDir, () => session.ensure());
-		// While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded.
-		const stopWarming = warmWhileModelThinks(pi, () => ({ warmUp: () => session.warmUp() }));
+		const stopWarming = whileModelThinks(pi, () => void learned.warm().then(() => session.warmUp()));
 		const session: McpSession = new McpSession({
 			registrations,
 			agentDir,

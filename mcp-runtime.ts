@@ -379,11 +379,11 @@ export class McpRuntime {
 	}
 
 	/** While the model thinks: loads what the first connect needs, if a server may still need one. */
-	warmUp(): void {
+	async warmUp(): Promise<void> {
 		const { lifecycle } = this;
 		const connectable = lifecycle.serverNames().some((n) => !lifecycle.blocked(n) && !this.manager.get(n));
 		// A failed load here is not lost: the connect that needs it loads again and reports the failure.
-		if (connectable) this.manager.warmUp().catch(() => undefined);
+		if (connectable) await this.manager.warmUp().catch(() => undefined);
 	}
 
 	/**

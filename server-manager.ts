@@ -174,6 +174,8 @@ interface PendingConnect {
 	readonly opened: Promise<ServerConnection>;
 	/** Set once initialized. */
 	connection?: ServerConnection;
+	/** Settles once the server's process began (or the connect ended before): see `warmUp`. */
+	readonly launched: Promise<void>;
 	readonly controller: AbortController;
 	readonly since: number;
 	install?: InstallProgress;
@@ -216,12 +218,14 @@ export class McpServerManager implements Pool<ServerConnection> {
 
 	/**
 	 * Loads what a first connect needs (the connection code and the SDK, ~100-300 ms) without
-	 * connecting, so the first call does not pay for it. Idempotent.
+	 * connecting, so the first call does not pay for it; after the servers whose connects are under
+	 * way have started (loading the SDK holds the event loop, and their spawns would wait behind it).
+	 * Idempotent.
 	 */
-	warmUp(): Promise<void> {
-		return loadConnections()
-			.then((connections) => connections.loadSdk())
-			.then(() => undefined);
+	async warmUp(): Promise<void> {
+		const { loadSdk } = await loadConnections();
+		await Promise.all([...this.pending.values()].map((pending) => pending.launched));
+		await loadSdk();
 	}
 
 	connectedNames(): string[] {
@@ -277,14 +281,19 @@ export class McpServerManager implements Pool<ServerConnection> {
 		const controller = new AbortController();
 		let initialized!: (connection: ServerConnection) => void;
 		const opened = new Promise<ServerConnection>((resolve) => (initialized = resolve));
-		const promise = this.open(entry, controller.signal, false, (connection) => {
+		let began!: () => void;
+		const launched = new Promise<void>((resolve) => (began = resolve));
+		const onOpened = (connection: ServerConnection) => {
 			pending.connection = connection;
 			initialized(connection);
-		}).finally(() => {
+		};
+		const promise = this.open(entry, controller.signal, { onOpened, onLaunched: began }).finally(() => {
+			began();
 			if (this.pending.get(entry.name)?.promise === promise) this.pending.delete(entry.name);
 		});
 		// A failure before the server was initialized fails both; after it, only the listing's promise.
-		const pending: PendingConnect = { promise, opened: Promise.race([opened, promise]), controller, since: this.now() };
+		const race = Promise.race([opened, promise]);
+		const pending: PendingConnect = { promise, opened: race, launched, controller, since: this.now() };
 		// Whoever asked for the listing hears its failure; `opened` alone may have no one left to tell.
 		pending.opened.catch(() => undefined);
 		this.pending.set(entry.name, pending);
@@ -522,14 +531,11 @@ export class McpServerManager implements Pool<ServerConnection> {
 	private async open(
 		entry: ServerEntry,
 		signal: AbortSignal,
+		hooks: { onOpened?: (connection: ServerConnection) => void; onLaunched?: () => void },
 		renewed = false,
-		onOpened?: (connection: ServerConnection) => void,
 	): Promise<ServerConnection> {
 		this.redactor.add(...entry.secrets);
 		const { loadSdk, openConnection, listMetadata } = await loadConnections();
-		// Not awaited here: a stdio server starts while the SDK loads (the session's first connect).
-		const sdk = loadSdk();
-		sdk.catch(() => undefined); // a failure to load is the connect's, reported by it
 		const options: OpenOptions = {
 			env: this.options.env ?? process.env,
 			auth: this.auth,
@@ -549,15 +555,17 @@ export class McpServerManager implements Pool<ServerConnection> {
 			broker: await this.sharedServers(entry),
 			onChallenge: (challenge) => this.challenges.set(entry.name, challenge),
 			onCredential: (token) => (sent = token),
+			onLaunched: hooks.onLaunched,
 		};
 		let sent: string | undefined;
 		let opened: Awaited<ReturnType<typeof openConnection>>;
 		try {
-			opened = await openConnection(sdk, entry, options, signal);
+			// The SDK is asked for once a stdio server's process began (the session's first connect).
+			opened = await openConnection(loadSdk, entry, options, signal);
 		} catch (error) {
 			const next = afterError({ error, during: "connect", retried: renewed });
 			if (!signal.aborted && next === "sign-in" && (await this.renew(entry, sent)))
-				return this.open(entry, signal, true, onOpened);
+				return this.open(entry, signal, hooks, true);
 			if (error instanceof AuthRequiredError) throw error;
 			// Scrubbed: a server may echo a header or an env value back in its error or stderr.
 			throw new Error(this.redactor.scrub(`Server "${entry.name}" failed to connect: ${describeError(error)}`), {
@@ -590,7 +598,11 @@ export class McpServerManager implements Pool<ServerConnection> {
 			killSync: opened.killSync,
 			oauthToken: opened.oauthToken,
 		};
-		onOpened?.(connection);
+		hooks.onOpened?.(connection);
+		// A call waiting for the server to be initialized goes out before its listing: a server answers
+		// in the order it is asked, and the call would wait behind four lists (and our parsing of them).
+		// Its path to the wire is promise callbacks only, which all run before the next turn.
+		await new Promise((resolve) => setImmediate(resolve));
 		try {
 			Object.assign(
 				connection,

@@ -1,22 +1,25 @@
 // One subagent's session on every MCP stack a Pi user can choose, side by side in one run: the real
 // `pi -p` with a scripted model that calls three real servers (a first cold call, a warm call, two
-// more cold calls), then answers. Pi 1.5's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5, and this
-// extension on both Pi lines; Pi without MCP as the floor. Each stack first runs a session in a new
-// home (empty caches: its first session), then RUNS more (medians), the stacks taking turns. The model thinks THINK_MS
-// before its first answer, as a real one does, and streams each call over CALL_STREAM_MS (the
-// tool's name first, its arguments after), as real ones do. Ours saves in three ways, measured
-// apart: the learned warm-up (at the first prompt, the servers the project's recent sessions
-// called start; "no warm-up" is `settings.warmUp: false`), the start on the streamed call (a server
-// starts once the call names it; "no prestart" is `settings.prestart: false`, which turns both
-// off), and the early send (a call goes out once its server is initialized, before its listing:
-// always on, measured alone by bench/cold-start.ts).
+// more cold calls), then answers. Each Pi 1.x line's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5,
+// and this extension on every line; Pi without MCP as the floor. Each stack first runs a session in
+// a new home (empty caches: its first session), then RUNS more (medians), the stacks taking turns.
+// The model thinks THINK_MS before its first answer, as a real one does, and sends each call at one
+// of two paces: streamed over CALL_STREAM_MS (the tool's name first, its arguments after), as a
+// model writing its call does, or at once (a fast model, a cached answer), which leaves a start on
+// the streamed call no head start. Ours saves in three ways, measured apart: the learned warm-up (at
+// the first prompt, the servers the project's recent sessions called start; "no warm-up" is
+// `settings.warmUp: false`), the start on the streamed call (a server starts once the call names it;
+// "no prestart" is `settings.prestart: false`, which turns both off), and the early send (a call
+// goes out once its server is initialized, before its listing: always on, measured alone by
+// bench/cold-start.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
-import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
+import type { ChatRequest, Step, StepReply } from "../tests/support/mock-openai.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
+import { lineName, PI1_LINES } from "./pi-lines.ts";
 import { treeRssMb } from "./process-memory.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -25,9 +28,19 @@ export const THINK_MS = 1000;
 /** How long a call's arguments take to stream after its tool's name (~20 tokens at ~60 tokens/s). */
 export const CALL_STREAM_MS = 300;
 
+/** How the model sends a call: its tool's name first and the rest `streamMs` later, or (0) all in one piece. */
+interface Pace {
+	readonly name: string;
+	readonly streamMs: number;
+}
+const STREAMED: Pace = { name: `streamed ${CALL_STREAM_MS} ms`, streamMs: CALL_STREAM_MS };
+const AT_ONCE: Pace = { name: "at once", streamMs: 0 };
+const PACES: readonly Pace[] = [STREAMED, AT_ONCE];
+
 interface Stack {
 	readonly name: string;
 	readonly options: RunOptions;
+	readonly pace: Pace;
 	/** Pi without MCP: the session only answers (the floor for session time, exit and memory). */
 	readonly floor?: boolean;
 	/** Settings written into the stack's mcp.json. */
@@ -41,6 +54,8 @@ const CALLS = [
 	{ server: "memory", tool: "read_graph", args: {} },
 	{ server: "filesystem", tool: "list_allowed_directories", args: {} },
 ] as const;
+/** The servers the session calls: a stack that starts more started what it did not need. */
+const CALLED = new Set(CALLS.map((c) => c.server)).size;
 
 interface Sample {
 	readonly session: number;
@@ -49,6 +64,8 @@ interface Sample {
 	readonly exitAfterAnswer: number;
 	readonly rssMb: number;
 	readonly starts: number;
+	/** Per server started: when its process began, in ms after the model sent the call that first needed it (< 0: before). */
+	readonly spawnedAfterCall: Record<string, number>;
 	readonly results: string[];
 }
 
@@ -61,11 +78,12 @@ export function toolCall(request: ChatRequest, server: string, tool: string, arg
 	return { toolCall: { name: "mcp", arguments: { tool: `${server}_${tool}`, args } } };
 }
 
-/** The call as a model streams it: the tool's name (and for `mcp` its `tool`) first, the rest CALL_STREAM_MS later. */
-function streamed(call: ReturnType<typeof toolCall>): Step extends (r: ChatRequest) => infer R ? Awaited<R> : never {
+/** The call at the model's pace: at once, or the tool's name (and for `mcp` its `tool`) first and the rest `streamMs` later. */
+function paced(call: ReturnType<typeof toolCall>, pace: Pace): StepReply {
+	if (pace.streamMs === 0) return call;
 	const text = JSON.stringify(call.toolCall.arguments);
 	const named = call.toolCall.name === "mcp" ? text.indexOf('","args"') : 0;
-	return { ...call, hold: { after: named, until: () => new Promise((r) => setTimeout(r, CALL_STREAM_MS)) } };
+	return { ...call, hold: { after: named, until: () => new Promise((r) => setTimeout(r, pace.streamMs)) } };
 }
 
 async function session(home: PiHome, stack: Stack, log: string): Promise<Sample> {
@@ -73,7 +91,7 @@ async function session(home: PiHome, stack: Stack, log: string): Promise<Sample>
 	const results: string[] = [];
 	let pid = -1;
 	let rssMb = 0;
-	const startsBefore = countLines(log);
+	const startsBefore = startLines(log).length;
 	const calls = stack.floor ? [] : CALLS;
 	const steps: Step[] = [
 		...calls.map(({ server, tool, args }, i) => async (request: ChatRequest) => {
@@ -82,7 +100,7 @@ async function session(home: PiHome, stack: Stack, log: string): Promise<Sample>
 			if (i === 0) await new Promise((r) => setTimeout(r, THINK_MS));
 			arrivals.push(performance.now());
 			if (arrivals.length > 1) results.push(lastResult(request));
-			return streamed(toolCall(request, server, tool, { ...args }));
+			return paced(toolCall(request, server, tool, { ...args }), stack.pace);
 		}),
 		async (request: ChatRequest) => {
 			if (calls.length === 0) await new Promise((r) => setTimeout(r, THINK_MS)); // Pi without MCP: the same model
@@ -101,12 +119,19 @@ async function session(home: PiHome, stack: Stack, log: string): Promise<Sample>
 	});
 	const exited = performance.now();
 	if (run.code !== 0) throw new Error(`${stack.name}: pi exited ${run.code}: ${run.stderr.slice(-2000)}`);
+	const starts = startLines(log).slice(startsBefore);
 	return {
 		session: exited - started,
 		calls: arrivals.slice(1).map((t, i) => t - arrivals[i]),
 		exitAfterAnswer: exited - arrivals[arrivals.length - 1],
 		rssMb,
-		starts: countLines(log) - startsBefore,
+		starts: starts.length,
+		spawnedAfterCall: Object.fromEntries(
+			starts.flatMap(({ server, at }) => {
+				const first = calls.findIndex((c) => c.server === server);
+				return first < 0 ? [] : [[server, at - (performance.timeOrigin + arrivals[first])]];
+			}),
+		),
 		results,
 	};
 }
@@ -116,20 +141,30 @@ function lastResult(request: ChatRequest): string {
 	return typeof tool?.content === "string" ? tool.content : JSON.stringify(tool?.content ?? "");
 }
 
-function countLines(file: string): number {
-	return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).length : 0;
+/** The starts logged so far: which server, and when (ms since the epoch). */
+function startLines(file: string): { server: string; at: number }[] {
+	if (!existsSync(file)) return [];
+	return readFileSync(file, "utf8")
+		.trim()
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => {
+			const [server, at] = line.split(" ");
+			return { server, at: Number(at) };
+		});
 }
 
 /**
- * The three servers, each wrapped to log its starts; `exposure: "direct"` (the default here) is
- * Pi 1.5's way to declare their tools to the model, and every declared tool costs Pi time each turn.
+ * The three servers, each wrapped to log its starts (name and time); `exposure: "direct"` (the
+ * default here) is Pi 1.5's way to declare their tools to the model, and every declared tool costs
+ * Pi time each turn.
  */
 export function mcpConfig(home: PiHome, log: string, direct = true): Record<string, unknown> {
 	const server = (name: string, script: string, extra: string[] = [], env: Record<string, string> = {}) => ({
 		command: "sh",
 		args: [
 			"-c",
-			`echo ${name} >> '${log}'; exec '${process.execPath}' '${script}' ${extra.map((a) => `'${a}'`).join(" ")}`,
+			`echo ${name} $(date +%s%3N) >> '${log}'; exec '${process.execPath}' '${script}' ${extra.map((a) => `'${a}'`).join(" ")}`,
 		],
 		env,
 		...(direct ? { exposure: "direct" } : {}),
@@ -146,7 +181,7 @@ export function mcpConfig(home: PiHome, log: string, direct = true): Record<stri
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Row {
-	readonly name: string;
+	readonly stack: Stack;
 	readonly first: Sample;
 	readonly warm: Sample[];
 }
@@ -166,61 +201,89 @@ async function measure(stacks: readonly Stack[]): Promise<Row[]> {
 		}
 		for (const h of homes) h.first = await session(h.home, h.stack, h.log);
 		for (let i = 0; i < RUNS; i++) for (const h of homes) h.warm.push(await session(h.home, h.stack, h.log));
-		return homes.map((h) => ({ name: h.stack.name, first: h.first as Sample, warm: h.warm }));
+		return homes.map((h) => ({ stack: h.stack, first: h.first as Sample, warm: h.warm }));
 	} finally {
 		for (const { home } of homes) await home.dispose();
 	}
 }
 
-export async function main(): Promise<void> {
-	const peer = ensurePeerAdapter();
-	const stacks: Stack[] = [
-		{ name: "Pi 1.5, no MCP", options: { host: PI_15, noExtension: true }, floor: true },
-		{ name: "Pi 1.5 built-in MCP", options: { host: PI_15, noExtension: true, builtins: ["mcp"] } },
-		{
-			name: `pi-mcp-adapter ${PEER_VERSION}, Pi 1.5`,
-			options: { host: PI_15, noExtension: true, extraArgs: ["-e", peer] },
-		},
-		{ name: "ours, Pi 1.5", options: { host: PI_15 } },
-		{ name: "ours, Pi 1.5, no warm-up", options: { host: PI_15 }, settings: { warmUp: false } },
-		{ name: "ours, Pi 1.5, no prestart", options: { host: PI_15 }, settings: { prestart: false } },
-		{ name: "pi 0.73, no MCP", options: { host: PI_073, noExtension: true }, floor: true },
-		{ name: "ours, pi 0.73", options: { host: PI_073 } },
-	];
-	// BENCH_STACKS=ours,built-in measures only the stacks whose names contain one of those words.
-	const only = process.env.BENCH_STACKS?.split(",");
-	const rows = await measure(stacks.filter((stack) => !only || only.some((w) => stack.name.includes(w))));
-	if (only) {
-		for (const row of rows)
-			console.log(
-				`${row.name}: warm call ${median(row.warm.map((s) => s.calls[1] ?? 0)).toFixed(1)} ms, 1st call ${median(row.warm.map((s) => s.calls[0] ?? 0)).toFixed(1)} ms`,
-			);
-		return;
+/** Every stack measured: per Pi 1.x line its floor, and its built-in and ours at each pace; then the others. */
+function allStacks(peer: string): Stack[] {
+	const stacks: Stack[] = [];
+	for (const host of PI1_LINES) {
+		const line = lineName(host);
+		stacks.push({ name: `${line}, no MCP`, options: { host, noExtension: true }, pace: AT_ONCE, floor: true });
+		for (const pace of PACES) {
+			stacks.push({
+				name: `${line} built-in MCP, ${pace.name}`,
+				options: { host, noExtension: true, builtins: ["mcp"] },
+				pace,
+			});
+			stacks.push({ name: `ours, ${line}, ${pace.name}`, options: { host }, pace });
+		}
 	}
+	const oursOn15 = (what: string, pace: Pace, settings: Record<string, unknown>): Stack => ({
+		name: `ours, Pi 1.5, ${pace.name}, ${what}`,
+		options: { host: PI_15 },
+		pace,
+		settings,
+	});
+	stacks.push(
+		oursOn15("no warm-up", STREAMED, { warmUp: false }),
+		oursOn15("no warm-up", AT_ONCE, { warmUp: false }),
+		oursOn15("no prestart", STREAMED, { prestart: false }),
+		{
+			name: `pi-mcp-adapter ${PEER_VERSION}, Pi 1.5, ${STREAMED.name}`,
+			options: { host: PI_15, noExtension: true, extraArgs: ["-e", peer] },
+			pace: STREAMED,
+		},
+		{ name: "pi 0.73, no MCP", options: { host: PI_073, noExtension: true }, pace: AT_ONCE, floor: true },
+		{ name: `ours, pi 0.73, ${STREAMED.name}`, options: { host: PI_073 }, pace: STREAMED },
+	);
+	return stacks;
+}
 
+export async function main(): Promise<void> {
+	// BENCH_STACKS="at once|no MCP" measures only the stacks whose names contain one of those (names hold commas).
+	const only = process.env.BENCH_STACKS?.split("|");
+	const chosen = allStacks(ensurePeerAdapter()).filter((s) => !only || only.some((w) => s.name.includes(w)));
+	const rows = await measure(chosen);
 	console.log(
 		`== One subagent session (pi -p): 3 real servers, ${CALLS.length} calls, then the answer; medians of ${RUNS} after a first session ==`,
 	);
-	const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(0)} ms`);
+	printTable(rows);
+	for (const row of rows)
+		for (const { results } of row.warm)
+			if (results.some((r) => !/3|7|entities|directories|Allowed/i.test(r)))
+				console.log(`(warning: ${row.stack.name} answered a call with: ${results.join(" | ").slice(0, 300)})`);
+	printVersusBuiltIn(rows);
+	printSavings(rows);
+}
+
+const m = (row: Row, pick: (s: Sample) => number) => median(row.warm.map(pick));
+const ms = (x: number | undefined) => (x === undefined ? "-" : `${x.toFixed(0)} ms`);
+/** The later first calls (memory, then filesystem), each the first to its server: their mean. */
+const laterFirst = (s: Sample) => (s.calls[2] + s.calls[3]) / 2;
+
+function printTable(rows: readonly Row[]): void {
 	const header = [
 		"stack",
 		"session",
 		"1st call",
 		"warm call",
-		"later cold",
+		"later 1st calls",
 		"exit after answer",
 		"RSS",
 		"starts 1st/later",
 	];
-	const table = rows.map(({ name, first, warm }) => {
+	const table = rows.map(({ stack, first, warm }) => {
 		const call = (i: number) => (warm[0].calls.length > i ? median(warm.map((s) => s.calls[i])) : undefined);
-		const laterCold = warm[0].calls.length > 3 ? median(warm.map((s) => (s.calls[2] + s.calls[3]) / 2)) : undefined;
 		return [
-			name,
+			stack.name,
 			ms(median(warm.map((s) => s.session))),
 			ms(call(0)),
 			ms(call(1)),
-			ms(laterCold),
+			ms(warm[0].calls.length > 3 ? median(warm.map(laterFirst)) : undefined),
 			ms(median(warm.map((s) => s.exitAfterAnswer))),
 			`${median(warm.map((s) => s.rssMb)).toFixed(0)} MB`,
 			`${first.starts}/${median(warm.map((s) => s.starts))}`,
@@ -228,35 +291,69 @@ export async function main(): Promise<void> {
 	});
 	const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i].length)));
 	for (const line of [header, ...table]) console.log(line.map((c, i) => c.padEnd(widths[i])).join("  "));
+}
 
-	// Every stack must have answered every call: a figure from a failed call would be meaningless.
-	for (const { name, warm } of rows)
-		for (const { results } of warm)
-			if (results.some((r) => !/3|7|entities|directories|Allowed/i.test(r)))
-				console.log(`(warning: ${name} answered a call with: ${results.join(" | ").slice(0, 300)})`);
+/**
+ * Ours over each Pi 1.x line's built-in at each pace, as ratios measured side by side: the first
+ * call, a later first call to another server, the whole session; servers started beside those called.
+ */
+function printVersusBuiltIn(rows: readonly Row[]): void {
+	const get = (name: string) => rows.find((r) => r.stack.name === name);
+	console.log(
+		`ours / the built-in (ratios of medians; targets at once: calls <= 2x, session <= 1x, servers started = ${CALLED} called):`,
+	);
+	for (const host of PI1_LINES)
+		for (const pace of PACES) {
+			const ours = get(`ours, ${lineName(host)}, ${pace.name}`);
+			const builtIn = get(`${lineName(host)} built-in MCP, ${pace.name}`);
+			if (!ours || !builtIn) continue;
+			const ratio = (pick: (s: Sample) => number) =>
+				`${(m(ours, pick) / m(builtIn, pick)).toFixed(2)}x (${m(ours, pick).toFixed(0)} / ${m(builtIn, pick).toFixed(0)} ms)`;
+			const spawned = ["memory", "filesystem"].map(
+				(server) => `${server} ${m(ours, (s) => s.spawnedAfterCall[server] ?? Number.NaN).toFixed(0)}`,
+			);
+			console.log(
+				`  ${lineName(host)}, ${pace.name}: 1st call ${ratio((s) => s.calls[0])}, later 1st call ${ratio(laterFirst)}, session ${ratio((s) => s.session)}; servers started ${m(ours, (s) => s.starts)} (built-in ${m(builtIn, (s) => s.starts)}) for ${CALLED} called; ours started each later server ${spawned.join(", ")} ms after its call`,
+			);
+		}
+}
 
-	const get = (name: string) => rows.find((r) => r.name === name) as Row;
-	const ours = get("ours, Pi 1.5");
-	const others = [get("Pi 1.5 built-in MCP"), get(`pi-mcp-adapter ${PEER_VERSION}, Pi 1.5`)];
-	const floor = get("Pi 1.5, no MCP");
-	const m = (row: Row, pick: (s: Sample) => number) => median(row.warm.map(pick));
-	const cold = (s: Sample) => (s.calls[2] + s.calls[3]) / 2;
-	const saving = (what: string, withIt: Row, without: Row) =>
+/** What each of ours' ways saves (beside the stack without it), the exit, and the other extension. */
+function printSavings(rows: readonly Row[]): void {
+	const get = (name: string) => rows.find((r) => r.stack.name === name);
+	const saving = (what: string, withIt: Row | undefined, without: Row | undefined) => {
+		if (!withIt || !without) return;
 		console.log(
-			`${what}: 1st call ${m(withIt, (s) => s.calls[0]).toFixed(0)} vs ${m(without, (s) => s.calls[0]).toFixed(0)} ms without, later cold ${m(withIt, cold).toFixed(0)} vs ${m(without, cold).toFixed(0)} ms, session ${(m(withIt, (s) => s.session) / m(without, (s) => s.session)).toFixed(2)}x`,
+			`${what}: 1st call ${m(withIt, (s) => s.calls[0]).toFixed(0)} vs ${m(without, (s) => s.calls[0]).toFixed(0)} ms without, later 1st calls ${m(withIt, laterFirst).toFixed(0)} vs ${m(without, laterFirst).toFixed(0)} ms, session ${(m(withIt, (s) => s.session) / m(without, (s) => s.session)).toFixed(2)}x`,
 		);
-	const unwarmed = get("ours, Pi 1.5, no warm-up");
-	saving("learned warm-up", ours, unwarmed);
-	saving("start on the streamed call (without warm-up)", unwarmed, get("ours, Pi 1.5, no prestart"));
+	};
+	for (const pace of PACES)
+		saving(
+			`learned warm-up, ${pace.name}`,
+			get(`ours, Pi 1.5, ${pace.name}`),
+			get(`ours, Pi 1.5, ${pace.name}, no warm-up`),
+		);
+	saving(
+		`start on the streamed call (without warm-up), ${STREAMED.name}`,
+		get(`ours, Pi 1.5, ${STREAMED.name}, no warm-up`),
+		get(`ours, Pi 1.5, ${STREAMED.name}, no prestart`),
+	);
+	const ours = get(`ours, Pi 1.5, ${STREAMED.name}`);
+	const floor = get("Pi 1.5, no MCP");
+	const others = [
+		get(`Pi 1.5 built-in MCP, ${STREAMED.name}`),
+		get(`pi-mcp-adapter ${PEER_VERSION}, Pi 1.5, ${STREAMED.name}`),
+	];
+	if (!ours || !floor || others.some((o) => !o)) return;
 	const exit = (row: Row) => m(row, (s) => s.exitAfterAnswer);
-	const bestExit = Math.min(...others.map(exit));
+	const bestExit = Math.min(...others.map((o) => exit(o as Row)));
 	console.log(
 		`exit after answer, ours - best other: ${(exit(ours) - bestExit).toFixed(0)} ms (target <= 50); ours - Pi without MCP: ${(exit(ours) - exit(floor)).toFixed(0)} ms`,
 	);
-	for (const other of others) {
+	for (const other of others as Row[]) {
 		const ratio = (pick: (s: Sample) => number) => (m(ours, pick) / m(other, pick)).toFixed(2);
 		console.log(
-			`ours / ${other.name}: session ${ratio((s) => s.session)}x, 1st call ${ratio((s) => s.calls[0])}x, warm call ${(m(ours, (s) => s.calls[1]) - m(other, (s) => s.calls[1])).toFixed(1)} ms apart, RSS ${ratio((s) => s.rssMb)}x`,
+			`ours / ${other.stack.name}: session ${ratio((s) => s.session)}x, 1st call ${ratio((s) => s.calls[0])}x, warm call ${(m(ours, (s) => s.calls[1]) - m(other, (s) => s.calls[1])).toFixed(1)} ms apart, RSS ${ratio((s) => s.rssMb)}x`,
 		);
 	}
 }

@@ -1,8 +1,9 @@
 // What this project's recent sessions called, so that the next session can start those servers
 // while the model thinks over the first prompt (pi/warm-up.ts). Kept in
 // <agentDir>/mcp-server-usage.json per project folder: for each server, when a call last reached
-// it, in how many sessions, and how many sessions in a row started it early and never called it.
-// Server names and times only: never a tool, an argument or a result.
+// it, in how many sessions, where it came among the servers its last session called (they start in
+// that order), and how many sessions in a row started it early and never called it. Server names,
+// times and counts only: never a tool, an argument or a result.
 import { join } from "node:path";
 import { within } from "../bounds/waits.ts";
 import { readJsonFile, updateJsonFile } from "../storage/locked-json.ts";
@@ -35,6 +36,8 @@ export interface ServerUse {
 	readonly sessions: number;
 	/** Sessions in a row since then that started it early and never called it. */
 	readonly misses: number;
+	/** Its place among the servers its last session called, 0 for the first (absent in files of earlier versions). */
+	readonly order?: number;
 }
 
 /** Per project folder (its real path), per server name. */
@@ -56,20 +59,33 @@ export function parseUsage(raw: unknown): Usage {
 
 /**
  * The servers to start early in this project: called within USED_WITHIN_MS and not passed over
- * MAX_MISSES sessions in a row since, the most recently called first, at most MAX_WARMED.
+ * MAX_MISSES sessions in a row since, the most recently called, at most MAX_WARMED; in the order
+ * the last session called them (the first call's server starts first).
  */
 export function learnedServers(usage: Usage, project: string, now: number): string[] {
 	const servers = usage.get(project) ?? new Map<string, ServerUse>();
+	const place = (use: ServerUse) => use.order ?? Number.POSITIVE_INFINITY;
 	return [...servers]
 		.filter(([, use]) => now - use.at <= USED_WITHIN_MS && use.misses < MAX_MISSES)
 		.sort(([, a], [, b]) => b.at - a.at || b.sessions - a.sessions)
 		.slice(0, MAX_WARMED)
+		.sort(([, a], [, b]) => place(a) - place(b))
 		.map(([name]) => name);
 }
 
-/** A call reached these servers in a new session: used now, one session more, no miss. */
-export function withUse(usage: Usage, project: string, servers: readonly string[], now: number): Usage {
-	return changed(usage, project, servers, (use) => ({ at: now, sessions: (use?.sessions ?? 0) + 1, misses: 0 }), now);
+/**
+ * A call reached these servers in a new session (the first of them the session's `order`-th server
+ * called): used now, one session more, no miss.
+ */
+export function withUse(usage: Usage, project: string, servers: readonly string[], now: number, order = 0): Usage {
+	let next = order;
+	return changed(
+		usage,
+		project,
+		servers,
+		(use) => ({ at: now, sessions: (use?.sessions ?? 0) + 1, misses: 0, order: next++ }),
+		now,
+	);
 }
 
 /** These servers were started early in a new session: a miss each, until a call reaches them. */
@@ -135,12 +151,13 @@ export class ServerUsage {
 		return learnedServers(parseUsage(readJsonFile(this.path)), project, this.now());
 	}
 
-	/** A call reached this server: counted once per session. */
+	/** A call reached this server: counted once per session, with its place among the session's servers. */
 	used(project: string, server: string): void {
 		const key = `${project}\0${server}`;
 		if (this.counted.has(key)) return;
+		const order = [...this.counted].filter((counted) => counted.startsWith(`${project}\0`)).length;
 		this.counted.add(key);
-		this.write((usage) => withUse(usage, project, [server], this.now()));
+		this.write((usage) => withUse(usage, project, [server], this.now(), order));
 	}
 
 	/** These servers were started early this session: each counts as a miss until a call reaches it. */
@@ -182,6 +199,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isUse(value: unknown): value is ServerUse {
 	if (!isRecord(value)) return false;
-	const { at, sessions, misses } = value;
-	return [at, sessions, misses].every((n) => typeof n === "number" && Number.isFinite(n) && n >= 0);
+	const { at, sessions, misses, order } = value;
+	const count = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0;
+	return [at, sessions, misses].every(count) && (order === undefined || count(order));
 }

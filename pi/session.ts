@@ -199,16 +199,17 @@ export class McpSession {
 		return this.runtime ? skillListings(this.runtime.lifecycle) : (this.snapshot?.state.skills ?? []);
 	}
 
-	/** While the model thinks: the runtime is built (a start from a snapshot), the MCP client and the call path loaded. */
+	/**
+	 * While the model thinks: the runtime is built (a start from a snapshot), then the MCP client and
+	 * the call path load, each before the first call waits for it.
+	 */
 	warmUp(): void {
 		if (this.lifetime.signal.aborted) return;
-		// The call path, before the first call waits for it; a failure to load it is the call's to report.
-		loadCallPath().catch(() => undefined);
-		// A failed build here is not lost: the call that needs the runtime builds it and reports why.
-		this.ensure().then(
-			(active) => active?.warmUp(),
-			() => undefined,
-		);
+		// A failed build or load here is not lost: the call that needs it builds or loads it again and reports why.
+		this.ensure()
+			.then((active) => active?.warmUp())
+			.then(() => loadCallPath())
+			.catch(() => undefined);
 	}
 
 	/** `session_start`: from the snapshot when it holds, else a runtime built, its notes shown, a snapshot kept. */

@@ -1,41 +1,80 @@
 // Two ways a session gets ready while the model thinks, so a first call does not wait:
-// - the MCP client (the SDK and the connection code, ~100-300 ms) loads during a slow turn (one still
-//   going after WARM_AFTER_MS is waiting on the model); a quick turn (a short `pi -p`) costs nothing;
-// - the learned warm-up: at the session's first prompt, once it has waited WARM_AFTER_MS on the
-//   model, the servers this project's recent sessions called (pi/server-usage.ts) start in the
-//   background. Not at load: Pi's start never waits for it, and a session that is never prompted
-//   starts nothing. Not at the prompt itself either: building the runtime and loading the SDK hold
-//   the event loop (~0.5 s on a loaded machine), and done there they held back the prompt's request
-//   to the model by as much. Only servers that may start ahead of a call
-//   (`McpRuntime.startAhead`: never one awaiting approval, disabled, outside `--mcp-servers`,
-//   backing off, or with `settings.warmUp: false`).
+// - the learned warm-up: at the session's first prompt the servers this project's recent sessions
+//   called (pi/server-usage.ts) start in the background; then
+// - the MCP client (the SDK and the connection code, ~100-700 ms) and the call path load.
+// Both while the model thinks: when a turn's model has not answered WARM_AFTER_MS after the turn's
+// request went out (a quick turn, a short `pi -p`, costs nothing). Counted from the request on the
+// wire, never from the turn's start: building the runtime and loading the SDK hold the event loop
+// (~0.5-1.7 s on a loaded machine), and begun before Pi had sent its request they held it back by as
+// much. Not at load: Pi's start never waits for it, and a session never prompted starts nothing.
+// Only servers that may start ahead of a call (`McpRuntime.startAhead`: never one awaiting
+// approval, disabled, outside `--mcp-servers`, backing off, or with `settings.warmUp: false`).
+import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { projectFolder } from "../trust/project-approval.ts";
 import { ServerUsage } from "./server-usage.ts";
 
-/** A turn still going after this long is waiting on the model. */
+/** A turn's model still thinking this long after its request went out is not answering at once. */
 export const WARM_AFTER_MS = 200;
+/** A request Pi built and no fetch was seen sending (another HTTP stack) counts as sent after this long. */
+export const SEND_WAIT_MS = 1000;
+
+/** Tells when a request's body went on the wire. */
+export type RequestsSent = (listener: () => void) => () => void;
+
+/** Node's fetch (undici, which Pi's providers use) tells each request sent on a diagnostics channel. */
+export const fetchRequestsSent: RequestsSent = (listener) => {
+	const channel = "undici:request:bodySent";
+	const onSent = () => listener();
+	subscribe(channel, onSent);
+	return () => void unsubscribe(channel, onSent);
+};
 
 interface TurnEvents {
-	on(event: "turn_start" | "turn_end", handler: () => void): void;
+	on(event: "before_provider_request" | "turn_end", handler: () => void): void;
 }
 
-/** Warms the session's runtime during slow turns; returns what stops it (at session end). */
-export function warmWhileModelThinks(pi: TurnEvents, runtime: () => { warmUp(): void } | undefined): () => void {
+/**
+ * Calls `warm` in each turn whose model has not answered WARM_AFTER_MS after the turn's request
+ * went out: Pi builds it (`before_provider_request`), Node's fetch sends it (`sent`), or, when no
+ * fetch is seen sending it, SEND_WAIT_MS after it was built. Returns what stops the turn's wait (at
+ * session end); the next session's turns are watched again.
+ */
+export function whileModelThinks(pi: TurnEvents, warm: () => void, sent: RequestsSent = fetchRequestsSent): () => void {
 	let timer: ReturnType<typeof setTimeout> | undefined;
-	pi.on("turn_start", () => {
+	/** Listens for the turn's request going out (until the turn ends or it warmed). */
+	let listening: (() => void) | undefined;
+	let sending = false;
+	const stop = () => {
+		sending = false;
+		listening?.();
+		listening = undefined;
 		clearTimeout(timer);
-		timer = setTimeout(() => runtime()?.warmUp(), WARM_AFTER_MS);
+	};
+	const warmIn = (ms: number) => {
+		clearTimeout(timer);
+		timer = setTimeout(() => {
+			stop();
+			warm();
+		}, ms);
 		timer.unref?.(); // never keeps Pi alive
+	};
+	pi.on("before_provider_request", () => {
+		stop();
+		warmIn(SEND_WAIT_MS + WARM_AFTER_MS);
+		sending = true;
+		// The first request sent from now on is this one (another extension's fetch only warms a little early).
+		listening = sent(() => {
+			if (!sending) return;
+			sending = false;
+			warmIn(WARM_AFTER_MS);
+		});
 	});
-	pi.on("turn_end", () => clearTimeout(timer));
-	return () => clearTimeout(timer);
+	pi.on("turn_end", stop);
+	return stop;
 }
 
 interface SessionEvents {
-	on(
-		event: "session_start" | "agent_start" | "agent_end",
-		handler: (event: unknown, ctx: { cwd: string }) => void,
-	): void;
+	on(event: "session_start" | "agent_start", handler: (event: unknown, ctx: { cwd: string }) => void): void;
 	on(event: "session_shutdown", handler: () => Promise<void>): void;
 }
 
@@ -46,51 +85,44 @@ export interface WarmTarget {
 }
 
 /**
- * Starts at each session's first prompt what the project's recent sessions called, and learns what
- * this one calls (`used`, told by the runtime for every request a server gets).
+ * Starts, while the model thinks over each session's first prompt (`warm`, called by
+ * `whileModelThinks`), what the project's recent sessions called, and learns what this one calls
+ * (`used`, told by the runtime for every request a server gets). `warm` settles once those starts
+ * were asked for (the client's load waits for their processes: `McpServerManager.warmUp`).
  */
 export function learnedWarmUp(
 	pi: SessionEvents,
 	agentDir: string,
 	runtime: () => Promise<WarmTarget | undefined>,
-): { used(server: string): void } {
+): { used(server: string): void; warm(): Promise<void> } {
 	const usage = new ServerUsage(agentDir);
 	let project: string | undefined;
-	let prompted = false;
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const warm = (at: string) => {
-		const learned = usage.learned(at);
-		if (learned.length === 0) return;
-		// A runtime that cannot be built starts nothing here; the call that needs it builds it again and says why.
-		runtime().then(
-			(active) => {
-				const started = active ? learned.filter((server) => active.startAhead(server, "learned")) : [];
-				usage.warmed(at, started);
-			},
-			() => undefined,
-		);
-	};
+	let prompts = 0;
+	let warmed = false;
 	pi.on("session_start", (_event, ctx) => {
 		project = projectFolder(ctx.cwd);
-		prompted = false;
+		prompts = 0;
+		warmed = false;
 		usage.newSession();
 	});
 	pi.on("agent_start", () => {
-		if (prompted || project === undefined) return;
-		prompted = true;
-		const at = project;
-		timer = setTimeout(() => warm(at), WARM_AFTER_MS);
-		timer.unref?.(); // never keeps Pi alive
+		prompts++;
 	});
-	// The model answered within WARM_AFTER_MS (a quick `pi -p`): its calls, if any, start their own servers.
-	pi.on("agent_end", () => clearTimeout(timer));
-	pi.on("session_shutdown", () => {
-		clearTimeout(timer);
-		return usage.flush();
-	});
+	pi.on("session_shutdown", () => usage.flush());
 	return {
 		used: (server) => {
 			if (project !== undefined) usage.used(project, server);
+		},
+		warm: async () => {
+			const at = project;
+			if (warmed || prompts !== 1 || at === undefined) return;
+			warmed = true;
+			const learned = usage.learned(at);
+			if (learned.length === 0) return;
+			// A runtime that cannot be built starts nothing here; the call that needs it builds it again and says why.
+			const active = await runtime().catch(() => undefined);
+			const started = active ? learned.filter((server) => active.startAhead(server, "learned")) : [];
+			usage.warmed(at, started);
 		},
 	};
 }

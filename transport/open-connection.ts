@@ -1,5 +1,5 @@
-// Opening one MCP connection: the SDK (imported on first use, handed in as it loads: a stdio server
-// starts meanwhile), stdio through our own transport (linear reading, process-group kill), streamable HTTP with SSE fallback behind an HttpGuard,
+// Opening one MCP connection: the SDK (imported on first use, asked for once a stdio server's process
+// has begun: the server starts meanwhile), stdio through our own transport (linear reading, process-group kill), streamable HTTP with SSE fallback behind an HttpGuard,
 // all under one deadline that covers every transport tried and closes whatever it opened when it
 // fails or is cancelled. Then listing tools and resources across pages, schemas made safe.
 // The pool around connections is server-manager.ts.
@@ -111,6 +111,8 @@ export interface OpenOptions {
 	readonly requests?: ClientRequests;
 	/** Which stdio servers run in the per-user broker, shared with other sessions. */
 	readonly broker?: SharedServers;
+	/** Told once the server's process began (stdio) or its first request is about to go out (HTTP, the broker). */
+	readonly onLaunched?: () => void;
 }
 
 /** How a shared server is started: resolved by the session (npx, `!command` values), run by the broker. */
@@ -221,10 +223,11 @@ export class ConnectTimeoutError extends Error {
  * Opens a connection within connectTimeoutMs (covering every transport tried), or fails and
  * leaves nothing behind. `signal` cancels it (shutdown, close), with the same cleanup. A stdio
  * server's launch comes first, outside that deadline: it may wait for a package install, which has
- * its own budget (the npx resolver's).
+ * its own budget (the npx resolver's). `sdk` loads the SDK: a stdio server's process is started
+ * before it is asked (loading the SDK holds the event loop, ~100-700 ms, and the spawn waited behind it).
  */
 export async function openConnection(
-	sdk: Promise<McpSdk>,
+	sdk: () => Promise<McpSdk>,
 	entry: ServerEntry,
 	options: OpenOptions,
 	signal?: AbortSignal,
@@ -245,7 +248,7 @@ export async function openConnection(
 		if (deadline.signal.aborted) throw deadline.signal.reason;
 		return entry.transport === "stdio"
 			? await openStdio(sdk, entry, launch ?? entry, options, deadline.signal)
-			: await openHttp(await untilAborted(sdk, deadline.signal), entry, options, deadline.signal);
+			: await openHttp(await untilAborted(sdk(), deadline.signal), entry, options, deadline.signal);
 	} finally {
 		clearTimeout(timer);
 		signal?.removeEventListener("abort", cancel);
@@ -308,7 +311,7 @@ async function connectClient(
 }
 
 async function openStdio(
-	loading: Promise<McpSdk>,
+	loading: () => Promise<McpSdk>,
 	entry: StdioServerEntry,
 	launch: Launch,
 	options: OpenOptions,
@@ -327,7 +330,8 @@ async function openStdio(
 			env: { ...inherited, ...env },
 			cwd: entry.cwd ?? process.cwd(),
 		};
-		const sdk = await untilAborted(loading, signal);
+		const sdk = await untilAborted(loading(), signal);
+		options.onLaunched?.();
 		const shared = await openShared(sdk, entry, launched, { ...options, broker: options.broker }, signal);
 		if (shared) return shared;
 	}
@@ -359,10 +363,12 @@ async function openStdio(
 		options.live?.delete(killSync);
 	};
 	try {
-		// The server starts while the SDK loads (the session's first connect); the client speaks once both are ready.
+		// The server starts first, then the SDK loads (the session's first connect) while it boots; the
+		// client speaks once both are ready.
 		const spawned = transport.start();
+		options.onLaunched?.();
 		const sdk = await untilAborted(
-			Promise.all([loading, spawned]).then(([loaded]) => loaded),
+			Promise.all([loading(), spawned]).then(([loaded]) => loaded),
 			signal,
 		);
 		parse = sdk.deserializeMessage;
@@ -425,6 +431,7 @@ async function openHttp(
 	options: OpenOptions,
 	signal: AbortSignal,
 ): Promise<Opened> {
+	options.onLaunched?.();
 	const url = new URL(entry.url);
 	const credentials = await requestHeaders(entry, options.auth);
 	if (credentials.oauthToken) options.onCredential?.(credentials.oauthToken);

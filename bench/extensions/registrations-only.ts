@@ -1,30 +1,15 @@
-// The start-up bench's floor for "every MCP tool is a Pi tool" (Pi 1.5): the metadata cache's tools
-// registered as Pi tools by the smallest extension that can, with no config, trust or runtime.
+// The start-up bench's floor for "every MCP tool is a Pi tool" (Pi 1.x): the very definitions this
+// extension's start registered (each tool's name, description, parameters, output schema, exposure,
+// namespace, annotations, and the `mcp` tool), read from one file the bench wrote before timing
+// (BENCH_FLOOR_TOOLS) and registered by the smallest extension that can: no config, cache, trust
+// or runtime. What Pi itself costs for those tools.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-
-interface CachedTool {
-	readonly name: string;
-	readonly description?: string;
-	readonly inputSchema: unknown;
-}
 
 export default function registrationsOnly(pi: { registerTool(definition: Record<string, unknown>): void }): void {
-	const agentDir = process.env.PI_CODING_AGENT_DIR as string;
-	const cache = JSON.parse(readFileSync(join(agentDir, "mcp-proxy-cache.json"), "utf8")) as {
-		servers: Record<string, { tools: CachedTool[] }>;
-	};
-	for (const [server, { tools }] of Object.entries(cache.servers)) {
-		for (const tool of tools) {
-			pi.registerTool({
-				name: `mcp__${server}__${tool.name}`,
-				label: `${server}/${tool.name}`,
-				description: tool.description ?? "",
-				parameters: tool.inputSchema,
-				exposure: "deferred",
-				namespace: { name: `mcp__${server}`, aliases: [server] },
-				execute: async () => ({ content: [{ type: "text", text: "" }] }),
-			});
-		}
-	}
+	const definitions = JSON.parse(readFileSync(process.env.BENCH_FLOOR_TOOLS as string, "utf8")) as Record<
+		string,
+		unknown
+	>[];
+	for (const definition of definitions)
+		pi.registerTool({ ...definition, execute: async () => ({ content: [{ type: "text", text: "" }] }) });
 }

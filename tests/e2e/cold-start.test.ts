@@ -1,6 +1,6 @@
-// What a cold start waits for, and what it need not. A stdio server starts while the SDK loads (the
-// session's first connect): here the SDK's load is held until the server has started, which never
-// happens if the start waits for the SDK. A call to a tool the cache knows goes out as soon as its
+// What a cold start waits for, and what it need not. A stdio server starts before the SDK loads (the
+// session's first connect): here the SDK's load holds the event loop until the server has begun,
+// which never happens if the start waits for the SDK. A call to a tool the cache knows goes out as soon as its
 // server is initialized, not after the server has listed its tools, resources, templates and
 // prompts; the listing goes on and lands whole in the catalog and the cache. The fixture server
 // answers tools/list only after it answered a call: a call that waited for the listing would wait
@@ -17,7 +17,7 @@ import { McpServerManager } from "../../server-manager.ts";
 import { openConnection } from "../../transport/open-connection.ts";
 import { Redactor } from "../../trust/redaction.ts";
 import type { ToolMetadata } from "../../types.ts";
-import { configOf, entryOf, faultStdio, markerServer, tempDir, waitUntil } from "../support/helpers.ts";
+import { configOf, entryOf, faultStdio, markerServer, tempDir } from "../support/helpers.ts";
 
 const tool = (name: string): ToolMetadata => ({
 	server: "slow",
@@ -33,10 +33,10 @@ describe("a call sent before the server's listing", () => {
 	});
 
 	/** A session whose cache knows `cached` of the server's tools (a listing from a run before). */
-	async function session(cached: ToolMetadata[]) {
+	async function session(cached: ToolMetadata[], mode = "list-after-call") {
 		const dir = tempDir();
 		cleanups.push(dir.remove);
-		const config = configOf({ slow: faultStdio("list-after-call") });
+		const config = configOf({ slow: faultStdio(mode) });
 		await new MetadataCache(dir.path).store(entryOf(config, "slow"), { tools: cached, resources: [] });
 		const cache = new MetadataCache(dir.path);
 		const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager(), cache });
@@ -59,6 +59,14 @@ describe("a call sent before the server's listing", () => {
 		expect(later()).toEqual(["echo", "blast", "hang"]);
 	});
 
+	it("goes out before the server is asked for its listing (a server answers in the order it is asked)", async () => {
+		const { lifecycle } = await session([tool("echo")], "asked-before");
+		const call = await runProxy(lifecycle, { tool: "slow_echo", args: { text: "early" } });
+		expect(contentText(call.content)).toBe("echo: early (asked before: initialize)");
+		await lifecycle.ensureConnected("slow");
+		expect(lifecycle.catalog.forServer("slow").map((t) => t.name)).toEqual(["echo", "blast", "hang"]);
+	});
+
 	it("a tool the cache named that the server no longer has is told as such once the listing is in", async () => {
 		const { lifecycle } = await session([tool("echo"), tool("vanished")]);
 		const call = await runProxy(lifecycle, { tool: "slow_vanished", args: { text: "x" } });
@@ -70,21 +78,28 @@ describe("a call sent before the server's listing", () => {
 describe("a stdio server's start", () => {
 	// A start's budget on a loaded machine (the test waits for the event, never for a time).
 	const START_MS = 120_000;
-	it("begins while the SDK loads, and the client speaks to it once the SDK is there", {
+	it("begins before the SDK loads (which holds the event loop), and the client speaks to it once the SDK is there", {
 		timeout: START_MS * 2,
 	}, async () => {
 		const dir = tempDir();
 		const marker = join(dir.path, "started");
 		try {
 			const entry = entryOf(configOf({ everything: markerServer(marker) }), "everything");
-			// The SDK arrives only once the server has started.
-			const sdk = waitUntil(() => existsSync(marker), "the server to start before the SDK is loaded", START_MS).then(
-				loadSdk,
-			);
+			// Loading the SDK holds the event loop, as it does in Pi: here until the server has begun,
+			// which it never does if its spawn waits behind the load.
+			let began = false;
+			const sdk = () => {
+				const until = Date.now() + START_MS;
+				while (!existsSync(marker) && Date.now() < until)
+					Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+				began = existsSync(marker);
+				return loadSdk();
+			};
 			const redactor = new Redactor({});
 			const options = { env: process.env, auth: { agentDir: dir.path, env: {} }, redactor };
 			const opened = await openConnection(sdk, entry, { ...options, connectTimeoutMs: 60_000, maxMessageBytes: 1e8 });
 			try {
+				expect(began).toBe(true);
 				expect(opened.client.getServerVersion()?.name).toContain("everything");
 			} finally {
 				await opened.close();

@@ -39,14 +39,17 @@ describe("the servers a project used lately", () => {
 		expect(file()).toEqual({
 			version: 1,
 			projects: {
-				"/repo": { github: { at: T0, sessions: 1, misses: 0 }, memory: { at: T0, sessions: 1, misses: 0 } },
+				"/repo": {
+					github: { at: T0, sessions: 1, misses: 0, order: 0 },
+					memory: { at: T0, sessions: 1, misses: 0, order: 1 },
+				},
 			},
 		});
 		now += 1000;
 		session.newSession();
 		session.used("/repo", "github");
 		await session.flush();
-		expect(file().projects["/repo"].github).toEqual({ at: T0 + 1000, sessions: 2, misses: 0 });
+		expect(file().projects["/repo"].github).toEqual({ at: T0 + 1000, sessions: 2, misses: 0, order: 0 });
 		expect(session.learned("/repo")).toEqual(["github", "memory"]);
 		expect(session.learned("/other")).toEqual([]);
 	});
@@ -91,7 +94,26 @@ describe("the servers a project used lately", () => {
 		expect(file().projects["/repo"].memory.misses).toBe(0);
 	});
 
-	it("the most recently called first, at most a few", () => {
+	it("in the order the last session called them: the first call's server starts first", async () => {
+		const session = usage();
+		for (const server of ["everything", "memory", "filesystem"]) {
+			session.used("/repo", server);
+			now += 1000; // the last one called is the most recent
+		}
+		await session.flush();
+		expect(session.learned("/repo")).toEqual(["everything", "memory", "filesystem"]);
+		// A file of an earlier version has no order: those servers follow.
+		writeFileSync(
+			join(dir.path, USAGE_FILE),
+			JSON.stringify({
+				version: 1,
+				projects: { "/repo": { old: { at: now, sessions: 1, misses: 0 }, ...file().projects["/repo"] } },
+			}),
+		);
+		expect(session.learned("/repo")).toEqual(["everything", "memory", "filesystem", "old"]);
+	});
+
+	it("the most recently called, at most a few", () => {
 		let learned: Usage = new Map();
 		for (let i = 0; i < MAX_WARMED + 2; i++) learned = withUse(learned, "/repo", [`s${i}`], T0 + i);
 		const newest = Array.from({ length: MAX_WARMED }, (_, i) => `s${MAX_WARMED + 1 - i}`);

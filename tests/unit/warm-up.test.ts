@@ -1,11 +1,21 @@
-// The MCP client is loaded while the model thinks (a slow turn), never for a quick turn; at a
-// session's first prompt the servers its project called lately start, and nothing else.
+// The MCP client is loaded while the model thinks (counted from the turn's request on the wire),
+// never for a quick turn; at a session's first prompt the servers its project called lately start,
+// and nothing else.
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { ServerUsage } from "../../pi/server-usage.ts";
-import { learnedWarmUp, WARM_AFTER_MS, type WarmTarget, warmWhileModelThinks } from "../../pi/warm-up.ts";
+import {
+	fetchRequestsSent,
+	learnedWarmUp,
+	SEND_WAIT_MS,
+	WARM_AFTER_MS,
+	type WarmTarget,
+	whileModelThinks,
+} from "../../pi/warm-up.ts";
 import { tempDir } from "../support/helpers.ts";
 
 function fakePi() {
@@ -16,33 +26,88 @@ function fakePi() {
 	};
 }
 
+/** Fetch's "a request went out", told by hand. */
+function fakeWire() {
+	const listeners = new Set<() => void>();
+	return {
+		sent: (listener: () => void) => {
+			listeners.add(listener);
+			return () => void listeners.delete(listener);
+		},
+		send: () => {
+			for (const listener of [...listeners]) listener();
+		},
+		listeners,
+	};
+}
+
 describe("warm-up while the model thinks", () => {
 	afterEach(() => vi.useRealTimers());
 
-	it("a turn still going after the threshold warms the runtime once; a quick turn does not", () => {
+	it("warms once the model has thought WARM_AFTER_MS after the request went out, never while Pi still sends it", () => {
 		vi.useFakeTimers();
 		const pi = fakePi();
-		const warmUp = vi.fn();
-		warmWhileModelThinks(pi, () => ({ warmUp }));
-		pi.emit("turn_start");
-		vi.advanceTimersByTime(WARM_AFTER_MS / 2);
-		pi.emit("turn_end"); // a quick turn: the model answered at once
-		vi.advanceTimersByTime(WARM_AFTER_MS * 10);
-		expect(warmUp).not.toHaveBeenCalled();
-		pi.emit("turn_start"); // the model thinks
-		vi.advanceTimersByTime(WARM_AFTER_MS);
-		expect(warmUp).toHaveBeenCalledTimes(1);
+		const wire = fakeWire();
+		const warm = vi.fn();
+		whileModelThinks(pi, warm, wire.sent);
+		pi.emit("before_provider_request");
+		vi.advanceTimersByTime(WARM_AFTER_MS * 3); // a busy machine: Pi has not sent it yet
+		expect(warm).not.toHaveBeenCalled();
+		wire.send();
+		vi.advanceTimersByTime(WARM_AFTER_MS - 1);
+		expect(warm).not.toHaveBeenCalled();
+		vi.advanceTimersByTime(1);
+		expect(warm).toHaveBeenCalledTimes(1);
+		expect(wire.listeners.size).toBe(0); // no longer listening
 	});
 
-	it("ends with the session: nothing fires after it stopped", () => {
+	it("a quick answer warms nothing; a request no fetch was seen sending counts as sent SEND_WAIT_MS after it was built", () => {
 		vi.useFakeTimers();
 		const pi = fakePi();
-		const warmUp = vi.fn();
-		const stop = warmWhileModelThinks(pi, () => ({ warmUp }));
-		pi.emit("turn_start");
+		const wire = fakeWire();
+		const warm = vi.fn();
+		whileModelThinks(pi, warm, wire.sent);
+		pi.emit("before_provider_request");
+		wire.send();
+		vi.advanceTimersByTime(WARM_AFTER_MS / 2);
+		pi.emit("turn_end"); // the model answered at once
+		vi.advanceTimersByTime(SEND_WAIT_MS * 10);
+		expect(warm).not.toHaveBeenCalled();
+		pi.emit("before_provider_request"); // another HTTP stack: never seen sending
+		vi.advanceTimersByTime(SEND_WAIT_MS + WARM_AFTER_MS);
+		expect(warm).toHaveBeenCalledTimes(1);
+	});
+
+	it("stops at the session's end; the next session's turns warm again", () => {
+		vi.useFakeTimers();
+		const pi = fakePi();
+		const wire = fakeWire();
+		const warm = vi.fn();
+		const stop = whileModelThinks(pi, warm, wire.sent);
+		pi.emit("before_provider_request");
+		wire.send();
 		stop();
-		vi.advanceTimersByTime(WARM_AFTER_MS * 10);
-		expect(warmUp).not.toHaveBeenCalled();
+		vi.advanceTimersByTime(SEND_WAIT_MS * 10);
+		expect(warm).not.toHaveBeenCalled();
+		pi.emit("before_provider_request");
+		wire.send();
+		vi.advanceTimersByTime(WARM_AFTER_MS);
+		expect(warm).toHaveBeenCalledTimes(1);
+	});
+
+	it("Node's fetch tells when a request's body went out", async () => {
+		const server = createServer((_req, res) => res.end("ok"));
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const heard = vi.fn();
+		const stop = fetchRequestsSent(heard);
+		try {
+			const { port } = server.address() as AddressInfo;
+			await (await fetch(`http://127.0.0.1:${port}/`, { method: "POST", body: "{}" })).text();
+			expect(heard).toHaveBeenCalledTimes(1);
+		} finally {
+			stop();
+			server.close();
+		}
 	});
 });
 
@@ -66,20 +131,11 @@ describe("the learned warm-up", () => {
 	beforeEach(() => {
 		dir = tempDir();
 		project = realpathSync(dir.path);
-		// Timers only: the usage file is written and locked for real.
-		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
 	});
 	afterEach(async () => {
-		vi.useRealTimers();
 		for (const pi of sessions.splice(0)) await pi.emit("session_shutdown");
 		dir.remove();
 	});
-
-	/** The model has been thinking WARM_AFTER_MS, and what that started has run. */
-	const thinking = async () => {
-		await vi.advanceTimersByTimeAsync(WARM_AFTER_MS);
-		await new Promise((resolve) => setImmediate(resolve));
-	};
 
 	/** A session whose runtime starts what it is asked to, except `refused` (running, awaiting approval, ...). */
 	function session(refused: string[] = []) {
@@ -91,55 +147,52 @@ describe("the learned warm-up", () => {
 		};
 		const runtime = vi.fn(async () => target);
 		const learned = learnedWarmUp(pi, dir.path, runtime);
-		return { pi, started, runtime, learned, settle: thinking };
+		return { pi, started, runtime, learned };
+	}
+
+	/** A session of the project that called these servers, ended. */
+	async function called(...servers: string[]) {
+		const first = session();
+		await first.pi.emit("session_start", dir.path);
+		for (const server of servers) first.learned.used(server);
+		await first.pi.emit("session_shutdown");
 	}
 
 	it("the next session's first prompt starts what this one called; a session never prompted starts nothing", async () => {
-		const first = session();
-		await first.pi.emit("session_start", dir.path);
-		first.learned.used("memory");
-		await first.pi.emit("session_shutdown");
+		await called("memory");
 
 		const idle = session();
 		await idle.pi.emit("session_start", dir.path);
-		await idle.settle();
+		await idle.learned.warm(); // no prompt yet
 		expect(idle.runtime).not.toHaveBeenCalled();
 
 		const next = session();
 		await next.pi.emit("session_start", dir.path);
 		await next.pi.emit("agent_start");
-		await next.settle();
+		await next.learned.warm();
 		expect(next.started).toEqual(["memory"]);
-		await next.pi.emit("agent_start"); // the second prompt: already started, nothing more
-		await next.settle();
+		await next.learned.warm(); // the model thinks again in the same prompt: already started
+		await next.pi.emit("agent_start"); // the second prompt: nothing more
+		await next.learned.warm();
 		expect(next.runtime).toHaveBeenCalledTimes(1);
 	});
 
-	it("nothing starts at the prompt itself (its request goes first), nor for a prompt answered at once", async () => {
-		const first = session();
-		await first.pi.emit("session_start", dir.path);
-		first.learned.used("memory");
-		await first.pi.emit("session_shutdown");
-
+	it("only at the first prompt: a session whose first prompt was answered at once starts nothing later", async () => {
+		await called("memory");
 		const quick = session();
 		await quick.pi.emit("session_start", dir.path);
+		await quick.pi.emit("agent_start"); // answered at once: nothing warmed
 		await quick.pi.emit("agent_start");
-		await new Promise((resolve) => setImmediate(resolve));
-		expect(quick.runtime).not.toHaveBeenCalled(); // the prompt's request to the model goes out first
-		await quick.pi.emit("agent_end"); // the model answered within WARM_AFTER_MS
-		await quick.settle();
+		await quick.learned.warm();
 		expect(quick.runtime).not.toHaveBeenCalled();
 	});
 
 	it("a project that called nothing builds no runtime at its first prompt", async () => {
-		const other = session();
-		await other.pi.emit("session_start", dir.path);
-		other.learned.used("memory");
-		await other.pi.emit("session_shutdown");
+		await called("memory");
 		const elsewhere = session();
 		await elsewhere.pi.emit("session_start", "/");
 		await elsewhere.pi.emit("agent_start");
-		await elsewhere.settle();
+		await elsewhere.learned.warm();
 		expect(elsewhere.runtime).not.toHaveBeenCalled();
 	});
 
@@ -151,7 +204,7 @@ describe("the learned warm-up", () => {
 		const next = session(["running"]);
 		await next.pi.emit("session_start", dir.path);
 		await next.pi.emit("agent_start");
-		await next.settle();
+		await next.learned.warm();
 		await next.pi.emit("session_shutdown");
 		expect(next.started).toEqual(["memory"]);
 		const file = JSON.parse(readFileSync(usage.path, "utf8"));
