@@ -4,11 +4,14 @@
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { AppSessions } from "../apps/app-sessions.ts";
-import { loadAppHost, loadAppSessions } from "../lazy.ts";
+import { once } from "../bounds/waits.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { AppCall } from "../proxy/answer.ts";
 import { resolveAgentDir } from "../storage/agent-dir.ts";
 import type { PiRoutes } from "./calls-through-pi.ts";
+
+const loadAppSessions = once(() => import("../apps/app-sessions.ts"));
+const loadAppHost = once(() => import("./app-host.ts"));
 
 /** The folder under the agent dir where each app page's private launch file is made. */
 export const LAUNCH_FOLDER = "mcp-app-pages";

@@ -7,10 +7,10 @@
 // if it is not yet, so a first session, a changed config, an expired cache and a tool a server
 // added later all take this one route. pi 0.73 has no nested tool calls: there the proxy answers.
 
-import { loadCallPath } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ProxyResult } from "../proxy/answer.ts";
 import type { CallPlan } from "../proxy/calls.ts";
+import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import { callsTool, type ProxyInput } from "../proxy/surface.ts";
 import type { PiContent } from "../proxy/tool-results.ts";
 import type { Progress } from "../server-manager.ts";

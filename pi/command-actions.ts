@@ -2,15 +2,17 @@
 // approve and deny, enable and disable, sign-in and sign-out. Loaded with a command's first use.
 import { homedir } from "node:os";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { askApproval } from "../client/approval-question.ts";
+import { safeDialogs } from "../client/user-dialogs.ts";
+import { editableFiles, turnOff, turnOn } from "../config/edit.ts";
 import { formatProblem } from "../config.ts";
 import { describeError, noServersMessage } from "../errors.ts";
-import { loadApprovalQuestion, loadApproveFlow, loadConfigEdit, loadDialogs } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { authHelp, signsInWithBrowser, storedSignInNote } from "../oauth-handler.ts";
 import { brokerReport, countLabel, stateText, turnedOffLine } from "../proxy/server-status.ts";
 import type { DirectSummary } from "../tool-registrar.ts";
-import type { ApproveAnswer } from "../trust/approve-flow.ts";
+import { type ApproveAnswer, approveCommand } from "../trust/approve-flow.ts";
 import { isShownCode } from "../trust/shown-launches.ts";
 import type { ConfigSource, ServerEntry } from "../types.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
@@ -177,11 +179,6 @@ export async function approve(
 	runtime: McpRuntime,
 	words: string[],
 ): Promise<ApproveAnswer> {
-	const [{ approveCommand }, { askApproval }, { safeDialogs }] = await Promise.all([
-		loadApproveFlow(),
-		loadApprovalQuestion(),
-		loadDialogs(),
-	]);
 	const ask = ctx.hasUI
 		? (entries: readonly ServerEntry[]) =>
 				askApproval(safeDialogs(ctx.ui), entries, storedSignInNote(runtime.agentDir), { signal: ctx.signal })
@@ -268,8 +265,6 @@ export async function turnOnOff(
 	if (!server) return say(ctx, runtime, `Usage: /mcp ${sub} <server>`, "warning");
 	let done: string;
 	try {
-		// Loaded here: config editing is needed only by this command, not at start-up.
-		const { editableFiles, turnOff, turnOn } = await loadConfigEdit();
 		const files = editableFiles(runtime.agentDir, runtime.cwd);
 		done = await (sub === "enable" ? turnOn(runtime.config, server, files) : turnOff(runtime.config, server, files));
 	} catch (error) {

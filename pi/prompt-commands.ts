@@ -6,10 +6,10 @@
 // as servers list them (Pi's autocomplete then shows them from the next start).
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { GetPromptResult } from "@modelcontextprotocol/client";
+import { plain } from "../client/user-dialogs.ts";
 import { describeError } from "../errors.ts";
-import { loadDialogs, loadToolResults } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import type { convertResult, PiContent } from "../proxy/tool-results.ts";
+import { convertResult, type PiContent } from "../proxy/tool-results.ts";
 import { oneLine } from "../trust/safe-text.ts";
 import type { PromptArgument, PromptMetadata } from "../types.ts";
 
@@ -127,7 +127,6 @@ export class PromptCommands {
 		if (!found) return this.say(ctx, `"${server}" does not offer the prompt "${name}" now (see /mcp).`, "warning");
 		const { runtime, prompt } = found;
 		const values = assignArguments(args, prompt.arguments);
-		const { plain } = await loadDialogs();
 		for (const arg of prompt.arguments.filter((a) => a.required && values[a.name] === undefined)) {
 			if (!ctx.hasUI) {
 				return this.say(
@@ -149,7 +148,6 @@ export class PromptCommands {
 		try {
 			await runtime.lifecycle.ensureConnected(server, ctx.signal);
 			const result = await runtime.lifecycle.getPrompt(server, name, values, { signal: ctx.signal });
-			const { convertResult } = await loadToolResults();
 			const content = promptContent(result, convertResult, (data, uri) => runtime.output.saveBlob(data, uri));
 			if (!ctx.isIdle()) return this.pi.sendUserMessage(content, { deliverAs: "followUp" });
 			// `pi -p "/server:prompt"` (print, json) ends once the command returns: Pi 1.5 would exit

@@ -3,8 +3,9 @@
 // Listings come from the metadata cache (no server starts to list); a read connects the server.
 // Registered with the widest exposure among the servers with resources, as Pi 1.5 does:
 // `direct` if one is direct, else `deferred` (codemode and tool_search reach them), else hidden.
-import { loadCallPath } from "../lazy.ts";
+
 import type { McpRuntime } from "../mcp-runtime.ts";
+import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";
 
 export const LIST_RESOURCES_TOOL = "list_mcp_resources";

@@ -1,19 +1,19 @@
 // Every route from Pi to a call in the session: the `mcp` tool's modes, Pi 1.5's tools (every MCP
 // tool a Pi tool) and direct tools. Each builds what its request runs with (the runtime, in the
 // caller's folder; progress and waits reported to Pi; the output guard; what the server's questions
-// came to) and hands it to the proxy's call path, loaded at the first request (lazy.ts): `mcp` by
+// came to) and hands it to the proxy's call path, loaded at the first request: `mcp` by
 // its mode and name, the others by their tool (no name to resolve). On Pi 1.5 a tool called through
 // `mcp`, and a direct tool, run as the Pi tool they are (pi/calls-through-pi.ts), so Pi's hooks and
 // `--tools` see the real name.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { loadCallPath, loadCallsThroughPi } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { ProxyResult, ProxyRunOptions } from "../proxy/answer.ts";
 import type { ToolRef } from "../proxy/calls.ts";
+import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import { callsTool, type ProxyInput } from "../proxy/surface.ts";
 import type { McpResultLike } from "../proxy/tool-results.ts";
 import type { Progress } from "../server-manager.ts";
-import type { PiRoutes } from "./calls-through-pi.ts";
+import { callThroughPi, type PiRoutes, runThroughPi } from "./calls-through-pi.ts";
 import type { DirectCall } from "./direct-pi-tools.ts";
 import type { PiToolCall } from "./pi-tools.ts";
 
@@ -44,7 +44,7 @@ export class SessionCalls {
 		// permission rules see (and may block) the real `mcp__server__tool` or `read_mcp_resource`.
 		const viaPi =
 			routes && callsTool(input) && callsNested(ctx)
-				? await (await loadCallsThroughPi()).callThroughPi(routes, active, input, ctx, signal, onUpdate as OnUpdate)
+				? await callThroughPi(routes, active, input, ctx, signal, onUpdate as OnUpdate)
 				: undefined;
 		return answerPi(viaPi ?? (await callPath.runProxy(active.lifecycle, input, options)), callPath.contentText);
 	}
@@ -77,7 +77,6 @@ export class SessionCalls {
 		const { active, callPath, options } = await this.prepare(signal, onUpdate as OnUpdate, ctx, how.onResult);
 		const plan = await callPath.planRefCall(active.lifecycle, ref, args, options);
 		if (how.viaPi && callsNested(ctx)) {
-			const { runThroughPi } = await loadCallsThroughPi();
 			return runThroughPi(how.viaPi, active, plan, ctx, signal, onUpdate as OnUpdate);
 		}
 		return callPath.runCallPlan(active.lifecycle, plan, options);

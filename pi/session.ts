@@ -9,10 +9,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { once } from "../bounds/waits.ts";
 import type { ClientHost } from "../client/client-features.ts";
+import { loadSampling } from "../client/sampling.lazy.ts";
+import { safeDialogs } from "../client/user-dialogs.ts";
 import type { RegisteredServer } from "../config.ts";
-import { loadBrowser, loadCallPath, loadDialogs, loadRuntime, loadSampling, loadStartNotes } from "../lazy.ts";
 import type { McpRuntime, RuntimeOptions } from "../mcp-runtime.ts";
+import { openSystemBrowser } from "../oauth/open-browser.ts";
+import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { type FileStamp, recordReads } from "../storage/file-guard.ts";
 import { oneLine } from "../trust/safe-text.ts";
@@ -20,6 +24,7 @@ import type { Registrations } from "./registrations.ts";
 import { serversSection } from "./servers-section.ts";
 import { skillListings } from "./skill-events.ts";
 import { statusLine } from "./slash-commands.ts";
+import { askAboutProjectServers, startNotes } from "./start-notes.ts";
 import {
 	matchesSession,
 	readSnapshot,
@@ -65,8 +70,7 @@ function projectTrust(ctx: ExtensionContext): boolean | undefined {
 }
 
 /** What servers may use of the session: its dialogs (when there is a UI), its current model, the browser. */
-async function clientHost(ctx: ExtensionContext): Promise<ClientHost> {
-	const [{ safeDialogs }, { openSystemBrowser }] = await Promise.all([loadDialogs(), loadBrowser()]);
+function clientHost(ctx: ExtensionContext): ClientHost {
 	return {
 		dialogs: ctx.hasUI ? safeDialogs(ctx.ui) : undefined,
 		// Loaded at the first sampling request, not with the extension.
@@ -81,6 +85,9 @@ export function showNotes(notes: StartState["notes"], ctx: ExtensionContext): vo
 	if (ctx.hasUI) ctx.ui.notify(notes.text, notes.level);
 	else console.error(notes.text);
 }
+
+/** The runtime (config, cache, catalog, lifecycle, manager): a start from the snapshot builds none until first used. */
+const loadRuntime = once(() => import("../mcp-runtime.ts"));
 
 /** The runtime's own class, loaded at the first build. */
 async function defaultRuntime(): Promise<(options: RuntimeOptions) => McpRuntime> {
@@ -230,7 +237,6 @@ export class McpSession {
 		this.startedFromSnapshot = false;
 		const signal = this.lifetime.signal;
 		const active = await this.build(ctx, this.options.registered());
-		const { askAboutProjectServers, startNotes } = await loadStartNotes();
 		const notes = await startNotes(active, this.registrations.directSummary, ctx.hasUI);
 		showNotes(notes, ctx);
 		const pending = active.pendingApproval();
@@ -296,7 +302,7 @@ export class McpSession {
 		const active = early?.servesLike({ ...options, env: this.options.env, configEnv: this.configEnv.env })
 			? early
 			: await this.newRuntime(options);
-		const host = await clientHost(ctx);
+		const host = clientHost(ctx);
 		this.runtime = active;
 		active.client.host = host;
 		active.start();

@@ -13,9 +13,9 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { atExit } from "../bounds/exit-cleanup.ts";
 import { once } from "../bounds/waits.ts";
-import { loadCallPath, loadMcpSkills, loadSkillFolder } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
+import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import type { McpSkills, SkillServers } from "../skills/mcp-skills.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
@@ -79,7 +79,10 @@ export function wireSkills(pi: ExtensionAPI, wiring: SkillWiring): SessionSkills
 	/** Set once loaded: the tool_call and input hooks of a session without skills do nothing. */
 	let skills: McpSkills | undefined;
 	const load = once(async (): Promise<McpSkills> => {
-		const [{ McpSkills }, { SkillFolder }] = await Promise.all([loadMcpSkills(), loadSkillFolder()]);
+		const [{ McpSkills }, { SkillFolder }] = await Promise.all([
+			import("../skills/mcp-skills.ts"),
+			import("../skills/skill-folder.ts"),
+		]);
 		const folder = new SkillFolder(wiring.agentDir);
 		// Removed at the session's end, and at an exit that does not wait for it (Ctrl-C of `pi -p`).
 		atExit(() => folder.remove());

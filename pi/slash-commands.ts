@@ -3,10 +3,13 @@
 // what they do (pi/command-actions.ts) loads with their first use.
 
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { loadCommandActions, loadManager } from "../lazy.ts";
+import { once } from "../bounds/waits.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import { startingText } from "../proxy/server-status.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
+
+const loadCommandActions = once(() => import("./command-actions.ts"));
+const loadManager = once(() => import("./mcp-manager.ts"));
 
 const SUBCOMMANDS = [
 	{ value: "status", description: "servers, their state and tools" },

@@ -1,15 +1,20 @@
 // What a session start from the config tells the user (config problems, the direct tools' cost,
 // project servers awaiting approval where no one can be asked), and its question about project
 // servers where someone can (TUI, rpc), asked in the background: Pi starts at once and the servers
-// wait for the answer. Loaded with that start (lazy.ts), never on a start from the snapshot.
+// wait for the answer. What the notes and the question need loads when a start has them to show.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { once } from "../bounds/waits.ts";
+import { safeDialogs } from "../client/user-dialogs.ts";
 import { describeError } from "../errors.ts";
-import { loadApprovalQuestion, loadApproveFlow, loadDialogs, loadOauthHandler } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { DIRECT_TOOLS_TOKEN_WARNING, type DirectSummary } from "../tool-registrar.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
 import type { ServerEntry } from "../types.ts";
 import type { StartState } from "./start-snapshot.ts";
+
+const loadApproveFlow = once(() => import("../trust/approve-flow.ts"));
+const loadApprovalQuestion = once(() => import("../client/approval-question.ts"));
+const loadOauthHandler = once(() => import("../oauth-handler.ts"));
 
 /** What a start prints, and how loud. */
 export type Notes = StartState["notes"];
@@ -55,11 +60,10 @@ export async function askAboutProjectServers(
 	pending: readonly ServerEntry[],
 	session: { readonly current: () => McpRuntime | undefined; readonly decided: (active: McpRuntime) => void },
 ): Promise<void> {
-	const [{ askApproval }, { decidedAnswer }, { storedSignInNote }, { safeDialogs }] = await Promise.all([
+	const [{ askApproval }, { decidedAnswer }, { storedSignInNote }] = await Promise.all([
 		loadApprovalQuestion(),
 		loadApproveFlow(),
 		loadOauthHandler(),
-		loadDialogs(),
 	]);
 	askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
 		.then(async (decided) => {

@@ -7,7 +7,7 @@
 // title comes from this package, which registered the tool).
 
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
-import { loadSearch } from "../lazy.ts";
+import { loadSearch } from "../search/engine.lazy.ts";
 import type { ToolSearchIndex } from "../search/engine.ts";
 import type { JsonSchema, ToolAnnotations } from "../types.ts";
 import type { Pi15ToolApi } from "./pi-tools.ts";

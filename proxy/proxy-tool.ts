@@ -4,8 +4,8 @@
 
 import { formatProblem } from "../config.ts";
 import { describeError, noServersMessage, quote } from "../errors.ts";
-import { loadSearch } from "../lazy.ts";
 import type { ServerLifecycle, Servers } from "../lifecycle.ts";
+import { loadSearch } from "../search/engine.lazy.ts";
 import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import { type CallPlan, callMode, planCall, planToolRef, resolveTool, runPlan, type ToolRef } from "./calls.ts";

@@ -53,8 +53,8 @@ export const LAYERS: readonly LayerRow[] = [
 	{ layer: 1, units: ["trust/"], why: "approvals, secrets, text safe for a screen" },
 	{
 		layer: 0,
-		units: ["types.ts", "errors.ts", "client-info.ts", "lazy.ts", "bounds/", "storage/", "bin/"],
-		why: "shapes, errors, who we are, what loads lazily, ends of waits and processes, files",
+		units: ["types.ts", "errors.ts", "client-info.ts", "bounds/", "storage/", "bin/"],
+		why: "shapes, errors, who we are, ends of waits and processes, files",
 	},
 ];
 
