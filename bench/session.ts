@@ -1,7 +1,7 @@
 // One subagent's session on every MCP stack a Pi user can choose, side by side in one run: the real
 // `pi -p` with a scripted model that calls three real servers (a first cold call, a warm call, two
-// more cold calls), then answers. Pi 1.5's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5, and this
-// extension on both Pi lines; Pi without MCP as the floor. Each stack first runs a session in a new
+// more cold calls), then answers. Pi 1.5's and 1.6's built-in MCP, pi-mcp-adapter 2.36 on Pi 1.5, and this
+// extension on every Pi line; Pi without MCP as the floor. Each stack first runs a session in a new
 // home (empty caches: its first session), then RUNS more (medians), the stacks taking turns. The model thinks THINK_MS
 // before its first answer, as a real one does, and streams each call over CALL_STREAM_MS (the
 // tool's name first, its arguments after), as real ones do. Ours saves in three ways, measured
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step } from "../tests/support/mock-openai.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
-import { PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
+import { PI_15, PI_16, PI_073 } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { treeRssMb } from "./process-memory.ts";
 
@@ -184,6 +184,9 @@ export async function main(): Promise<void> {
 		{ name: "ours, Pi 1.5", options: { host: PI_15 } },
 		{ name: "ours, Pi 1.5, no warm-up", options: { host: PI_15 }, settings: { warmUp: false } },
 		{ name: "ours, Pi 1.5, no prestart", options: { host: PI_15 }, settings: { prestart: false } },
+		{ name: "Pi 1.6, no MCP", options: { host: PI_16, noExtension: true }, floor: true },
+		{ name: "Pi 1.6 built-in MCP", options: { host: PI_16, noExtension: true, builtins: ["mcp"] } },
+		{ name: "ours, Pi 1.6", options: { host: PI_16 } },
 		{ name: "pi 0.73, no MCP", options: { host: PI_073, noExtension: true }, floor: true },
 		{ name: "ours, pi 0.73", options: { host: PI_073 } },
 	];
@@ -253,10 +256,14 @@ export async function main(): Promise<void> {
 	console.log(
 		`exit after answer, ours - best other: ${(exit(ours) - bestExit).toFixed(0)} ms (target <= 50); ours - Pi without MCP: ${(exit(ours) - exit(floor)).toFixed(0)} ms`,
 	);
-	for (const other of others) {
-		const ratio = (pick: (s: Sample) => number) => (m(ours, pick) / m(other, pick)).toFixed(2);
+	const pairs: [Row, Row][] = [
+		...others.map((other): [Row, Row] => [ours, other]),
+		[get("ours, Pi 1.6"), get("Pi 1.6 built-in MCP")],
+	];
+	for (const [mine, other] of pairs) {
+		const ratio = (pick: (s: Sample) => number) => (m(mine, pick) / m(other, pick)).toFixed(2);
 		console.log(
-			`ours / ${other.name}: session ${ratio((s) => s.session)}x, 1st call ${ratio((s) => s.calls[0])}x, warm call ${(m(ours, (s) => s.calls[1]) - m(other, (s) => s.calls[1])).toFixed(1)} ms apart, RSS ${ratio((s) => s.rssMb)}x`,
+			`${mine.name} / ${other.name}: session ${ratio((s) => s.session)}x, 1st call ${ratio((s) => s.calls[0])}x, warm call ${(m(mine, (s) => s.calls[1]) - m(other, (s) => s.calls[1])).toFixed(1)} ms apart, RSS ${ratio((s) => s.rssMb)}x`,
 		);
 	}
 }

@@ -13,7 +13,7 @@ import { SNAPSHOT_DIR } from "../pi/start-snapshot.ts";
 import { McpServerManager } from "../server-manager.ts";
 import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
-import { PI_15, PI_073, type PiHost } from "../tests/support/pi-hosts.ts";
+import { PI_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
 import type { StdioServerEntry } from "../types.ts";
 import { treeRssMb } from "./process-memory.ts";
 
@@ -39,8 +39,8 @@ async function timeRun(home: PiHome, variant: Variant, host: PiHost): Promise<{ 
 	rmSync(cpuFile, { force: true });
 	let pid = -1;
 	const started = performance.now();
-	// Pi 1.5 as users run it: its default built-in extensions (MCP aside, which ours replaces) on both sides.
-	const builtins = host.name === "pi-1.5" ? ["codemode", "tool-search", "llama.cpp"] : [];
+	// Pi 1.x as users run it: its default built-in extensions (MCP aside, which ours replaces) on both sides.
+	const builtins = host.pi1 ? ["codemode", "tool-search", "llama.cpp"] : [];
 	const floor = FLOORS[variant];
 	// The long way: no snapshot to start from (it is written again by this run).
 	if (variant === "ours-long") rmSync(join(home.agentDir, SNAPSHOT_DIR), { recursive: true, force: true });
@@ -146,10 +146,9 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 		const starts = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split(/\s+/).length : 0);
 		const startsBefore = starts();
 		// Pi 0.73 has no tool registry of MCP tools to fill: its floor is the empty extension.
-		const variants: Variant[] =
-			host.name === "pi-1.5"
-				? ["none", "empty", "registrations", "ours", "ours-long"]
-				: ["none", "empty", "ours", "ours-long"];
+		const variants: Variant[] = host.pi1
+			? ["none", "empty", "registrations", "ours", "ours-long"]
+			: ["none", "empty", "ours", "ours-long"];
 		const times = new Map<Variant, { wall: number[]; cpu: number[] }>(variants.map((v) => [v, { wall: [], cpu: [] }]));
 		for (let i = 0; i < RUNS + 1; i++) {
 			for (const variant of variants) {
@@ -189,9 +188,9 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 }
 
 export async function main(): Promise<void> {
-	// BENCH_HOSTS=pi-1.5 (or pi-0.73) measures one line only, for an A/B between two commits.
+	// BENCH_HOSTS=pi-1.6 (or pi-1.5, pi-0.73) measures one line only, for an A/B between two commits.
 	const only = process.env.BENCH_HOSTS?.split(",");
-	for (const host of [PI_073, PI_15].filter((h) => !only || only.includes(h.name))) {
+	for (const host of PI_HOSTS.filter((h) => !only || only.includes(h.name))) {
 		await startupWith(20, host);
 		console.log();
 		await startupWith(50, host);

@@ -71,7 +71,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 
 	/** The shell command of an npm install: Pi 1.5 installs under <agentDir>/npm, pi 0.73 with `npm install -g`. */
 	const installedBin = (host: PiHost, at: Home) =>
-		host.name === "pi-1.5"
+		host.pi1
 			? join(at.agentDir, "npm", "node_modules", ".bin", "pi-mcp-proxy")
 			: join(at.home, "global", "bin", "pi-mcp-proxy");
 
@@ -87,7 +87,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 			expect(session.out).toContain("RESULT The sum of 2 and 3 is 5.");
 			expect(session.out).not.toMatch(/peerDependencies|Cannot find module|cannot run/);
 			// The install holds what runs: no dev dependency, no TypeBox of its own (Pi lends it), no tests.
-			const modules = host.name === "pi-1.5" ? join(at.agentDir, "npm") : join(at.home, "global", "lib");
+			const modules = host.pi1 ? join(at.agentDir, "npm") : join(at.home, "global", "lib");
 			const installed = join(modules, "node_modules", "pi-mcp-proxy");
 			for (const absent of ["tsx", "esbuild", "verdaccio", "vitest", "@sinclair/typebox", "typebox-for-cli"]) {
 				expect(existsSync(join(modules, "node_modules", absent)), absent).toBe(false);
@@ -97,7 +97,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 			const status = await runCommand(installedBin(host, at), ["status"], at.cwd, env);
 			expect(status.code, status.out).toBe(0);
 			expect(status.out).toContain("- everything: ");
-			if (host.name !== "pi-1.5") return;
+			if (!host.pi1) return;
 			// Every line of the README's shell block, as written (the demo first: it fetches server-everything).
 			await runReadmeShellBlock(installedBin(host, at), at, env);
 		},
