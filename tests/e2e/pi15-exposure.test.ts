@@ -5,10 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { countTokens } from "../../bench/token-count.ts";
 import { everythingStdio } from "../support/helpers.ts";
-import { lastToolMessage } from "../support/mock-openai.ts";
-import { createPiHome, type PiHome } from "../support/pi-cli-harness.ts";
+import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
+import { createPiHome, type PiHome, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI1_HOSTS } from "../support/pi-hosts.ts";
-import { firstContext, type Pi15Mcp, runPi15 } from "../support/pi15-context.ts";
+import { contextOf, firstContext, type Pi15Mcp, runPi15 } from "../support/pi15-context.ts";
 
 const SERVER = { ...everythingStdio(), description: "Sample tools, resources and prompts" };
 const STRUCTURED = "mcp__everything__get_structured_content";
@@ -79,4 +79,49 @@ describe.each(PI1_HOSTS)("$name: a tool's output schema types its structuredCont
 		expect(builtIn).toMatch(/structuredContent\?: \{[^}]*temperature: number;/);
 		expect(ours).toBe(builtIn);
 	}, 120_000);
+});
+
+describe.each(PI1_HOSTS)("$name: a server without a description in the mcp_servers section", (host) => {
+	let home: PiHome;
+	beforeEach(async () => {
+		home = await createPiHome({ mcpConfig: { mcpServers: { everything: everythingStdio() } } });
+	});
+	afterEach(async () => home.dispose());
+
+	/** The last mcp_servers section a request carries (Pi appends a changed one to the conversation). */
+	const lastSection = (req: ChatRequest) => {
+		const system = req.messages.filter((m) => m.role === "system" || m.role === "developer");
+		const text = system.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+		return [...text.matchAll(/<mcp_servers>\n([\s\S]*?)\n<\/mcp_servers>/g)].at(-1)?.[1];
+	};
+
+	it("is summarised by its instructions' first line from our first request, as the built-in's reads once its server connected", async () => {
+		// The built-in: a first prompt whose script connects the server, then a second prompt.
+		const script = "return await describeNamespace('mcp__everything');";
+		home.model.script([
+			() => ({ toolCall: { name: "codemode", arguments: { code: script } } }),
+			() => ({ text: "described" }),
+			() => ({ text: "second" }),
+		]);
+		const pi = await startPiRpc({ home, host, noExtension: true, builtins: ["mcp", "codemode", "tool-search"] });
+		try {
+			for (const [id, message] of [
+				["p1", "describe"],
+				["p2", "again"],
+			]) {
+				const from = pi.events.length;
+				pi.send({ id, type: "prompt", message });
+				await pi.waitFor((e) => e.type === "agent_end", from);
+			}
+		} finally {
+			await pi.close();
+		}
+		const builtIn = lastSection(home.model.requests[2]);
+		// Ours, in a session after the one that listed the server: its first request.
+		await runPi15(host, home, "ours", "warm", [() => ({ text: "ok" })]);
+		await runPi15(host, home, "ours", "hi", [() => ({ text: "ok" })]);
+		const ours = contextOf(home.model.requests[0], home.cwd).section;
+		expect(builtIn).toContain("- mcp__everything (codemode): # Everything Server");
+		expect(ours).toBe(builtIn);
+	}, 180_000);
 });
