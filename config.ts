@@ -10,10 +10,11 @@ import { isAbsolute, join, resolve } from "node:path";
 import { closestNames } from "./catalog/closest-name.ts";
 import { isCommandValue } from "./config/command-values.ts";
 import { fileFrom236, hash236, serverFrom236, settingsFrom236, sharedConfigPaths } from "./config/compat-236.ts";
+import { entrySecrets, pathContext } from "./config/entry-secrets.ts";
 import { launchIdentity } from "./config/identity.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./config/imports.ts";
-import { expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
-import { readJsoncFile } from "./config/jsonc-file.ts";
+import { type ExpandedVariable, expandHome, type InterpolationContext, interpolate } from "./config/interpolate.ts";
+import { inFile, readJsoncFile } from "./config/jsonc-file.ts";
 import { checkOAuth } from "./config/oauth-fields.ts";
 import {
 	FileSchema,
@@ -24,7 +25,7 @@ import {
 	schemaErrors,
 	unknownKeys,
 } from "./config/schema.ts";
-import { maskUrl, worthMasking } from "./trust/redaction.ts";
+import { maskUrl } from "./trust/redaction.ts";
 import { hasHiddenCharacters, visible } from "./trust/safe-text.ts";
 import {
 	type ConfigProblem,
@@ -102,7 +103,7 @@ export function loadConfig(options: LoadConfigOptions): McpConfig {
 			problems.push({ severity: "error", file: file.path, message: read.message });
 			// Nothing from a broken file runs, but the servers it meant stay visible, with the reason.
 			for (const name of serverNamesIn(read.partial))
-				unconfigured.set(name, { name, source, reason: `${file.path}: ${read.message}` });
+				unconfigured.set(name, { name, source, reason: inFile(file.path, read.message) });
 			continue;
 		}
 		const mapped = fileFrom236(read.value);
@@ -251,11 +252,14 @@ export function normalizeServer(
 		return invalid('needs "command" (a local stdio server) or "url" (a remote HTTP server)');
 
 	const failures: string[] = [];
+	// Filled once the entry is built: which of its values are secrets (config/entry-secrets.ts).
 	const secrets: string[] = [];
+	const variables: ExpandedVariable[] = [];
+	const credentials: (string | undefined)[] = [];
 	const expand = (field: string, value: string): string => {
 		const result = interpolate(value, ictx);
 		if (result.ok) {
-			secrets.push(...result.values);
+			variables.push(...result.values);
 			return result.value;
 		}
 		failures.push(`field "${field}": ${result.error}`);
@@ -293,7 +297,6 @@ export function normalizeServer(
 		const tilde = (value: string) => (ictx.home ? expandHome(value, ictx.home) : value);
 		const cwd = raw.cwd === undefined ? undefined : tilde(expand("cwd", raw.cwd));
 		const env = expandMap("env", raw.env);
-		for (const [key, value] of Object.entries(env)) if (worthMasking(key, value)) secrets.push(value);
 		entry = {
 			...base,
 			transport: "stdio",
@@ -309,10 +312,9 @@ export function normalizeServer(
 			failures.push(`field "url": ${JSON.stringify(maskUrl(raw.url as string))} is not an http(s) URL`);
 		const headers = expandMap("headers", raw.headers);
 		const bearerToken = raw.bearerToken === undefined ? undefined : expand("bearerToken", raw.bearerToken);
-		secrets.push(...Object.values(headers).filter((v) => !isCommandValue(v)), ...(bearerToken ? [bearerToken] : []));
 		const oauth = raw.oauth && checkOAuth(raw.oauth, source.scope, expand, ictx.home);
 		failures.push(...(oauth?.errors ?? []));
-		secrets.push(...(oauth?.secrets ?? []));
+		credentials.push(bearerToken, ...(oauth?.secrets ?? []));
 		for (const message of oauth?.warnings ?? [])
 			problems.push({ severity: "warning", file: source.path, server: name, message });
 		entry = {
@@ -327,6 +329,11 @@ export function normalizeServer(
 		};
 	}
 	if (failures.length > 0) return invalid(failures.join("; "));
+	const values =
+		entry.transport === "stdio"
+			? { env: entry.env, others: [entry.command, ...entry.args, entry.cwd] }
+			: { headers: entry.headers, others: [entry.url] };
+	secrets.push(...entrySecrets({ variables, credentials, ...values }, pathContext(source.scope, ictx.home, ictx.cwd)));
 	return { kind: "entry", entry };
 }
 
@@ -405,7 +412,26 @@ function isHttpUrl(value: string): boolean {
 /** One line per problem, for /mcp, the CLI and logs. */
 export function formatProblem(problem: ConfigProblem): string {
 	const where = problem.server ? `${problem.file}: server "${visible(problem.server)}"` : problem.file;
-	return `${problem.severity === "error" ? "error" : "warning"}: ${where}: ${problem.message}`;
+	return `${problem.severity === "error" ? "error" : "warning"}: ${inFile(where, problem.message)}`;
+}
+
+/**
+ * Why an entry written by hand or by a command (`add`, `/mcp setup`) would not load, whatever the
+ * environment holds (every `${VAR}` counts as set): its fields, types and values; undefined when it
+ * would. What it warns of (an unknown field) is in `warnings`.
+ */
+export function entryProblem(
+	name: string,
+	raw: unknown,
+	source: ConfigSource,
+	cwd: string,
+	warnings: string[] = [],
+): string | undefined {
+	const problems: ConfigProblem[] = [];
+	const anyValue = new Proxy({}, { get: () => "set" }) as Record<string, string>;
+	const result = normalizeServer(name, raw, source, { env: anyValue, cwd }, problems);
+	warnings.push(...problems.filter((p) => p.severity === "warning").map((p) => p.message));
+	return result.kind === "invalid" ? result.reason : undefined;
 }
 
 /**

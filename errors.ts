@@ -102,6 +102,18 @@ export function unknownServerMessage(name: string, known?: readonly string[]): s
 	return known.length === 0 ? `${head} ${noServersMessage()}` : `${head} Configured servers: ${known.join(", ")}`;
 }
 
+/**
+ * Words written for the model ("ask the user to run /mcp approve x", "(tell the user)") as a person
+ * reads them: the command to run, without the instruction to relay it. Every text shown to the
+ * user (/mcp's answers and menus, the shell command) passes here; the model keeps its wording.
+ */
+export function forPerson(text: string): string {
+	return text
+		.replace(/\bask the user to run /g, "run ")
+		.replace(/ \(tell the user\)/g, "")
+		.replace(/; tell the user\b/g, "");
+}
+
 /** Raised when a server needs credentials it does not have: a sign-in, a token, or more scope. */
 export class AuthRequiredError extends Error {
 	constructor(

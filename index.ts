@@ -13,13 +13,16 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RegisteredServer } from "./config.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
+import { findAdapter, standsDownForAdapter } from "./pi/adapter-236.ts";
 import { PiApps } from "./pi/apps.ts";
 import { say } from "./pi/command-io.ts";
 import { dependenciesInstalled } from "./pi/dependency-check.ts";
+import { piSettingsFiles } from "./pi/pi-settings.ts";
 import { isPi15, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
 import { prestartOnStreamedCalls } from "./pi/prestart.ts";
 import { prestartTarget } from "./pi/prestart-target.ts";
 import { Registrations } from "./pi/registrations.ts";
+import { offerToSwitchOff } from "./pi/replaced-builtins.ts";
 import { ResourceUpdates } from "./pi/resource-updates.ts";
 import { RestoredTools } from "./pi/restored-tools.ts";
 import { SERVERS_SECTION } from "./pi/servers-section.ts";
@@ -80,6 +83,9 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			description: "Only these MCP servers (comma-separated) exist for this session; the others never start",
 			type: "string",
 		});
+		const agentDir = resolveAgentDir(env);
+		// pi-mcp-adapter loaded too: Pi would stop at its start; this one stands down (pi/adapter-236.ts).
+		if (standsDownForAdapter(pi, findAdapter(piSettingsFiles(agentDir, process.cwd()), argv, process.cwd()))) return;
 		if (!dependenciesInstalled(pi)) return;
 		const pi15 = pi as unknown as Pi15Api;
 		const registered = (): RegisteredServer[] => (typeof pi15.getMcpServers === "function" ? pi15.getMcpServers() : []);
@@ -93,8 +99,11 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			showApp: (active, ctx) => apps.forCall(active, ctx),
 		});
 		// MCP Apps: a result's `ui://` view, in the browser; its requests take the model's routes.
-		const apps: PiApps = new PiApps(pi, registrations.routes(), argv);
-		const agentDir = resolveAgentDir(env);
+		const apps: PiApps = new PiApps(pi, registrations.routes(), {
+			argv,
+			agentDir,
+			directName: (server, tool) => registrations.direct.nameOf(server, tool),
+		});
 		// At the first prompt, the servers this project's recent sessions called start (pi/warm-up.ts).
 		const learned = learnedWarmUp(pi, agentDir, () => session.ensure());
 		// While the model thinks: the runtime is built (a start from a snapshot) and the MCP client loaded.
@@ -127,6 +136,12 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			decided: (active) => registrations.sync(active, "decided"),
 			// Config problems were reported at start; /mcp lists them again on demand.
 			reload: (ctx) => session.reload(ctx),
+			// Feature-tested, not by version: a Pi tool that declares it reaches other tools (Pi 1.5's codemode, tool_search).
+			discoveryTools: () =>
+				pi
+					.getAllTools()
+					.filter((tool) => (tool as { reachesTools?: unknown }).reachesTools)
+					.map((tool) => tool.name),
 		});
 		// What the last start registered, from its snapshot; or (Pi 1.5) a runtime built now.
 		await session.load();
@@ -134,6 +149,8 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 		// Pi's events.
 		pi.on("session_start", (_event, ctx) => session.start(ctx));
 		pi.on("session_shutdown", () => session.shutdown());
+		// Pi 1.x warns at each start about the built-ins this replaces: said once, and switched off with a yes.
+		if (isPi15(pi)) pi.on("session_start", (_event, ctx) => offerToSwitchOff(ctx, argv, agentDir));
 		// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
 		pi15.on("mcp_servers_change", (event, ctx) => session.serversChanged(ctx, event.servers));
 		// A server starts as soon as the model's streamed tool call names it (pi/prestart.ts).

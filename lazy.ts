@@ -4,7 +4,10 @@
 // else does the package call import() or require(); tests/unit/code-shape.test.ts keeps it so.
 // Each loader counts as an import of the module that calls it (tests/unit/layers.test.ts): a module
 // may load only what it could import.
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { once } from "./bounds/waits.ts";
 
 // The session (pi/session.ts): a start from the start-up snapshot builds no runtime until first used.
@@ -76,8 +79,43 @@ export const loadAppBridge = once(async () => (await import("@modelcontextprotoc
 export const loadSearch = once(() => import("./search/engine.ts"));
 /** The cross-process lock: at the first locked write (cache, approvals, sign-ins) or broker start. */
 export const loadLockfile = once(() => import("proper-lockfile"));
-/** pi-ai's `complete` (Pi lends it): at the first sampling request. */
-export const loadPiAi = once(() => import("@mariozechner/pi-ai"));
+/**
+ * pi-ai, for pi 0.73's sampling (Pi 1.x completes through `ctx.modelRegistry`): at the first
+ * sampling request. Pi lends it to the TypeScript its loader compiles (a clone); the built package
+ * (dist/) is imported by Node, which finds it beside Pi, up the folders of Pi's own script.
+ */
+export const loadPiAi = once(async (): Promise<typeof import("@mariozechner/pi-ai")> => {
+	try {
+		return await import("@mariozechner/pi-ai");
+	} catch (error) {
+		const beside = process.argv[1] ? besideScript("@mariozechner/pi-ai", process.argv[1]) : undefined;
+		if (!beside)
+			throw new Error("Pi's pi-ai, which answers a server's sampling request, was not found", { cause: error });
+		return import(pathToFileURL(beside).href);
+	}
+});
+
+/** The ES module entry of package `name` in the node_modules folders above `script` (as Node would look from there), if any. */
+export function besideScript(name: string, script: string): string | undefined {
+	let dir: string;
+	try {
+		dir = dirname(realpathSync(script));
+	} catch {
+		return undefined; // no such file: a host that is not a script
+	}
+	for (; ; dir = dirname(dir)) {
+		const manifest = join(dir, "node_modules", name, "package.json");
+		if (existsSync(manifest)) {
+			const { exports, main } = JSON.parse(readFileSync(manifest, "utf8")) as {
+				exports?: { "."?: { import?: string; default?: string } };
+				main?: string;
+			};
+			const entry = exports?.["."]?.import ?? exports?.["."]?.default ?? main;
+			return entry ? join(dirname(manifest), entry) : undefined;
+		}
+		if (dirname(dir) === dir) return undefined;
+	}
+}
 /** The shell command's prompts. */
 export const loadReadline = once(() => import("node:readline"));
 

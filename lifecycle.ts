@@ -342,7 +342,8 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 			includeTools?.length || excludeTools?.length
 				? (all) => new ToolPatterns(entry.name, prefix, all).kept(all, includeTools, excludeTools)
 				: undefined;
-		this.catalog.set(entry.name, { ...metadata, tools }, entry.exposeResources, filter);
+		const described = entry.description ? { description: entry.description } : {};
+		this.catalog.set(entry.name, { ...metadata, tools, ...described }, entry.exposeResources, filter);
 		this.catalogChanged();
 	}
 
@@ -406,8 +407,12 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 	/** Why a server may not run now (needs configuration, awaiting approval, denied), or undefined when it may. */
 	blocked(name: string): string | undefined {
 		const unconfigured = this.unconfigured(name);
-		if (unconfigured)
-			return `Server "${name}" needs configuration: ${unconfigured.reason} (in ${unconfigured.source.path})`;
+		if (unconfigured) {
+			const { reason, source } = unconfigured;
+			// A file that does not parse names itself in the reason already.
+			const where = reason.includes(source.path) ? "" : ` (in ${source.path})`;
+			return `Server "${name}" needs configuration: ${reason}${where}`;
+		}
 		const entry = this.config.servers.get(name);
 		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
 		return gate === "allowed" ? undefined : approvalMessage(name, gate);

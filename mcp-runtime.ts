@@ -253,6 +253,11 @@ export class McpRuntime {
 		return this.options.piTrusted !== false;
 	}
 
+	/** The one config file the CLI's --config named, read instead of the Pi files. */
+	get configPath(): string | undefined {
+		return this.options.configPath;
+	}
+
 	describeLaunch(entry: ServerEntry): string {
 		return describeLaunch(entry, storedSignInNote(this.agentDir));
 	}

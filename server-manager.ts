@@ -476,6 +476,8 @@ export class McpServerManager implements Pool<ServerConnection> {
 				return this.track(name, run, true);
 			}
 			const { explainRequestError, withStderr } = await loadConnections();
+			// A server that stopped reading may be exiting: its exit code says more than the write that failed.
+			await connection.settle?.();
 			const timeout = this.requestTimeout(connection);
 			const explained = withStderr(explainRequestError(await loadSdk(), error, connection, timeout), connection);
 			if (next === "drop-connection") this.markClosed(connection);
@@ -583,6 +585,7 @@ export class McpServerManager implements Pool<ServerConnection> {
 			stderrTail: opened.stderrTail,
 			transportFailure: opened.transportFailure,
 			exitStatus: opened.exitStatus,
+			settle: opened.settle,
 			close: opened.close,
 			killSync: opened.killSync,
 			oauthToken: opened.oauthToken,

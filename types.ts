@@ -318,6 +318,8 @@ export interface ServerMetadata {
 	readonly skills?: readonly SkillSummary[];
 	/** The server's `instructions` from initialize (what it is for, how to use it). */
 	readonly instructions?: string;
+	/** What the config says the server offers (its `description`): the catalog's copy only, searched with its tools. */
+	readonly description?: string;
 }
 
 /** A JSON Schema as servers send it: untyped by nature. */

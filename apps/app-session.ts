@@ -18,8 +18,9 @@ import type { ServerLifecycle } from "../lifecycle.ts";
 import type { AppCall } from "../proxy/answer.ts";
 import type { ToolMetadata } from "../types.ts";
 import { linkToOpen, promptOf, routeToolCall, type ToolRoute } from "./app-routing.ts";
-import { appliedCsp } from "./csp.ts";
-import { type AppPage, startAppPage } from "./page-server.ts";
+import { appliedCsp, publicCsp } from "./csp.ts";
+import { type AppPage, type PageOptions, startAppPage } from "./page-server.ts";
+import type { ResolveHost } from "./public-hosts.ts";
 import { readView } from "./view-resource.ts";
 
 /** What an app's view may ask of the session, each through the route a model's request takes. */
@@ -41,6 +42,12 @@ export interface AppHost {
 	configured(tool: ToolMetadata): boolean;
 }
 
+/** How a page is set up: where its launch file goes, who hears of refused requests, how names are looked up. */
+export interface PageSetup extends PageOptions {
+	/** Looks up the names the view's policy declares (default: the system's DNS). */
+	readonly resolveHost?: ResolveHost;
+}
+
 /** What became of a view's message: sent as the user's, declined by the user, or refused unasked (why). */
 export type PromptOutcome = "sent" | "declined" | { readonly refused: string };
 
@@ -57,10 +64,15 @@ export class AppSession {
 	) {}
 
 	/** Reads the call's view from its server and serves its page (not opened yet: `url`). */
-	static async open(call: AppCall, host: AppHost, signal?: AbortSignal): Promise<AppSession> {
+	static async open(call: AppCall, host: AppHost, setup: PageSetup, signal?: AbortSignal): Promise<AppSession> {
 		const { server } = call.tool;
-		const view = await readView(host.lifecycle, server, call.tool.ui.resourceUri, signal);
-		const Bridge = await loadAppBridge();
+		const read = await readView(host.lifecycle, server, call.tool.ui.resourceUri, signal);
+		// The declared names are looked up while the bridge loads: only provably public ones stay.
+		const [Bridge, csp] = await Promise.all([
+			loadAppBridge(),
+			publicCsp(read.csp, { signal, ...(setup.resolveHost ? { resolve: setup.resolveHost } : {}) }),
+		]);
+		const view = { ...read, csp };
 		const bridge = new Bridge(
 			null,
 			{ name: CLIENT_INFO.name, version: CLIENT_INFO.version },
@@ -74,7 +86,7 @@ export class AppSession {
 			},
 			{ hostContext: hostContext(call) },
 		);
-		const page = await startAppPage(view, `${server}: ${call.tool.title ?? call.tool.name}`);
+		const page = await startAppPage(view, `${server}: ${call.tool.title ?? call.tool.name}`, setup);
 		const session = new AppSession(server, view.uri, page, bridge, call);
 		session.answer(host);
 		try {
@@ -91,9 +103,9 @@ export class AppSession {
 		return this.page.url;
 	}
 
-	/** The one-time address the browser is handed (redirects to `url`). */
-	get launchUrl(): string {
-		return this.page.launchUrl;
+	/** The private file the browser is handed (it opens `url` once). */
+	get launchFile(): string {
+		return this.page.launchFile;
 	}
 
 	/** Whether a page is connected to it now (the user has it open), and it has not closed. */

@@ -6,7 +6,8 @@
 // with the session.
 import { describeError } from "../errors.ts";
 import type { AppCall } from "../proxy/answer.ts";
-import { type AppHost, AppSession } from "./app-session.ts";
+import { type AppHost, AppSession, type PageSetup } from "./app-session.ts";
+import type { ResolveHost } from "./public-hosts.ts";
 
 /** What the session offers apps besides the host's routes. */
 export interface AppsSetting {
@@ -14,8 +15,12 @@ export interface AppsSetting {
 	readonly enabled: boolean;
 	/** Whether Pi has an interactive UI (TUI, rpc), so a page in the browser has someone to answer it. */
 	readonly interactive: boolean;
-	/** Opens the page in the user's browser (injectable: tests record the address). */
-	open(url: string): void;
+	/** The private folder where each page's launch file is written (apps/launch-file.ts). */
+	readonly launchDir: string;
+	/** Opens a page's launch file (its path) in the user's browser (injectable: tests record it). */
+	open(launchFile: string): void;
+	/** Looks up the names a view's policy declares (default: the system's DNS; tests inject their own). */
+	readonly resolveHost?: ResolveHost;
 	/** Tells the user (the page's address, for a browser on another machine; a failure). */
 	notify(text: string, level: "info" | "warning"): void;
 }
@@ -37,7 +42,7 @@ export class AppSessions {
 		}
 		let session: AppSession;
 		try {
-			session = await AppSession.open(call, host, signal);
+			session = await AppSession.open(call, host, pageSetup(call.tool.server, setting), signal);
 		} catch (error) {
 			const why = describeError(error);
 			setting.notify(`MCP: the app of "${call.tool.server}" could not be shown: ${why}`, "warning");
@@ -51,7 +56,7 @@ export class AppSessions {
 		const replaced = this.current;
 		this.current = session;
 		await replaced?.close("Another app replaced this one.");
-		setting.open(session.launchUrl);
+		setting.open(session.launchFile);
 		setting.notify(`MCP: the app of "${call.tool.server}" is open in your browser: ${session.url}`, "info");
 		return `Its app (${view}) is open in the user's browser.`;
 	}
@@ -63,4 +68,17 @@ export class AppSessions {
 		this.current = undefined;
 		await open?.close("The Pi session ended.");
 	}
+}
+
+/** A page's setup from the session's setting: each request refused for reaching for the page is told to the user. */
+function pageSetup(server: string, setting: AppsSetting): PageSetup {
+	return {
+		launchDir: setting.launchDir,
+		onRefused: (what) =>
+			setting.notify(
+				`MCP: something other than your browser reached for the app of "${server}" (${what}); it was refused. If that was not you, another program on this machine knows the page's address.`,
+				"warning",
+			),
+		...(setting.resolveHost ? { resolveHost: setting.resolveHost } : {}),
+	};
 }

@@ -2,7 +2,9 @@
 // the view's resource declares (`_meta.ui.csp`, `_meta.ui.permissions`) and nothing else: the
 // spec's restrictive default when it declares nothing, its declared origins only, never more.
 // Three documents on two loopback origins: the host page (ours, holding the page's token), the
-// sandbox page on another origin (a relay without secrets), and the view inside it.
+// sandbox page on another origin (a relay without secrets), and the view inside it. The declared
+// names are first kept to provably public ones (`publicCsp`, apps/public-hosts.ts).
+import { type PublicHostsOptions, publicHosts } from "./public-hosts.ts";
 
 /** The origins a view declares it needs (the spec's `McpUiResourceCsp`). */
 export interface ViewCsp {
@@ -44,29 +46,45 @@ export const SANDBOX_PAGE_SANDBOX = "allow-scripts allow-same-origin allow-forms
 const SOURCE =
 	/^(https?|wss?):\/\/(?<host>(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*)(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%!$&()*+=:@/-]*)?$/;
 
-/** Names for this machine or the local network only (RFC 6761 `localhost`, mDNS `.local`, `.internal`, `.home.arpa`). */
-const LOCAL_NAME = /(^|\.)(localhost|local|internal|home\.arpa)$/;
+/** Names for this machine or the local network only (RFC 6761 `localhost`, mDNS `.local`, `.internal`, `.arpa`). */
+const LOCAL_NAME = /(^|\.)(localhost|local|internal|arpa)$/;
 /** A host a browser reads as an IPv4 address, in any notation: its last label a number (`127.0.0.1`, `2130706433`, `0x7f.1`). */
 const IPV4 = /(^|\.)(\d+|0x[0-9a-f]*)$/;
 
 /**
- * Whether a declared host may be this machine or the local network: every IP literal and local
- * name, so a view (a remote server's) never reaches the user's local services through its policy.
- * A public name that resolves to such an address is not seen here.
+ * The host a declared source names (lower case, a `*.` wildcard kept), or undefined when the source
+ * is not well formed or names this machine or the local network by its form: every IP literal and
+ * local name. A name that resolves to such an address is `publicCsp`'s to drop.
  */
-function localHost(host: string): boolean {
-	const name = host.toLowerCase();
-	return LOCAL_NAME.test(name) || IPV4.test(name);
+function remoteHost(declared: unknown): string | undefined {
+	const host = typeof declared === "string" ? SOURCE.exec(declared)?.groups?.host?.toLowerCase() : undefined;
+	return host === undefined || LOCAL_NAME.test(host) || IPV4.test(host) ? undefined : host;
 }
 
-/** The well-formed origins of a declared list, each once; none on this machine or the local network. */
+/** The well-formed origins of a declared list, each once; none on this machine or the local network by its form. */
 export function cspSources(declared: unknown): string[] {
 	if (!Array.isArray(declared)) return [];
-	const remote = (d: unknown): d is string => {
-		const host = typeof d === "string" ? SOURCE.exec(d)?.groups?.host : undefined;
-		return host !== undefined && !localHost(host);
+	return [...new Set(declared.filter((d): d is string => remoteHost(d) !== undefined))];
+}
+
+/**
+ * The declared policy kept to origins whose names are provably public now (apps/public-hosts.ts:
+ * a public suffix, no wildcard DNS service, every address public); what the page is served with.
+ * Waits for the names' lookups, within their deadline; never rejects.
+ */
+export async function publicCsp(declared: ViewCsp | undefined, options?: PublicHostsOptions): Promise<ViewCsp> {
+	const lists = appliedCsp(declared);
+	const hosts = Object.values(lists)
+		.flat()
+		.map((source) => remoteHost(source) as string);
+	const kept = await publicHosts(hosts, options);
+	const keep = (list: readonly string[]) => list.filter((source) => kept.has(remoteHost(source) as string));
+	return {
+		connectDomains: keep(lists.connectDomains),
+		resourceDomains: keep(lists.resourceDomains),
+		frameDomains: keep(lists.frameDomains),
+		baseUriDomains: keep(lists.baseUriDomains),
 	};
-	return [...new Set(declared.filter(remote))];
 }
 
 /** The origins a page's policy actually allows (what the host tells the view it approved). */

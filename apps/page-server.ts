@@ -1,32 +1,36 @@
-// The loopback servers of one MCP App page, and the channel its view's messages travel. Two
-// servers on 127.0.0.1 and free ports, so the host page and the sandbox page have different
-// origins (the spec requires it): the host page answers only under a random token path, the
-// sandbox page and the view under another (the browser is handed a one-time address that
-// redirects to the token's, keeping the token off its command line). Each answers only requests
-// that name it by that exact address (a page of another site that points a name of its own at
-// 127.0.0.1 gets nothing). The channel is an SDK `Transport` for the AppBridge: messages from the
-// page arrive as POSTs, messages to it leave on a server-sent events stream.
+// The loopback servers of one MCP App page. Two servers on 127.0.0.1 and free ports, so the host
+// page and the sandbox page have different origins (the spec requires it): the host page answers
+// only under a random token path, the sandbox page and the view under another. The browser is
+// never handed an address: it opens a launch file only the user can read (apps/launch-file.ts),
+// which POSTs a one-time launch token here and is redirected to the token's address, so no address
+// that opens the page is ever on a command line (`ps` shows those to every local user). Each server
+// answers only requests that name it by that exact address (a page of another site that points a
+// name of its own at 127.0.0.1 gets nothing). The page's messages travel apps/page-channel.ts; what
+// reaches for the page without being it (its launch token used again, a second events stream, a
+// message without the open stream's key) is refused and reported through `onRefused`.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { answering, listenOn } from "../bounds/loopback-http.ts";
 import { allowAttribute, hostCsp, sandboxCsp, viewCsp } from "./csp.ts";
-import { hostPage, sandboxPage } from "./page-html.ts";
+import { type LaunchFile, writeLaunchFile } from "./launch-file.ts";
+import { PageChannel, STREAM_KEY_HEADER } from "./page-channel.ts";
+import { hostPage, launchPage, sandboxPage } from "./page-html.ts";
 import type { View } from "./view-resource.ts";
 
 /** The largest message a page may POST (a tool call's arguments; the default `maxArgumentMB` is 4). */
 const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
-/** Messages kept for a page that has not connected its stream yet. */
-const MAX_PENDING = 256;
+/** The largest launch form (its one field holds a 32-character token). */
+const MAX_LAUNCH_BYTES = 1024;
 
 export interface AppPage {
 	/** The host page's address, token included (shown to the user, for a browser elsewhere). */
 	readonly url: string;
 	/**
-	 * What the browser is handed: an address that works once, redirecting to `url`, so the token is
-	 * not in the browser's command line for as long as it runs (`ps` shows it to every local user).
+	 * What the browser is handed: the path of a page only the user can read, which opens `url`
+	 * once; removed once used, or with the page.
 	 */
-	readonly launchUrl: string;
+	readonly launchFile: string;
 	/** The AppBridge's side of the page. */
 	readonly transport: Transport;
 	/** Whether a page listens now (its events stream is open). */
@@ -35,12 +39,21 @@ export interface AppPage {
 	close(reason: string): Promise<void>;
 }
 
-/** Starts the servers of one page for `view`, labelled `label` (server and tool). */
-export async function startAppPage(view: View, label: string): Promise<AppPage> {
+export interface PageOptions {
+	/** The private folder the launch file's own folder is made in (made 0700 when missing). */
+	readonly launchDir: string;
+	/** Told, in a few words, of each request that reached for the page without being it (it was refused). */
+	readonly onRefused?: (what: string) => void;
+}
+
+/** Starts the servers of one page for `view`, labelled `label` (server and tool), and writes its launch file. */
+export async function startAppPage(view: View, label: string, options: PageOptions): Promise<AppPage> {
 	const token = randomBytes(24).toString("base64url");
 	const sandboxToken = randomBytes(24).toString("base64url");
 	const launch = randomBytes(24).toString("base64url");
+	const refused = (what: string) => options.onRefused?.(what);
 	let launched = false;
+	let launchFile: LaunchFile | undefined;
 	const channel = new PageChannel();
 	const host = createServer();
 	const sandbox = createServer();
@@ -56,6 +69,19 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	const sandboxOrigin = `http://127.0.0.1:${sandboxPort}`;
 	const allow = allowAttribute(view.permissions);
 	const sandboxUrl = `${sandboxOrigin}/${sandboxToken}/sandbox`;
+	/** The launch form's POST: the token once (then the file goes), 410 and a report after. */
+	const redeem = async (req: IncomingMessage, res: ServerResponse) => {
+		const given = new URLSearchParams(await readBody(req, MAX_LAUNCH_BYTES)).get("launch");
+		if (given !== launch) return send(res, 403, "text/plain", "Not this page's launch token.");
+		if (launched) {
+			refused("its one-time launch token was used again");
+			return send(res, 410, "text/plain", "This app was opened once already: open the address Pi showed.");
+		}
+		launched = true;
+		launchFile?.remove();
+		res.writeHead(303, { location: `/${token}/`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+		res.end();
+	};
 	host.on(
 		"request",
 		answering((req, res) => {
@@ -69,16 +95,11 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 					hostPage({ nonce, label, sandboxUrl, sandboxOrigin, allow }),
 					hostCsp(nonce, sandboxOrigin),
 				);
-			} else if (path === `/${launch}` && req.method === "GET") {
-				if (launched) send(res, 410, "text/plain", "This address opened the app once already: open the one Pi showed.");
-				else {
-					launched = true;
-					res.writeHead(303, { location: `/${token}/`, "cache-control": "no-store", "referrer-policy": "no-referrer" });
-					res.end();
-				}
-			} else if (path === `/${token}/events` && req.method === "GET") channel.attach(res);
+			} else if (path === "/launch" && req.method === "POST")
+				void redeem(req, res).catch(() => send(res, 413, "text/plain", "Not a launch form"));
+			else if (path === `/${token}/events` && req.method === "GET") openStream(channel, res, refused);
 			else if (path === `/${token}/messages` && req.method === "POST")
-				void receive(req, res, hostOrigin, channel).catch(() => failed(res));
+				void receive(req, res, hostOrigin, channel, refused).catch(() => failed(res));
 			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
 		}, failed),
 	);
@@ -95,14 +116,22 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 			else if (path !== undefined) send(res, 404, "text/plain", "Not found");
 		}, failed),
 	);
+	try {
+		launchFile = writeLaunchFile(options.launchDir, launchPage({ label, action: `${hostOrigin}/launch`, launch }));
+	} catch (error) {
+		await Promise.all([stop(host), stop(sandbox)]);
+		throw error;
+	}
+	const file = launchFile;
 	let closing: Promise<void> | undefined;
 	return {
 		url: `${hostOrigin}/${token}/`,
-		launchUrl: `${hostOrigin}/${launch}`,
+		launchFile: file.path,
 		transport: channel,
 		connected: () => channel.connected(),
 		close: (reason) => {
 			closing ??= (async () => {
+				file.remove();
 				channel.end(reason);
 				await Promise.all([stop(host), stop(sandbox)]);
 				await channel.close();
@@ -112,67 +141,38 @@ export async function startAppPage(view: View, label: string): Promise<AppPage> 
 	};
 }
 
-/** The SDK transport over the page: POSTed messages in, a server-sent events stream out. */
-class PageChannel implements Transport {
-	onmessage?: (message: JSONRPCMessage) => void;
-	onclose?: () => void;
-	onerror?: (error: Error) => void;
-	private stream?: ServerResponse;
-	/** What the host sent before a page first connected (the view's answers come after). */
-	private pending: string[] = [];
-	private attached = false;
-	private closed = false;
-
-	async start(): Promise<void> {}
-
-	async send(message: JSONRPCMessage): Promise<void> {
-		const event = `data: ${JSON.stringify(message)}\n\n`;
-		if (this.stream) this.stream.write(event);
-		else if (!this.attached && this.pending.length < MAX_PENDING) this.pending.push(event);
-	}
-
-	/** A page's events stream; a reload's new stream replaces the old one. */
-	attach(res: ServerResponse): void {
-		if (this.closed) return void send(res, 410, "text/plain", "This app has closed.");
-		this.stream?.end();
-		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
-		res.write(": connected\n\n");
-		for (const event of this.pending.splice(0)) res.write(event);
-		this.attached = true;
-		this.stream = res;
-		res.on("close", () => {
-			if (this.stream === res) this.stream = undefined;
-		});
-	}
-
-	receive(message: JSONRPCMessage): void {
-		if (!this.closed) this.onmessage?.(message);
-	}
-
-	connected(): boolean {
-		return this.stream !== undefined;
-	}
-
-	/** Tells the page the app closed, and why (shown on the page). */
-	end(reason: string): void {
-		this.stream?.end(`event: closed\ndata: ${reason.replace(/[\r\n]+/g, " ")}\n\n`);
-		this.stream = undefined;
-	}
-
-	async close(): Promise<void> {
-		if (this.closed) return;
-		this.closed = true;
-		this.end("closed");
-		this.onclose?.();
+/** The page's events stream, or why not: a stream is open already (reported), or the app has closed. */
+function openStream(channel: PageChannel, res: ServerResponse, refused: (what: string) => void): void {
+	const attached = channel.attach(res);
+	if (attached === "closed") send(res, 410, "text/plain", "This app has closed.");
+	else if (attached === "busy") {
+		refused("a second page asked for its events while it is open");
+		send(res, 409, "text/plain", "This app is open in another page.");
 	}
 }
 
-/** A POSTed message: from the host page only (its origin), within the size, a JSON-RPC object. */
-async function receive(req: IncomingMessage, res: ServerResponse, origin: string, channel: PageChannel) {
+/**
+ * A POSTed message: from the host page only (its origin, its open stream's key), within the size,
+ * a JSON-RPC object. A key of an earlier stream of the page is a reload's late message (409); none
+ * of the page's keys is something else holding its address (refused and reported).
+ */
+async function receive(
+	req: IncomingMessage,
+	res: ServerResponse,
+	origin: string,
+	channel: PageChannel,
+	refused: (what: string) => void,
+) {
 	if (req.headers.origin !== origin) return send(res, 403, "text/plain", "Wrong origin");
+	const key = channel.checkKey(req.headers[STREAM_KEY_HEADER]);
+	if (key === "stale") return send(res, 409, "text/plain", "This page's events stream has ended: reload it.");
+	if (key === "unknown") {
+		refused("a message came without its open page's key");
+		return send(res, 403, "text/plain", "Not the open page's message");
+	}
 	let body: string;
 	try {
-		body = await readBody(req);
+		body = await readBody(req, MAX_MESSAGE_BYTES);
 	} catch (error) {
 		return send(res, 413, "text/plain", (error as Error).message);
 	}
@@ -188,14 +188,14 @@ async function receive(req: IncomingMessage, res: ServerResponse, origin: string
 	channel.receive(message as JSONRPCMessage);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
 		req.on("data", (chunk: Buffer) => {
 			size += chunk.length;
-			if (size > MAX_MESSAGE_BYTES) {
-				reject(new Error(`A message over ${MAX_MESSAGE_BYTES} bytes`));
+			if (size > limit) {
+				reject(new Error(`A message over ${limit} bytes`));
 				req.destroy();
 			} else chunks.push(chunk);
 		});

@@ -8,6 +8,32 @@ export const CATALOG_DIR = join(import.meta.dirname, "..", "tests", "data", "too
 export interface Catalog {
 	readonly server: string;
 	readonly tools: ToolMetadata[];
+	/** The server's instructions from initialize, as the catalog holds them (searched with its tools). */
+	readonly instructions?: string;
+}
+
+/** A tool as `tools/list` sent it. */
+export interface RawTool {
+	readonly name: string;
+	readonly title?: string;
+	readonly description?: string;
+	readonly inputSchema?: Record<string, unknown>;
+	readonly annotations?: ToolMetadata["annotations"];
+}
+
+/**
+ * A listed tool as the adapter holds it (transport/list-metadata.ts): the search reads the title,
+ * and a question ranks a tool its server marks as changing things lower.
+ */
+export function asListed(server: string, t: RawTool): ToolMetadata {
+	return {
+		server,
+		name: t.name,
+		...(t.title ? { title: t.title } : {}),
+		...(t.annotations ? { annotations: t.annotations } : {}),
+		description: t.description ?? "",
+		inputSchema: { type: "object", ...t.inputSchema },
+	};
 }
 
 export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
@@ -17,6 +43,7 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 		.map((file) => {
 			const data = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
 				server: string;
+				instructions?: string;
 				tools: {
 					name: string;
 					title?: string;
@@ -27,16 +54,8 @@ export function loadCatalogs(dir: string = CATALOG_DIR): Catalog[] {
 			};
 			return {
 				server: data.server,
-				tools: data.tools.map((t) => ({
-					server: data.server,
-					name: t.name,
-					// As the adapter holds them (transport/list-metadata.ts): the search reads the title,
-					// and a question ranks a tool its server marks as changing things lower.
-					...(t.title ? { title: t.title } : {}),
-					...(t.annotations ? { annotations: t.annotations } : {}),
-					description: t.description ?? "",
-					inputSchema: { type: "object", ...t.inputSchema },
-				})),
+				...(data.instructions ? { instructions: data.instructions } : {}),
+				tools: data.tools.map((t) => asListed(data.server, t)),
 			};
 		});
 }

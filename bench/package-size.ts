@@ -1,8 +1,8 @@
 // What a user downloads and keeps: the package as `npm pack` makes it (packed and unpacked), and
 // what `pi install npm:pi-mcp-proxy` puts on disk with its production dependencies, installed
 // from that tarball the way Pi 1.5 installs a package (`npm install <spec> --prefix <dir>
-// --omit=dev --legacy-peer-deps`), from the registry npm is configured with. Also the CLI's start
-// (jiti compiling the TypeScript on a first run, then from its cache).
+// --omit=dev --legacy-peer-deps`), from the registry npm is configured with (the tarball holds the
+// JavaScript `npm pack` built: scripts/build.ts). Also the CLI's start: its first run, then the next.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,7 +44,7 @@ export async function main(): Promise<void> {
 				.map((p) => `${p.name} ${MB(p.bytes)}`)
 				.join(", ")}`,
 		);
-		// The shell command: jiti compiles the TypeScript once, into its cache under the temp folder.
+		// The shell command: its first run, then the next (a clone's would compile its TypeScript into jiti's cache first).
 		const bin = join(modules, ".bin", "pi-mcp-proxy");
 		const env = {
 			...process.env,

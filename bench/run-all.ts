@@ -1,11 +1,13 @@
 // `npm run bench`: every benchmark, one after another, each printing its measured ratios.
 
 import { main as coldStart } from "./cold-start.ts";
+import { main as firstStart } from "./first-start.ts";
 import { main as liveResources } from "./live-resources.ts";
 import { main as packageSize } from "./package-size.ts";
 import { main as piToolSearch } from "./pi-tool-search.ts";
 import { main as pi15Context } from "./pi15-context.ts";
 import { main as redaction } from "./redaction.ts";
+import { main as searchPublic } from "./search-public.ts";
 import { main as searchQuality } from "./search-quality.ts";
 import { main as session } from "./session.ts";
 import { main as sharedServers } from "./shared-servers.ts";
@@ -22,10 +24,13 @@ await pi15Context();
 console.log();
 await searchQuality();
 console.log();
+await searchPublic();
+console.log();
 await piToolSearch();
 console.log();
 await startup();
 console.log();
+await firstStart();
 await session();
 console.log();
 await coldStart();

@@ -36,7 +36,8 @@ function catalogOf(catalogs: readonly Catalog[], copies = 1): ToolCatalog {
 	for (const c of catalogs) {
 		for (let i = 0; i < copies; i++) {
 			const server = i === 0 ? c.server : `${c.server}${i + 1}`;
-			catalog.set(server, { tools: c.tools.map((t) => ({ ...t, server })), resources: [] }, false);
+			const instructions = c.instructions ? { instructions: c.instructions } : {};
+			catalog.set(server, { tools: c.tools.map((t) => ({ ...t, server })), resources: [], ...instructions }, false);
 		}
 	}
 	return catalog;
@@ -159,7 +160,10 @@ export function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
 	);
 	const config: McpConfig = { servers, unconfigured: new Map(), settings: DEFAULT_SETTINGS, problems: [] };
 	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
-	for (const c of catalogs) lifecycle.catalog.set(c.server, { tools: c.tools, resources: [] }, false);
+	for (const c of catalogs) {
+		const instructions = c.instructions ? { instructions: c.instructions } : {};
+		lifecycle.catalog.set(c.server, { tools: c.tools, resources: [], ...instructions }, false);
+	}
 	return lifecycle;
 }
 

@@ -98,33 +98,47 @@ function messageText(content: SamplingContent): string {
 	return blocks.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
 }
 
-/** What a sampler needs of Pi's context: the current model and how to authenticate it. */
+/** What a completion is given besides the model and the messages. */
+interface CompleteOptions {
+	readonly signal: AbortSignal;
+	readonly maxTokens: number;
+	readonly temperature?: number;
+}
+
+/** What a sampler needs of Pi's context: the current model and how to reach it. */
 export interface ModelHost {
 	readonly model?: Model<Api>;
 	readonly modelRegistry: {
 		getApiKeyAndHeaders(
 			model: Model<Api>,
 		): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }>;
+		/** Pi 1.x: a completion through the session's providers (extensions' too) with their sign-in. */
+		complete?(model: Model<Api>, context: Context, options: CompleteOptions): Promise<AssistantMessage>;
 	};
 }
 
-/** A sampler on the session's current model through pi-ai's `complete` (Pi provides pi-ai to extensions on both lines). */
+/** The model's reply: through Pi 1.x's registry, else (pi 0.73) pi-ai's `complete` with the registry's credentials. */
+async function completeWith(host: ModelHost, model: Model<Api>, context: Context, options: CompleteOptions) {
+	const registry = host.modelRegistry;
+	if (typeof registry.complete === "function") return registry.complete(model, context, options);
+	const auth = await registry.getApiKeyAndHeaders(model);
+	if (!auth.ok) throw new Error(`The model ${model.id} cannot be used: ${auth.error}`);
+	const { complete } = await loadPiAi();
+	return complete(model, context, { ...options, apiKey: auth.apiKey, headers: auth.headers });
+}
+
+/** A sampler on the session's current model. */
 export function piSampler(host: ModelHost): Sampler | undefined {
 	const model = host.model;
 	if (!model) return undefined;
 	return {
 		modelName: model.name || model.id,
 		async complete(params, signal) {
-			const auth = await host.modelRegistry.getApiKeyAndHeaders(model);
-			if (!auth.ok) throw new Error(`The model ${model.id} cannot be used: ${auth.error}`);
-			const { complete } = await loadPiAi();
 			const context: Context = {
 				systemPrompt: params.systemPrompt,
 				messages: params.messages.map((m) => toPiMessage(m, model)),
 			};
-			const reply: AssistantMessage = await complete(model, context, {
-				apiKey: auth.apiKey,
-				headers: auth.headers,
+			const reply: AssistantMessage = await completeWith(host, model, context, {
 				signal,
 				maxTokens: params.maxTokens,
 				temperature: params.temperature,

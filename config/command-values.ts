@@ -1,7 +1,8 @@
 // Pi 1.5's `!command` values: an env or header value written as `!<command>` is the output of
 // that command, run when the server starts (`"Authorization": "!echo Bearer $(gh auth token)"`).
 // Run only when a connection opens, so never for a project server the user has not approved;
-// the output is a credential: it is handed to the redactor before anything else sees it.
+// the caller hands the outputs that are secrets (config/entry-secrets.ts resolvedSecrets) to the
+// redactor before anything else sees them.
 import { execFile } from "node:child_process";
 
 const TIMEOUT_MS = 10_000;
@@ -10,12 +11,11 @@ export function isCommandValue(value: string): boolean {
 	return value.startsWith("!") && value.trim().length > 1;
 }
 
-/** The values with every `!command` replaced by its trimmed output; `onSecret` hears each output. */
+/** The values with every `!command` replaced by its trimmed output. */
 export async function resolveCommandValues(
 	values: Readonly<Record<string, string>>,
 	where: string,
 	env: Readonly<Record<string, string | undefined>>,
-	onSecret: (value: string) => void,
 ): Promise<Record<string, string>> {
 	const out: Record<string, string> = {};
 	for (const [key, value] of Object.entries(values)) {
@@ -26,7 +26,6 @@ export async function resolveCommandValues(
 		const output = await run(value.slice(1), env).catch((error: Error) => {
 			throw new Error(`${where}.${key}: its command failed: ${error.message}`, { cause: error });
 		});
-		onSecret(output);
 		out[key] = output;
 	}
 	return out;

@@ -67,11 +67,13 @@ export async function turnOn(config: McpConfig, name: string, files: EditableFil
  * Sets (undefined: removes) a value under mcpServers, keeping the rest of the text as it was: a new
  * key is written in the style of the object it joins (on a line of its own at its neighbours'
  * indentation, or inline with their spacing), never by reformatting the object around it.
+ * `expanded`: a new object on lines of its own (a whole server, as `pi mcp add` writes one), where
+ * the object it joins has its keys on lines of their own.
  */
-export function set(text: string, path: string[], value: unknown): string {
+export function set(text: string, path: string[], value: unknown, expanded = false): string {
 	const { applyEdits, modify } = jsoncParser();
 	const full = ["mcpServers", ...path];
-	const styled = value === undefined ? undefined : insertInStyle(text, full, value);
+	const styled = value === undefined ? undefined : insertInStyle(text, full, value, expanded);
 	if (styled !== undefined) return styled;
 	// A value replaced or removed in place; or a file with no mcpServers object yet: written formatted.
 	const fresh = value !== undefined && !hasObject(text, ["mcpServers"]);
@@ -91,7 +93,7 @@ function hasObject(text: string, path: string[]): boolean {
  * keys below it as nested objects), in that object's style; undefined when the key exists, or the
  * object is missing or empty (no style to follow).
  */
-function insertInStyle(text: string, path: string[], value: unknown): string | undefined {
+function insertInStyle(text: string, path: string[], value: unknown, expanded: boolean): string | undefined {
 	const { findNodeAtLocation, parseTree } = jsoncParser();
 	const tree = parseTree(text, [], { allowTrailingComma: true });
 	if (!tree || findNodeAtLocation(tree, path)) return undefined;
@@ -118,10 +120,32 @@ function insertInStyle(text: string, path: string[], value: unknown): string | u
 	// On a line of its own after the last key's line (a comment ending that line stays on it).
 	const lineStart = text.lastIndexOf("\n", last.offset - 1) + 1;
 	const indent = /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? "";
+	const block =
+		expanded && depth === path.length - 1
+			? `${JSON.stringify(path[depth])}${colon}${JSON.stringify(value, null, indentUnit(text)).replace(/\n/g, `\n${indent}`)}`
+			: entry;
 	const lineEnd = text.indexOf("\n", end);
 	const at = lineEnd < 0 || lineEnd > parent.offset + parent.length ? end : lineEnd;
 	const before = `${text.slice(0, end)}${comma}${text.slice(end, at)}`;
-	return `${before}\n${indent}${entry}${text.slice(at)}`;
+	return `${before}\n${indent}${block}${text.slice(at)}`;
+}
+
+/**
+ * Replaces the whole file with `text` (the user's own edit, checked by the caller), under the same
+ * lock as every writer, atomically, keeping its mode; a broken file may be replaced (that is the fix).
+ */
+export function writeWhole(file: string, text: string): Promise<void> {
+	return withFileLock(file, () => {
+		const mode = statSync(file, { throwIfNoEntry: false })?.mode;
+		writeFileAtomic(file, text.endsWith("\n") ? text : `${text}\n`, {
+			mode: mode === undefined ? 0o600 : mode & 0o777,
+		});
+	});
+}
+
+/** The file's indentation step, as Pi 1.5's `pi mcp add` reads it: its first indented line's, else two spaces. */
+export function indentUnit(text: string): string {
+	return /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";
 }
 
 /**

@@ -4,7 +4,6 @@
 // an error naming the variable (never its value), and so is a malformed `${...}`; a server is
 // never started with an empty token or a half-expanded string.
 import { join } from "node:path";
-import { worthMasking } from "../trust/redaction.ts";
 
 export interface InterpolationContext {
 	readonly env: Readonly<Record<string, string | undefined>>;
@@ -18,8 +17,14 @@ export function expandHome(path: string, home: string): string {
 	return path === "~" || path.startsWith("~/") ? join(home, path.slice(1)) : path;
 }
 
-/** On success, `values` holds the values taken from the environment that messages must hide. */
-export type Interpolated = { ok: true; value: string; values: string[] } | { ok: false; error: string };
+/** A variable an expansion read, and its value: the caller decides what is secret (trust/secret-names.ts). */
+export interface ExpandedVariable {
+	readonly name: string;
+	readonly value: string;
+}
+
+/** On success, `values` holds the variables taken from the environment. */
+export type Interpolated = { ok: true; value: string; values: ExpandedVariable[] } | { ok: false; error: string };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PS_NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
@@ -28,7 +33,7 @@ class Malformed extends Error {}
 
 export function interpolate(input: string, ctx: InterpolationContext): Interpolated {
 	const missing: string[] = [];
-	const values: string[] = [];
+	const values: ExpandedVariable[] = [];
 	try {
 		const { value, end } = expandUntil(input, 0, false, ctx, missing, values);
 		if (end !== input.length) throw new Malformed(`unexpected "}" at position ${end + 1}`);
@@ -52,7 +57,7 @@ function expandUntil(
 	inDefault: boolean,
 	ctx: InterpolationContext,
 	missing: string[],
-	values: string[],
+	values: ExpandedVariable[],
 ): { value: string; end: number } {
 	let out = "";
 	let i = start;
@@ -86,7 +91,7 @@ function expandBraced(
 	start: number,
 	ctx: InterpolationContext,
 	missing: string[],
-	values: string[],
+	values: ExpandedVariable[],
 ): { value: string; end: number } {
 	// The name part ends at "}" or ":-"; anything else in it is malformed.
 	let i = start;
@@ -105,11 +110,11 @@ function expandBraced(
 	const name = variableName(head);
 	// The default is expanded only when needed, but always parsed, so a malformed one is caught.
 	const innerMissing: string[] = [];
-	const innerValues: string[] = [];
+	const innerValues: ExpandedVariable[] = [];
 	const fallback = expandUntil(text, i + 2, true, ctx, innerMissing, innerValues);
 	const set = ctx.env[name];
 	if (set !== undefined && set !== "") {
-		if (worthMasking(name, set)) values.push(set);
+		values.push({ name, value: set });
 		return { value: set, end: fallback.end };
 	}
 	missing.push(...innerMissing);
@@ -131,11 +136,11 @@ function lookup(
 	shown: string,
 	ctx: InterpolationContext,
 	missing: string[],
-	values: string[],
+	values: ExpandedVariable[],
 ): string {
 	const value = ctx.env[name];
 	if (value !== undefined && value !== "") {
-		if (worthMasking(name, value)) values.push(value);
+		values.push({ name, value });
 		return value;
 	}
 	if (fallback !== undefined) return fallback;

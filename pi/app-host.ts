@@ -2,8 +2,9 @@
 // the route the model's own request takes. A tool the model may call too: on Pi 1.5 as its Pi tool
 // through `ctx.executeTool` (Pi's `tool_call`/`tool_result` hooks, `--tools`, `approveTools`: the
 // route of `mcp({tool})`, pi/calls-through-pi.ts), on pi 0.73 through the proxy (`approveTools`,
-// the project's approval). A tool for the app only has no Pi tool (one would show it to the
-// model): `approveTools` and the project's approval, and on Pi 1.5 its `--exclude-tools`. A read:
+// the project's approval, and its `--tools` allowlist as it limits the model: pi/tool-selection.ts).
+// A tool for the app only has no Pi tool (one would show it to the model): `approveTools` and the
+// project's approval, and Pi's `--tools` and `--exclude-tools` as Pi applies them to MCP tools. A read:
 // `read_mcp_resource` on Pi 1.5, the proxy's read on pi 0.73. A message: shown to the user whole,
 // sent as theirs only on "Send" (Pi's `input` hooks see it, as any message an extension sends),
 // refused when it holds what a screen does not show. A link: opened only on the user's "Open",
@@ -17,15 +18,16 @@ import { ToolPatterns } from "../catalog/tool-patterns.ts";
 import { askPaged } from "../client/paged-question.ts";
 import { safeDialogs } from "../client/user-dialogs.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { openSystemBrowser } from "../oauth/open-browser.ts";
+import { openFileInBrowser, openSystemBrowser } from "../oauth/open-browser.ts";
 import { readResource } from "../proxy/calls.ts";
 import { refusal, runProxy } from "../proxy/proxy-tool.ts";
-import type { ProxyInput } from "../proxy/surface.ts";
+import { PROXY_TOOL_NAME, type ProxyInput } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
-import { exposureOf, piToolName, piToolPattern, type ToolMetadata } from "../types.ts";
+import { exposureOf, type ToolMetadata } from "../types.ts";
 import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
 import { callsNested } from "./session-calls.ts";
+import { pi15ToolLimit, pi073ToolLimit } from "./tool-selection.ts";
 
 const OPEN = "Open it in the browser";
 const DONT_OPEN = "Don't open";
@@ -34,12 +36,16 @@ const DONT_SEND = "Don't send";
 export const HIDDEN_IN_PROMPT =
 	"the message holds characters a screen does not show (terminal sequences, invisible or reordering characters); only text the user can read is sent as theirs";
 
-/** The session's apps setting: on unless `settings.apps` is false; interactive where Pi has a UI. */
-export function appsSetting(runtime: McpRuntime, ctx: ExtensionContext): AppsSetting {
+/**
+ * The session's apps setting: on unless `settings.apps` is false; interactive where Pi has a UI;
+ * each page opened through a private launch file in `launchDir`.
+ */
+export function appsSetting(runtime: McpRuntime, ctx: ExtensionContext, launchDir: string): AppsSetting {
 	return {
 		enabled: runtime.config.settings.apps,
 		interactive: ctx.hasUI,
-		open: openSystemBrowser,
+		launchDir,
+		open: openFileInBrowser,
 		notify: (text, level) => ctx.ui.notify(terminalSafe(text), level),
 	};
 }
@@ -54,9 +60,12 @@ export function piAppHost(
 ): AppHost {
 	const { lifecycle } = runtime;
 	const openBrowser = io.openBrowser ?? openSystemBrowser;
-	// Pi 1.5's own check of a tool's name (`executeTool`) never sees a tool for the app only: its
-	// `--exclude-tools` is applied here. pi 0.73 has no such option.
-	const excluded = routes ? excludedByPi(io.argv ?? process.argv) : () => false;
+	// Pi 1.5's own check of a tool's name (`executeTool`) never sees a tool for the app only, nor
+	// pi 0.73's any call of a view: what Pi's command line leaves out is refused here.
+	const argv = io.argv ?? process.argv;
+	const limit = routes
+		? pi15ToolLimit(argv)
+		: pi073ToolLimit(argv, PROXY_TOOL_NAME, (tool) => io.directName?.(tool.server, tool.name));
 	/** Whether a question about a link is open: a view asks one at a time, a second is refused unasked. */
 	let askingLink = false;
 	/** Runs `input` as the model's `mcp(input)` would run; what the Pi tool hands scripts, if it ran. */
@@ -77,9 +86,9 @@ export function piAppHost(
 		configured: (tool) => configured(runtime, tool),
 		async callTool(route, args, signal) {
 			const { tool } = route;
+			const outOfReach = limit(tool, route.kind);
+			if (outOfReach) return refusedResult(outOfReach);
 			if (route.kind === "app-only") {
-				const piName = piToolName(tool.server, tool.name);
-				if (excluded(piName)) return refusedResult(`${piName} is excluded from this session by --exclude-tools.`);
 				const refused = await lifecycle.approveCall(tool, args, signal);
 				if (refused) return refusedResult(refused.message);
 				const options = { signal, taskSupport: tool.taskSupport };
@@ -136,22 +145,8 @@ export interface HostIo {
 	readonly openBrowser?: (url: string) => void;
 	/** Pi's command line (default: process.argv). */
 	readonly argv?: readonly string[];
-}
-
-/**
- * Whether Pi 1.5's `--exclude-tools` (`-xt`) names a tool, as Pi reads it: the last one given, a
- * comma-separated list of exact names and `*` patterns.
- */
-export function excludedByPi(argv: readonly string[]): (name: string) => boolean {
-	let list: string | undefined;
-	for (let i = 0; i + 1 < argv.length; i++) if (argv[i] === "--exclude-tools" || argv[i] === "-xt") list = argv[i + 1];
-	if (list === undefined) return () => false;
-	const patterns = list
-		.split(",")
-		.map((entry) => entry.trim())
-		.filter(Boolean)
-		.map(piToolPattern);
-	return (name) => patterns.some((pattern) => pattern.test(name));
+	/** pi 0.73: the name of a tool's direct Pi tool, if it has one (its `--tools` may name it). */
+	readonly directName?: (server: string, tool: string) => string | undefined;
 }
 
 /** Whether the user's config lets the tool be used at all: not `hidden`, kept by `includeTools`/`excludeTools`. */

@@ -1,12 +1,27 @@
 // MCP Apps in a Pi session, as light as the extension's load needs it: the `showApp` each call's
 // run gets, and the end of every app page with the session. The pages and the protocol
 // (apps/) and their routes through Pi (pi/app-host.ts) load with the first result that has a view.
+import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { AppSessions } from "../apps/app-sessions.ts";
 import { loadAppHost, loadAppSessions } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import type { AppCall } from "../proxy/answer.ts";
+import { resolveAgentDir } from "../storage/agent-dir.ts";
 import type { PiRoutes } from "./calls-through-pi.ts";
+
+/** The folder under the agent dir where each app page's private launch file is made. */
+export const LAUNCH_FOLDER = "mcp-app-pages";
+
+/** Where PiApps finds what lies outside the session. */
+export interface PiAppsOptions {
+	/** Pi's command line as the extension was given it (its `--tools`/`--exclude-tools` limit a view's calls). */
+	readonly argv?: readonly string[];
+	/** Pi's agent dir, where the pages' launch files go (`mcp-app-pages/`; default: as Pi resolves it). */
+	readonly agentDir?: string;
+	/** pi 0.73: the name of a tool's direct Pi tool, if it has one. */
+	readonly directName?: (server: string, tool: string) => string | undefined;
+}
 
 export class PiApps {
 	private sessions?: AppSessions;
@@ -17,8 +32,7 @@ export class PiApps {
 		private readonly pi: ExtensionAPI,
 		/** Pi 1.5's tools, through which a view's calls run as the model's do; none on pi 0.73. */
 		private readonly routes: PiRoutes | undefined,
-		/** Pi's command line as the extension was given it (its `--exclude-tools` limits a view's calls). */
-		private readonly argv: readonly string[] = process.argv,
+		private readonly options: PiAppsOptions = {},
 	) {}
 
 	/**
@@ -36,8 +50,13 @@ export class PiApps {
 			// servers would outlive the session, which closed every page it knew of.
 			if (generation !== this.generation) return undefined;
 			this.sessions ??= new AppSessions();
-			const host = piAppHost(this.pi, ctx, runtime, this.routes, { argv: this.argv });
-			return this.sessions.show(call, host, appsSetting(runtime, ctx), signal);
+			const { argv, directName } = this.options;
+			const host = piAppHost(this.pi, ctx, runtime, this.routes, {
+				...(argv ? { argv } : {}),
+				...(directName ? { directName } : {}),
+			});
+			const launchDir = join(this.options.agentDir ?? resolveAgentDir(), LAUNCH_FOLDER);
+			return this.sessions.show(call, host, appsSetting(runtime, ctx, launchDir), signal);
 		};
 	}
 

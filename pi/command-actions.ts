@@ -14,6 +14,7 @@ import type { ApproveAnswer } from "../trust/approve-flow.ts";
 import { isShownCode } from "../trust/shown-launches.ts";
 import type { ConfigSource, ServerEntry } from "../types.ts";
 import { type CommandDeps, say, USAGE } from "./command-io.ts";
+import { editCommand, setupCommand } from "./config-dialogs.ts";
 import { promptCommandName, promptUsage } from "./prompt-commands.ts";
 
 /** /mcp [sub] [server]. */
@@ -26,6 +27,9 @@ export async function mcpCommand(
 	const serverNames = () => runtime.lifecycle.serverNames();
 	const [sub = "status", server, ...more] = args.trim().split(/\s+/).filter(Boolean);
 	if (sub === "enable" || sub === "disable") return turnOnOff(ctx, runtime, sub, server, deps);
+	// pi-mcp-adapter 2.36's /mcp setup and /mcp edit: the add flow, the config in Pi's editor.
+	if (sub === "setup") return setupCommand(ctx, runtime, deps);
+	if (sub === "edit") return editCommand(ctx, runtime, server, deps);
 	if (sub === "approve") {
 		const words = [server, ...more].filter((w) => w !== undefined);
 		const unknown = words.find((w) => !isShownCode(w) && !runtime.lifecycle.knows(w));
@@ -51,6 +55,7 @@ export async function mcpCommand(
 				.join("\n"),
 		);
 	if (sub === "tools") return say(ctx, runtime, toolsReport(runtime.lifecycle, server));
+	if (sub === "prompts") return say(ctx, runtime, promptsReport(runtime.lifecycle, server));
 	if (sub === "reconnect") return say(ctx, runtime, await reconnect(runtime.lifecycle, server));
 	if (sub === "deny") {
 		say(ctx, runtime, await deny(runtime, server));
@@ -83,6 +88,25 @@ export async function mcpAuthCommand(ctx: ExtensionCommandContext, runtime: McpR
 	await authCommand(ctx, runtime, name, sub);
 }
 
+/** `/mcp prompts [server]`: the servers' prompts as the commands that run them, with what each does. */
+export function promptsReport(lifecycle: ServerLifecycle, server?: string): string {
+	const lines: string[] = [];
+	for (const name of server ? [server] : lifecycle.serverNames()) {
+		const prompts = lifecycle.blocked(name) ? [] : lifecycle.prompts(name);
+		if (prompts.length === 0) continue;
+		lines.push(`${name}:`);
+		for (const p of prompts) {
+			const usage = promptUsage(p);
+			lines.push(
+				`  /${promptCommandName(name, p.name)}${usage ? ` ${usage}` : ""}${p.description ? `: ${p.description}` : ""}`,
+			);
+		}
+	}
+	return lines.length > 0
+		? ["MCP prompts (run one as a command; arguments by name=value or in order):", ...lines].join("\n")
+		: "No MCP prompts known: a server lists its prompts when it connects (/mcp reconnect <server> connects one).";
+}
+
 export function statusReport(
 	runtime: McpRuntime,
 	direct: DirectSummary | undefined,
@@ -99,7 +123,7 @@ export function statusReport(
 		);
 	for (const name of names) {
 		const entry = config.servers.get(name);
-		const text = stateText(lifecycle, name);
+		const text = stateText(lifecycle, name, "person");
 		lines.push(
 			`  ${name}: ${text}${entry && !text.endsWith(`(${entry.lifecycle})`) ? ` (${entry.lifecycle})` : ""}${entry ? ` from ${sourceLabel(entry.source)}` : ""}`,
 		);
@@ -276,7 +300,7 @@ export async function authCommand(
 		return say(ctx, runtime, `Unknown subcommand "${sub}". Use: /mcp-auth ${name} [login | logout | status]`, "error");
 	try {
 		await runtime.signIn(name, signInIo(ctx, runtime, name));
-		say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name)}.`);
+		say(ctx, runtime, `Signed in to "${name}": ${stateText(runtime.lifecycle, name, "person")}.`);
 	} catch (error) {
 		say(ctx, runtime, describeError(error), "error");
 	}

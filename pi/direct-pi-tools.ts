@@ -87,6 +87,13 @@ export class DirectPiTools {
 		return this.registered.get(name)?.tool.server;
 	}
 
+	/** The name of the direct tool registered for `tool` of `server`, if any. */
+	nameOf(server: string, tool: string): string | undefined {
+		for (const [name, record] of this.registered)
+			if (record.tool.server === server && record.tool.name === tool) return name;
+		return undefined;
+	}
+
 	/** The server of each registered direct tool (one entry per tool). */
 	toolServers(): string[] {
 		return [...this.registered.values()].map((record) => record.tool.server);

@@ -4,7 +4,7 @@
 import { homedir } from "node:os";
 import { type EditableFiles, editableFiles } from "../config/edit.ts";
 import { settingsFile } from "../config/server-settings.ts";
-import { noServersMessage } from "../errors.ts";
+import { forPerson, noServersMessage } from "../errors.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { grantType, usesOAuth } from "../oauth-handler.ts";
 import { stateText } from "../proxy/server-status.ts";
@@ -22,12 +22,25 @@ export interface Menu {
 }
 
 /** Pi 1.5's words for each exposure (its /mcp shows the same). */
-export const EXPOSURES: Readonly<Record<Exposure, string>> = {
+const EXPOSURES: Readonly<Record<Exposure, string>> = {
 	codemode: "called from codemode scripts, which find them with searchTools()",
 	deferred: "not declared until tool_search loads them, then called directly; no codemode needed",
 	direct: "declared to the model like built-in tools",
 	hidden: "registered but unreachable",
 };
+
+/**
+ * What an exposure does in this Pi: `reach` names the Pi tools that reach MCP tools here (codemode,
+ * tool_search; feature-tested, pi 0.73 has neither), and where the one an exposure names is
+ * missing, its tools are reached through the `mcp` tool.
+ */
+export function exposureText(exposure: Exposure, reach: readonly string[]): string {
+	if (exposure === "codemode" && !reach.includes("codemode"))
+		return "found and called through the mcp tool (this Pi has no codemode scripts)";
+	if (exposure === "deferred" && !reach.includes("tool_search"))
+		return "found and called through the mcp tool (this Pi has no tool_search)";
+	return EXPOSURES[exposure];
+}
 
 /** Servers that need the user first, as Pi 1.5 sorts them. */
 const ATTENTION = ["failed", "needs-auth", "needs-config", "awaiting-approval"];
@@ -49,7 +62,7 @@ export function serversMenu(runtime: McpRuntime): Menu {
 	const connected = names.filter((n) => lifecycle.state(n) === "connected").length;
 	const items: MenuItem[] = names.map((name) => {
 		const entry = config.servers.get(name);
-		const state = cut(stateText(lifecycle, name), ROW_STATE);
+		const state = cut(stateText(lifecycle, name, "person"), ROW_STATE);
 		const where = entry ? ` · ${serverExposure(entry)} · ${sourceLabel(entry.source.path)}` : "";
 		return { value: name, label: `${name} — ${state}${where}` };
 	});
@@ -79,7 +92,9 @@ export function serverMenu(
 			const title = `MCP server ${name}\nturned off ("enabled": false in ${sourceLabel(offIn)})`;
 			return { title, items: [{ value: "enable", label: `Enable (saved to ${sourceLabel(offIn)})` }, back] };
 		}
-		const reason = lifecycle.knows(name) ? stateText(lifecycle, name) : "This server is no longer configured.";
+		const reason = lifecycle.knows(name)
+			? stateText(lifecycle, name, "person")
+			: "This server is no longer configured.";
 		return { title: `MCP server ${name}\n${reason}`, items: [back] };
 	}
 	const state = lifecycle.state(name);
@@ -116,10 +131,10 @@ export function serverMenu(
 			? `stdio: ${[entry.command, ...entry.args].join(" ")}`
 			: `${entry.transport}: ${entry.url}`,
 		`config: ${sourceLabel(entry.source.path)}`,
-		`State: ${stateText(lifecycle, name)}`,
+		`State: ${stateText(lifecycle, name, "person")}`,
 	];
 	const failure = lifecycle.failure(name)?.message;
-	if (failure && state !== "connected") details.push(failure);
+	if (failure && state !== "connected") details.push(forPerson(failure));
 	details.push(...(skills?.(name) ?? []).map((line) => oneLine(line)));
 	return { title: details.join("\n"), items: [...items, back] };
 }
@@ -138,22 +153,27 @@ export function toolsOf(runtime: McpRuntime, name: string): string[] {
 }
 
 /** The tools with their exposure (marked where `toolExposure` sets it apart from the server's). */
-export function toolsMenu(runtime: McpRuntime, name: string): Menu {
+export function toolsMenu(runtime: McpRuntime, name: string, reach: readonly string[]): Menu {
 	const entry = runtime.config.servers.get(name);
 	const exposure = serverExposure(entry);
 	const items = toolsOf(runtime, name).map((tool) => {
 		const own = exposureOf(entry?.exposure, tool) ?? "codemode";
 		return { value: tool, label: `${tool} [${own}]${own === exposure ? "" : " (toolExposure)"}` };
 	});
-	const title = `Tools of ${name}\nExposure ${exposure}: ${EXPOSURES[exposure]}\nChoose a tool to change its exposure (saved as "toolExposure").`;
+	const title = `Tools of ${name}\nExposure ${exposure}: ${exposureText(exposure, reach)}\nChoose a tool to change its exposure (saved as "toolExposure").`;
 	return { title, items: [...items, { value: "back", label: "Back" }] };
 }
 
 /** The exposures to choose from, the current one marked; for a tool, also "as its server". */
-export function exposureMenu(title: string, current: Exposure, serverDefault?: Exposure): Menu {
+export function exposureMenu(
+	title: string,
+	current: Exposure,
+	reach: readonly string[],
+	serverDefault?: Exposure,
+): Menu {
 	const items: MenuItem[] = (Object.keys(EXPOSURES) as Exposure[]).map((e) => ({
 		value: e,
-		label: `${e === current ? "✓" : " "} ${e}: ${EXPOSURES[e]}`,
+		label: `${e === current ? "✓" : " "} ${e}: ${exposureText(e, reach)}`,
 	}));
 	if (serverDefault)
 		items.push({ value: "server", label: `  as the server (${serverDefault}): no toolExposure entry` });

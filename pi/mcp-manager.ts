@@ -118,7 +118,11 @@ async function chooseServerExposure(manager: Manager, runtime: McpRuntime, name:
 	const where = whereSaved(runtime, name);
 	if (typeof where === "string") return say(manager.ctx, runtime, where, "warning");
 	const current = serverExposure(runtime.config.servers.get(name));
-	const choice = await ask(manager, runtime, exposureMenu(`Exposure of ${name}\nSaved to ${where.file}.`, current));
+	const choice = await ask(
+		manager,
+		runtime,
+		exposureMenu(`Exposure of ${name}\nSaved to ${where.file}.`, current, reach(manager)),
+	);
 	if (!isExposure(choice) || choice === current) return;
 	const done = `Exposure of "${name}" is now ${choice}`;
 	await saved(manager, runtime, () => saveExposure(where, name, choice), done, where.file);
@@ -129,7 +133,7 @@ async function manageTools(manager: Manager, name: string): Promise<void> {
 	for (;;) {
 		const runtime = await manager.deps.runtime();
 		if (!runtime) return;
-		const tool = await ask(manager, runtime, toolsMenu(runtime, name));
+		const tool = await ask(manager, runtime, toolsMenu(runtime, name, reach(manager)));
 		if (tool === undefined || tool === "back") return;
 		const where = whereSaved(runtime, name);
 		if (typeof where === "string") {
@@ -139,7 +143,7 @@ async function manageTools(manager: Manager, name: string): Promise<void> {
 		const entry = runtime.config.servers.get(name);
 		const current = exposureOf(entry?.exposure, tool) ?? "codemode";
 		const title = `Exposure of ${name}'s tool ${tool}\nSaved to ${where.file} as "toolExposure".`;
-		const choice = await ask(manager, runtime, exposureMenu(title, current, serverExposure(entry)));
+		const choice = await ask(manager, runtime, exposureMenu(title, current, reach(manager), serverExposure(entry)));
 		if (choice !== "server" && (!isExposure(choice) || choice === current)) continue;
 		const exposure = choice === "server" ? undefined : choice;
 		const done = `Tool ${tool} of "${name}" is now ${exposure ?? `as its server (${serverExposure(entry)})`}`;
@@ -177,6 +181,11 @@ async function ask(manager: Manager, runtime: McpRuntime, menu: Menu): Promise<s
 		signal: manager.ctx.signal,
 	});
 	return menu.items.find((item) => item.label === picked)?.value;
+}
+
+/** The Pi tools that reach MCP tools in this Pi (none on pi 0.73: its exposures all go through `mcp`). */
+function reach(manager: Manager): readonly string[] {
+	return manager.deps.discoveryTools?.() ?? [];
 }
 
 function isExposure(value: string | undefined): value is Exposure {

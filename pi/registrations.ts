@@ -76,6 +76,14 @@ export interface RegistrationDeps {
 	readonly showApp?: (runtime: McpRuntime, ctx: ExtensionContext) => ProxyRunOptions["showApp"];
 }
 
+/** What the `mcp` description adds when the config loaded no server because it is broken. */
+const BROKEN_CONFIG = " The MCP config has errors: {} says which and where.";
+
+/** The config has errors and no server loaded: the model should hear why it has no MCP tools. */
+function brokenOnly(runtime: McpRuntime): boolean {
+	return runtime.config.servers.size === 0 && runtime.config.problems.some((p) => p.severity === "error");
+}
+
 export class Registrations implements PiRegistrations {
 	/** Pi 1.5: MCP tools are Pi tools too (codemode, tool_search, permission hooks reach them). */
 	readonly piTools?: McpPiTools;
@@ -202,12 +210,16 @@ export class Registrations implements PiRegistrations {
 		const wanted = this.piTools?.discoveryWanted(runtime) ?? [];
 		const viaCodemode = runtime.config.settings.surface !== "mcp";
 		this.discovery = { activate: wanted, viaCodemode };
-		this.reach = this.piTools?.activateDiscovery(wanted) === true && viaCodemode ? "codemode" : "mcp";
+		// No server loaded from a broken config: `mcp` stays declared, its status saying what is broken and
+		// where (Pi 1.5's own MCP leaves the model nothing, and no word why).
+		const reaches = this.piTools?.activateDiscovery(wanted) === true && viaCodemode && !brokenOnly(runtime);
+		this.reach = reaches ? "codemode" : "mcp";
 	}
 
 	/** The `mcp` tool again, its description naming the session's servers; hidden from the model under codemode. */
 	private describeServers(runtime: McpRuntime): void {
-		this.registerProxy(proxyDescription(runtime.serverBlurbs()), this.reach === "mcp");
+		const broken = brokenOnly(runtime) ? BROKEN_CONFIG : "";
+		this.registerProxy(`${proxyDescription(runtime.serverBlurbs())}${broken}`, this.reach === "mcp");
 		this.hideProxyUnderCodemode();
 	}
 

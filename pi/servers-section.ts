@@ -57,7 +57,10 @@ const fromInstructions = new WeakMap<McpRuntime, Map<string, string>>();
 function summaryOf(runtime: McpRuntime, name: string, description: string | undefined): string {
 	if (description?.trim()) return serverSummary(description, undefined);
 	let known = fromInstructions.get(runtime);
-	if (!known) fromInstructions.set(runtime, (known = new Map()));
+	if (!known) {
+		known = new Map();
+		fromInstructions.set(runtime, known);
+	}
 	let line = known.get(name);
 	if (line === undefined) {
 		line = serverSummary(undefined, runtime.lifecycle.instructions(name));

@@ -4,10 +4,12 @@
 // servers that may run offer skills (a project server awaiting approval or denied offers none),
 // and loading one goes through the same gate and connection as its server's tools; each file's
 // read asks what `read_mcp_resource` of its URI would (`approveTools`, proxy/calls.ts `approveRead`).
-// The fetch runs in our `tool_call` hook, so a later extension's hook that blocks the call comes
-// after it: Pi runs nothing awaited between the last `tool_call` hook and the tool, and the file
-// must be on disk when the tool (`read`, `bash`, any tool naming the folder) runs. Wrapping the
-// built-in tools instead would replace other extensions' overrides of them and miss other tools.
+// A tool call's fetch waits for every other extension's `tool_call` hook (pi/after-tool-hooks.ts):
+// a permission hook that blocks the call leaves the server unasked. The file must be on disk when
+// the tool (`read`, `bash`, any tool naming the folder) runs, and wrapping the built-in tools
+// instead would replace other extensions' overrides of them and miss other tools. Should a later
+// hook answer the call itself (then the fetch cannot wait for it), the tool runs without the
+// files, and `tool_result` fetches them and asks the model to run the call again.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { atExit } from "../bounds/exit-cleanup.ts";
 import { once } from "../bounds/waits.ts";
@@ -17,6 +19,7 @@ import type { McpRuntime } from "../mcp-runtime.ts";
 import type { McpSkills, SkillServers } from "../skills/mcp-skills.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
+import { afterOtherHooks } from "./after-tool-hooks.ts";
 
 export interface SkillWiring {
 	readonly agentDir: string;
@@ -93,10 +96,20 @@ export function wireSkills(pi: ExtensionAPI, wiring: SkillWiring): SessionSkills
 		return skillPaths.length > 0 ? { skillPaths } : undefined;
 	});
 
-	pi.on("tool_call", async (event, ctx) => {
+	pi.on("tool_call", (event, ctx) => {
+		const loaded = skills;
+		if (!loaded || loaded.offered.length === 0 || !loaded.reachesFor(event.input, ctx.cwd)) return undefined;
+		// Reads the input as the last hook left it: a hook may rewrite a call's arguments.
+		return afterOtherHooks(async () => {
+			const why = await loaded.beforeToolCall(event.input, ctx.cwd, ctx.signal);
+			return why ? { block: true, reason: why } : undefined;
+		});
+	});
+
+	pi.on("tool_result", async (event, ctx) => {
 		if (!skills || skills.offered.length === 0) return undefined;
-		const why = await skills.beforeToolCall(event.input, ctx.cwd, ctx.signal);
-		return why ? { block: true, reason: why } : undefined;
+		const instead = await skills.afterToolRan(event.input, ctx.cwd, ctx.signal);
+		return instead ? { content: [{ type: "text" as const, text: instead }], isError: true } : undefined;
 	});
 
 	pi.on("input", async (event, ctx) => {

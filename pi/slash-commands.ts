@@ -18,6 +18,9 @@ const SUBCOMMANDS = [
 	{ value: "enable", description: "turn a turned-off server back on" },
 	{ value: "login", description: "sign in to a server (OAuth; as /mcp-auth <server>)" },
 	{ value: "logout", description: "sign out of a server: its tokens are deleted" },
+	{ value: "prompts", description: "the servers' prompts, as the commands that run them" },
+	{ value: "setup", description: "add a server (a name, a command or a URL; as `pi-mcp-proxy add`)" },
+	{ value: "edit", description: "the config file in Pi's editor, saved when it parses" },
 ] as const;
 
 const FLAGS = [
@@ -55,7 +58,7 @@ const AUTH_SUBCOMMANDS = ["login", "logout", "status"] as const;
 
 export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 	const serverNames = () => deps.names().servers;
-	pi.registerCommand("mcp", {
+	const mcp: Parameters<ExtensionAPI["registerCommand"]>[1] = {
 		description: `MCP servers: ${USAGE.replace("/mcp ", "")}`,
 		getArgumentCompletions: (prefix) => {
 			const [sub, ...rest] = prefix.split(/\s+/);
@@ -66,7 +69,12 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 					description: s.description,
 				}));
 			}
-			if (!["tools", "reconnect", "approve", "deny", "login", "logout", "enable", "disable"].includes(sub)) return null;
+			if (
+				!["tools", "prompts", "edit", "reconnect", "approve", "deny", "login", "logout", "enable", "disable"].includes(
+					sub,
+				)
+			)
+				return null;
 			const turnedOff = deps.names().disabled;
 			return (sub === "enable" ? turnedOff : serverNames())
 				.filter((n) => n.startsWith(rest[0] ?? ""))
@@ -84,7 +92,10 @@ export function registerCommands(pi: ExtensionAPI, deps: CommandDeps): void {
 			const { mcpCommand } = await loadCommandActions();
 			await mcpCommand(ctx, runtime, args, deps);
 		},
-	});
+	};
+	pi.registerCommand("mcp", mcp);
+	// pi-mcp-adapter 2.36's other name for it: a switcher's habit keeps working.
+	pi.registerCommand("pi-mcp", { ...mcp, description: "MCP servers (as /mcp)" });
 	pi.registerCommand("mcp-auth", {
 		description: "Sign in to an MCP server (OAuth in the browser): <server> [login | logout | status]",
 		getArgumentCompletions: (prefix) => {

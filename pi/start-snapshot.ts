@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { asciiJson, type FileStamp, fileStamp, readTextFile, writeFileAtomic } from "../storage/file-guard.ts";
 import type { DirectToolsState } from "./direct-pi-tools.ts";
@@ -94,16 +94,25 @@ function envDigest(names: readonly string[], env: Readonly<Record<string, string
 }
 
 const PACKAGE_ROOT = join(import.meta.dirname, "..");
+/** A clone's folders that hold no code a session runs. */
+const NOT_RUN = new Set(["node_modules", "dist", "tests", "bench", "scripts", "scratch"]);
 
-/** This package's code as installed: its version and the stamps of its folders (an install or a pull rewrites them). */
+/**
+ * The folders this package's code runs from: the build, dist/ (this module is built into it:
+ * scripts/build.ts), or in a clone every source folder.
+ */
+function codeFolders(): string[] {
+	if (basename(import.meta.dirname) === "dist") return [import.meta.dirname];
+	return readdirSync(PACKAGE_ROOT, { withFileTypes: true })
+		.filter((entry) => entry.isDirectory() && !entry.name.startsWith(".") && !NOT_RUN.has(entry.name))
+		.map((entry) => join(PACKAGE_ROOT, entry.name));
+}
+
+/** This package's code as installed: its version and the stamps of its folders (an install, a build or a pull rewrites them). */
 function codeIdentity(): string {
-	const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
-		version?: string;
-		files?: string[];
-	};
-	const folders = (manifest.files ?? []).filter((f) => f.endsWith("/")).map((f) => join(PACKAGE_ROOT, f));
-	const stamps = [PACKAGE_ROOT, ...folders].map((folder) => `${folder}=${statSync(folder).mtimeMs}`);
-	return `${SNAPSHOT_FORMAT}|${manifest.version}|${stamps.join("|")}`;
+	const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version?: string };
+	const stamps = [PACKAGE_ROOT, ...codeFolders()].map((folder) => `${folder}=${statSync(folder).mtimeMs}`);
+	return `${SNAPSHOT_FORMAT}|${version}|${stamps.join("|")}`;
 }
 
 /**

@@ -2,8 +2,9 @@
 // that replaces Pi's (pi/tool-search.ts) and for codemode scripts' searchTools() (pi/codemode-search.ts).
 // Any Pi tool is ranked, not only MCP ones: what Pi's own search could find stays findable. A tool
 // of an MCP server is searched as the engine searches it through `mcp`: its own name and title, its
-// server (the namespace's alias), its description and parameters, its annotations (Pi's tool list
-// carries those; the title comes from this package, which registered the tool).
+// server (the namespace's alias) and the server's own words (the namespace's description and
+// instructions), its description and parameters, its annotations (Pi's tool list carries those; the
+// title comes from this package, which registered the tool).
 
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { loadSearch } from "../lazy.ts";
@@ -100,7 +101,10 @@ export class PiToolRanker {
 		const engine = await loadSearch();
 		this.index ??= new engine.ToolSearchIndex();
 		const ranked = byNameOnly ? tools.filter((tool) => !byNameOnly(tool)) : tools;
-		this.index.update(ranked.map((tool) => searchable(tool, this.titles)));
+		const searched = ranked.map((tool) => searchable(tool, this.titles));
+		// A namespace's description and instructions are its server's own words (search/tool-text.ts).
+		const about = new Map(ranked.flatMap((tool, i) => (tool.namespace ? [[searched[i].server, tool.namespace]] : [])));
+		this.index.update(searched, (server) => about.get(server));
 		const kept = filter ? new Set(tools.filter(filter).map((tool) => tool.name)) : undefined;
 		const hits = this.index.search(query, {
 			limit,

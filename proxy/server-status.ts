@@ -1,12 +1,25 @@
 // One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`).
 
+import { forPerson } from "../errors.ts";
 import { loadBroker } from "../lazy.ts";
 import type { ServerLifecycle, Servers } from "../lifecycle.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`). */
-export function stateText(lifecycle: ServerLifecycle, name: string): string {
+/**
+ * One server's state in words: for the model (`mcp({})`), or for a person (`/mcp`, its menus, the
+ * shell): the same facts, without the model's instructions ("ask the user to run ...") and without
+ * naming the server again where the line already does.
+ */
+export function stateText(lifecycle: ServerLifecycle, name: string, audience: "model" | "person" = "model"): string {
+	const text = stateWords(lifecycle, name);
+	if (audience === "model") return text;
+	const named = `Server "${name}" `;
+	const own = text.replace(`${named}failed to connect: `, "");
+	return forPerson(own.startsWith(named) ? own.slice(named.length) : own);
+}
+
+function stateWords(lifecycle: ServerLifecycle, name: string): string {
 	const state = lifecycle.state(name);
 	const known = lifecycle.catalog.has(name);
 	const count = known ? countLabel(lifecycle, name) : "";

@@ -10,11 +10,27 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { ensurePackage } from "../tests/support/npm-package.ts";
 import { ensureNode22 } from "./node22.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const NODE22 = ensureNode22();
-const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+/**
+ * The suite, installed on first use under node_modules/.cache (it needs Node 22: as a
+ * devDependency its engines warned at every `npm ci` on Node 20), from the lock beside this
+ * script (made with `npm install --package-lock-only --omit=dev` on its package.json as
+ * ensurePackage writes it).
+ */
+const SUITE_VERSION = "0.2.0-alpha.12";
+const SUITE = join(
+	ensurePackage(
+		"@modelcontextprotocol/conformance",
+		SUITE_VERSION,
+		join(ROOT, "scripts", `conformance-${SUITE_VERSION}.package-lock.json`),
+	),
+	"dist",
+	"index.js",
+);
 /**
  * The client, bundled once per run (its npm packages stay outside): the suite starts one client
  * per scenario, ~40 at once, and each through tsx cost 2.4 s of CPU against 0.8 s bundled. On a

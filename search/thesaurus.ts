@@ -35,9 +35,15 @@ const MAX_SYNONYMS = 12;
 
 let loaded: ThesaurusFile | undefined;
 function thesaurus(): ThesaurusFile {
-	loaded ??= JSON.parse(
-		readFileSync(join(import.meta.dirname, "..", "data", "thesaurus.json"), "utf8"),
-	) as ThesaurusFile;
+	if (!loaded) {
+		const file = JSON.parse(
+			readFileSync(join(import.meta.dirname, "..", "data", "thesaurus.json"), "utf8"),
+		) as ThesaurusFile;
+		// Looked up by any word a query holds: "constructor" or "toString" must find nothing, not Object's own.
+		Object.setPrototypeOf(file.lemmas, null);
+		Object.setPrototypeOf(file.derived, null);
+		loaded = file;
+	}
 	return loaded;
 }
 

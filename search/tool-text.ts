@@ -1,7 +1,8 @@
 // What of a tool the search index reads, analyzed into terms (search/words.ts): its name (and
 // title, and a mark for each plural in it), its server's name, the head of its description, its parameters' names and the values an
 // enum allows, and the head of each parameter's description (what the tool acts on: "path: the
-// file to read"); the description's first sentence once more, as its own field (what the tool does). Whether two listings of a tool read the same (a reconnected server keeps the
+// file to read"); the description's first sentence once more, as its own field (what the tool does);
+// its server's own words (its description and instructions). Whether two listings of a tool read the same (a reconnected server keeps the
 // entries of its unchanged tools).
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { analyze, analyzeInto, analyzeTokens, isLetter, isPlural, pluralTerm, stem, tokenize } from "./words.ts";
@@ -16,6 +17,25 @@ export interface IndexedTool {
 	readonly paramNotes: readonly string[];
 	/** The description's first sentence (within its first 300 characters): what the tool does. */
 	readonly lead: readonly string[];
+	/** Its server's own words (search/tool-text.ts `aboutServer`), the same for each of its tools. */
+	readonly about: readonly string[];
+}
+
+/** What a server says of itself beside its tools: the config's description of it, its instructions. */
+export interface ServerWords {
+	readonly description?: string;
+	readonly instructions?: string;
+}
+
+/**
+ * A server's words as its tools are searched with them: the head of each (300 characters, as a
+ * description's: instructions run to pages of usage rules). "finance" server, "Stock quotes and
+ * company data": its `get_history` is found for "stock prices".
+ */
+export function aboutServer(words: ServerWords | undefined): string {
+	if (!words) return "";
+	const head = (text: string | undefined) => (text ? text.slice(0, summaryEnd(text)) : "");
+	return [head(words.description), head(words.instructions)].filter(Boolean).join("\n");
 }
 
 /** A tool as the index reads it: its fields, and what the ranking needs of its name. */
@@ -29,7 +49,7 @@ export interface AnalyzedTool {
 	readonly ownNameWords: readonly string[];
 }
 
-export function analyzeTool(tool: CatalogTool): AnalyzedTool {
+export function analyzeTool(tool: CatalogTool, about: readonly string[] = []): AnalyzedTool {
 	const nameTokens = tokenize(tool.name);
 	const nameWords = analyzeTokens(nameTokens);
 	// The summary read in two parts: its first sentence, then the rest (the lead field is the first part's words).
@@ -48,6 +68,7 @@ export function analyzeTool(tool: CatalogTool): AnalyzedTool {
 		params: analyzeParams(tool.inputSchema),
 		paramNotes: analyzeParamNotes(tool.inputSchema),
 		lead: description.slice(0, leadLength),
+		about,
 	};
 	return {
 		fields,

@@ -84,15 +84,46 @@ function isLowerOrDigit(c: number): boolean {
 	return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 }
 
-/** The same split for text beyond ASCII. */
+/**
+ * Scripts written without spaces between words (Chinese, Japanese) and Hangul, whose words carry
+ * particles: read as overlapping pairs of characters (天气预报: 天气 气预 预报), which find a
+ * text's words without a dictionary. A lone character is read as itself.
+ */
+const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc";
+const CJK_RUN = new RegExp(`([${CJK}]+)`, "u");
+const IS_CJK = new RegExp(`^[${CJK}]`, "u");
+/** A character beyond ASCII and the typographic punctuation beside it (U+2000-206F). */
+const BEYOND_PUNCTUATION = /[^\p{ASCII}\u2000-\u206f]/u;
+
+/**
+ * The same split for text beyond ASCII: letters and digits of any script, a Latin letter's accents
+ * dropped (café is cafe), compatibility forms read as what they stand for (ＡＢＣ, the Kelvin sign),
+ * Chinese, Japanese and Korean in pairs of characters.
+ */
 function unicodeWords(text: string): string[] {
-	return text
+	const split = text
 		.replace(CLITIC_AFTER_LETTER, "")
 		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-		.toLowerCase()
-		.split(/[^a-z0-9]+/)
-		.filter((word) => word.length > 0);
+		.replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2");
+	// Most text beyond ASCII is ASCII with typographic punctuation (’ — “ ”): nothing to recompose.
+	const read = (
+		BEYOND_PUNCTUATION.test(split)
+			? split
+					.normalize("NFKD")
+					.replace(/(?<=[A-Za-z])\p{M}+/gu, "")
+					.normalize("NFC")
+			: split
+	).toLowerCase();
+	const out: string[] = [];
+	for (const run of read.split(/[^\p{L}\p{N}]+/u)) {
+		for (const piece of run.split(CJK_RUN)) {
+			if (piece === "") continue;
+			if (!IS_CJK.test(piece)) out.push(piece);
+			else if (piece.length === 1) out.push(piece);
+			else for (let i = 0; i + 1 < piece.length; i++) out.push(piece.slice(i, i + 2));
+		}
+	}
+	return out;
 }
 
 function hashOf(word: string): number {
@@ -106,7 +137,8 @@ const stems = new Map<string, string>();
 export function stem(word: string): string {
 	let stemmed = stems.get(word);
 	if (stemmed === undefined) {
-		stemmed = /^\d+$/.test(word) ? word : stemmer(word);
+		// Porter's rules are English: a word of another script is kept as it is.
+		stemmed = /^\d+$/.test(word) || !/^[a-z0-9]+$/.test(word) ? word : stemmer(word);
 		if (stems.size < MEMO_SIZE) stems.set(word, stemmed);
 	}
 	return stemmed;

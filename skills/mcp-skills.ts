@@ -12,7 +12,7 @@ import { getSkill, readSkillFile, type Skill, type SkillFile } from "../transpor
 import { declined, entryDeclined, failureText } from "./skill-checks.ts";
 import { loadedMarkdown, type SkillFolder, stubMarkdown } from "./skill-folder.ts";
 import { type NamedSkill, nameSkills, type ServerSkills } from "./skill-names.ts";
-import { clashingPaths, mentions, skillFilePath } from "./skill-paths.ts";
+import { clashingPaths, type Mention, mentions, skillFilePath } from "./skill-paths.ts";
 
 /** A server's live connection, as far as skills need it. */
 export interface SkillConnection {
@@ -86,14 +86,37 @@ export class McpSkills {
 		return [...this.named.values()];
 	}
 
+	/** Whether a tool call names an offered skill's folder or a file in it. */
+	reachesFor(input: unknown, cwd: string): boolean {
+		return this.mentioned(input, cwd).length > 0;
+	}
+
 	/**
 	 * Fetches what a tool call names of the skills (their SKILL.md first); undefined when it may
-	 * run, else why not (a check failed, the server is not reachable).
+	 * run, else why not (a check failed, the server is not reachable). Called once every hook has
+	 * let the call through (pi/skill-events.ts).
 	 */
 	async beforeToolCall(input: unknown, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
-		const named = mentions(input, this.folder.root, cwd).filter((m) => this.named.has(m.piName));
+		const named = this.mentioned(input, cwd);
 		const refusals = await Promise.all(named.map((m) => this.reasonIfFailed(m.piName, m.path, signal)));
 		return refusals.find((why) => why !== undefined);
+	}
+
+	/**
+	 * After a tool ran (so every hook let its call through): fetches what it named of the skills
+	 * that was not on disk when it ran (its files were not fetched before it, as when another
+	 * extension's hook answered the call after ours). Undefined when nothing was missing; else what
+	 * the model is told instead of the result: run the call again, or why the skill did not load.
+	 */
+	async afterToolRan(input: unknown, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
+		const missed = this.mentioned(input, cwd).filter((m) => !this.written(m.piName, m.path));
+		if (missed.length === 0) return undefined;
+		const refusals = await Promise.all(missed.map((m) => this.reasonIfFailed(m.piName, m.path, signal)));
+		const names = [...new Set(missed.map((m) => m.piName))];
+		return (
+			refusals.find((why) => why !== undefined) ??
+			`This call ran before the MCP skill ${names.join(", ")} was fetched from its server (another extension's hook had the last word on the call); it is loaded now: run the call again.`
+		);
 	}
 
 	/** Loads the skill `/skill:<name>` names before Pi reads it; undefined if done or not ours, else why not. */
@@ -119,6 +142,20 @@ export class McpSkills {
 		return this.held.has(piName) ? " (loaded)" : "";
 	}
 
+	/** What a tool call names of the offered skills. */
+	private mentioned(input: unknown, cwd: string): Mention[] {
+		return mentions(input, this.folder.root, cwd).filter((m) => this.named.has(m.piName));
+	}
+
+	/**
+	 * Whether what `path` names in the skill was written before (a tool that ran had it). Not whether
+	 * it is unchanged: a tool that wrote there ran after its fetch, and is not asked to run again.
+	 */
+	private written(piName: string, path: string): boolean {
+		const held = this.held.get(piName);
+		return held !== undefined && wantedFiles(held, path).every((file) => held.written.has(file));
+	}
+
 	/** Removes the folder (the session ends). */
 	close(): void {
 		this.folder.remove();
@@ -142,12 +179,10 @@ export class McpSkills {
 	/** What `path` names in the skill ("" the whole folder): fetched and checked unless already written and unchanged. */
 	private async fetch(piName: string, path: string, signal?: AbortSignal): Promise<void> {
 		const held = await this.load(piName, signal);
-		const wanted =
-			path === ""
-				? [...held.files.keys()]
-				: [...held.files.keys()].filter((f) => f === path || f.startsWith(`${path}/`));
 		await Promise.all(
-			wanted.map((file) => this.once(`${piName}/${file}`, () => this.fetchFile(piName, held, file, signal))),
+			wantedFiles(held, path).map((file) =>
+				this.once(`${piName}/${file}`, () => this.fetchFile(piName, held, file, signal)),
+			),
 		);
 	}
 
@@ -248,6 +283,12 @@ function utf8(bytes: Uint8Array): string | undefined {
 	} catch {
 		return undefined; // not UTF-8: binary, written as sent
 	}
+}
+
+/** The skill's files `path` names: "" the whole folder, a folder all below it, else the file. */
+function wantedFiles(held: Held, path: string): string[] {
+	const files = [...held.files.keys()];
+	return path === "" ? files : files.filter((f) => f === path || f.startsWith(`${path}/`));
 }
 
 function sameUri(a: string, b: string): boolean {

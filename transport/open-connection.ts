@@ -22,6 +22,7 @@ import type {
 import { untilAborted } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
+import { resolvedSecrets } from "../config/entry-secrets.ts";
 import { afterError, describeError, isInputClosed } from "../errors.ts";
 import type { McpSdk } from "../lazy.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
@@ -40,6 +41,7 @@ import type {
 	ToolMetadata,
 	TransportKind,
 } from "../types.ts";
+import { httpFailure, startFailure } from "./failure-words.ts";
 import { HttpGuard } from "./http-guard.ts";
 import type { InstallProgress } from "./npx-install.ts";
 import { SKILLS_EXTENSION, type Skill } from "./skill-client.ts";
@@ -77,6 +79,8 @@ export interface ServerConnection {
 	transportFailure(): string | undefined;
 	/** How a stdio server's process ended by itself ("exit code 3"), once it has. */
 	exitStatus?(): string | undefined;
+	/** A stdio server that stopped reading its input: the moment it takes to exit, so `exitStatus` can say how. */
+	settle?(): Promise<void>;
 	/** Closes the client and ends everything it opened (process tree, sockets). */
 	close(): Promise<void>;
 	/** The OAuth access token this connection sends, if any. */
@@ -194,6 +198,7 @@ export interface Opened {
 	readonly stderrTail: () => string;
 	readonly transportFailure: () => string | undefined;
 	readonly exitStatus?: () => string | undefined;
+	readonly settle?: () => Promise<void>;
 	readonly close: () => Promise<void>;
 	readonly killSync: () => void;
 	/** The OAuth access token this connection sent, to know whether a refusal is about it. */
@@ -311,7 +316,8 @@ async function openStdio(
 ): Promise<Opened> {
 	const stderr = new TailBuffer(STDERR_TAIL_BYTES);
 	const inherited = definedOnly(options.env);
-	const env = await resolveCommandValues(entry.env, "env", inherited, (secret) => options.redactor.add(secret));
+	const env = await resolveCommandValues(entry.env, "env", inherited);
+	options.redactor.add(...resolvedSecrets(entry, env));
 	if (signal.aborted) throw signal.reason;
 	if (options.broker?.shares(entry)) {
 		// The folder it would run in here: the broker's own is not the session's project.
@@ -361,7 +367,8 @@ async function openStdio(
 		);
 		parse = sdk.deserializeMessage;
 		client = newClient(sdk, entry, options.requests);
-		await connectClient(client, transport, options, signal, close);
+		// A server that stopped reading gets its moment to exit before it is ended: its exit code is the news.
+		await connectClient(client, transport, options, signal, () => transport.settle().then(close));
 	} catch (error) {
 		if (!client) await close(); // stopped before the client owned the transport
 		const tail = stderr.text().trim();
@@ -376,6 +383,7 @@ async function openStdio(
 		stderrTail: () => stderr.text(),
 		transportFailure: () => transport.failure,
 		exitStatus: () => transport.exit,
+		settle: () => transport.settle(),
 		close,
 		killSync,
 	};
@@ -420,11 +428,9 @@ async function openHttp(
 	const url = new URL(entry.url);
 	const credentials = await requestHeaders(entry, options.auth);
 	if (credentials.oauthToken) options.onCredential?.(credentials.oauthToken);
-	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env), (secret) =>
-		options.redactor.add(secret),
-	);
+	const headers = await resolveCommandValues(credentials.headers, "headers", definedOnly(options.env));
+	options.redactor.add(...resolvedSecrets(entry, headers));
 	if (signal.aborted) throw signal.reason;
-	options.redactor.add(...Object.values(headers));
 	const requestInit: RequestInit = { headers };
 	const { authProvider, fetch: signing } = await authorization(entry, credentials, options);
 	const onRefused = (response: Response) => {
@@ -471,9 +477,7 @@ async function openHttp(
 			return await attempt("sse");
 		} catch (sseError) {
 			if (afterError({ error: sseError, during: "connect" }) === "sign-in" || signal.aborted) throw sseError;
-			throw new Error(`streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`, {
-				cause: streamableError,
-			});
+			throw httpFailure(url, entry.source.path, streamableError, sseError);
 		}
 	}
 }
@@ -526,16 +530,6 @@ export function explainRequestError(
 		);
 	}
 	return error;
-}
-
-/**
- * Why a stdio server did not start, in words: that it exited (the SDK says "Connection closed") or
- * closed its input (the SDK says "write EPIPE": it exited, or will not read), else the error as it is.
- */
-function startFailure(error: unknown, exit: string | undefined): string {
-	if (exit) return `the server exited (${exit}) before it was ready`;
-	if (isInputClosed(error)) return `the server stopped before it was ready (${describeError(error)})`;
-	return describeError(error);
 }
 
 /**

@@ -32,6 +32,12 @@ export interface StdioTransportOptions {
 
 const POSIX = process.platform !== "win32";
 const DEFAULT_EXIT_GRACE_MS = 20;
+/**
+ * How long a server that stopped reading its input gets to exit before its failure is told: the
+ * write that failed (EPIPE) may be seen before the exit that caused it (Node 22 sees it first more
+ * often), and "exit code 3" says more than "write EPIPE".
+ */
+const SETTLE_MS = 500;
 /** The environment variable that tags a server's processes (see `tagged`). */
 const TAG = "PI_MCP_SERVER_ID";
 
@@ -45,6 +51,10 @@ export class StdioTransport implements Transport {
 	exit?: string;
 	private child?: ChildProcess;
 	private exited?: Promise<void>;
+	/** Its stdin failed (EPIPE): it exited, or will not read again. */
+	private inputClosed = false;
+	/** We are ending it: an exit from now on is ours, not the server's. */
+	private ending = false;
 	/** All of the child's output read (its pipes closed): what it said last is not lost. */
 	private drained?: Promise<void>;
 	private readonly reader: LineReader;
@@ -96,11 +106,14 @@ export class StdioTransport implements Transport {
 		this.drained = new Promise((resolve) => child.once("close", () => resolve()));
 		child.stdout?.on("data", (chunk: Buffer) => this.reader.read(chunk));
 		child.stderr?.on("data", (chunk: Buffer) => this.options.onStderr?.(chunk));
-		child.stdin?.on("error", (error) => this.onerror?.(error));
+		child.stdin?.on("error", (error) => {
+			this.inputClosed = true;
+			this.onerror?.(error);
+		});
 		child.once("exit", (code, signal) => {
-			if (this.closing) return;
+			if (this.ending) return; // we ended it (stdin's end, a signal)
 			this.exit = code !== null ? `exit code ${code}` : `signal ${signal}`;
-			this.closing = this.endTree().finally(() => this.onclose?.());
+			this.closing ??= this.endTree().finally(() => this.onclose?.());
 		});
 		return new Promise((resolve, reject) => {
 			child.once("spawn", () => resolve());
@@ -112,16 +125,32 @@ export class StdioTransport implements Transport {
 		});
 	}
 
+	/**
+	 * When the server stopped reading its input and still runs, waits (at most SETTLE_MS) for it to
+	 * exit, so `exit` says how it ended; returns at once otherwise.
+	 */
+	async settle(): Promise<void> {
+		const child = this.child;
+		if (!this.inputClosed || !child || child.exitCode !== null || child.signalCode !== null) return;
+		await within(this.exited ?? Promise.resolve(), SETTLE_MS);
+	}
+
 	send(message: JSONRPCMessage): Promise<void> {
 		const stdin = this.child?.stdin;
 		if (!stdin || stdin.destroyed || this.closing) return Promise.reject(new Error("Not connected"));
 		return new Promise((resolve, reject) => {
-			stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+			stdin.write(`${JSON.stringify(message)}\n`, (error) => {
+				if (error) this.inputClosed = true;
+				return error ? reject(error) : resolve();
+			});
 		});
 	}
 
 	close(): Promise<void> {
-		this.closing ??= this.endTree().finally(() => this.onclose?.());
+		// A server that stopped reading first gets its moment to exit by itself (its exit code is told).
+		this.closing ??= this.settle()
+			.then(() => this.endTree())
+			.finally(() => this.onclose?.());
 		return this.closing;
 	}
 
@@ -137,6 +166,7 @@ export class StdioTransport implements Transport {
 
 	/** stdin end, a short wait, then the whole tree (group and descendants) gets SIGTERM, then SIGKILL. */
 	private async endTree(): Promise<void> {
+		this.ending = true;
 		const child = this.child;
 		const pid = child?.pid;
 		if (!child || !pid) return;

@@ -144,9 +144,14 @@ export async function decidedAnswer(host: ApprovalHost, decided: Decided): Promi
 	return { text: lines.join("\n"), level: changed.length > 0 ? "warning" : "info", approved };
 }
 
+/** The lists printed by this process, by project and code: printed again, a list is named, not repeated. */
+const printedHere = new Set<string>();
+
 /**
  * The launches awaiting approval as printed where Pi cannot ask (the start of `pi -p`, a refused
- * `approve`): every line of each, and the code that approves exactly these.
+ * `approve`): every line of each, and the code that approves exactly these. The same list (the
+ * same code) printed again by this process (`pi -p "/mcp approve"` after its start's notes) is
+ * named by its code instead of repeated.
  */
 export async function pendingNotice(host: ApprovalHost, entries: readonly ServerEntry[]): Promise<string> {
 	const shown = entries.map((entry) => ({ entry, text: host.describeLaunch(entry) }));
@@ -156,6 +161,10 @@ export async function pendingNotice(host: ApprovalHost, entries: readonly Server
 	];
 	try {
 		const code = await new ShownLaunches(host.agentDir, host.approvals.project).record(shown);
+		const key = `${host.approvals.project}\0${code}`;
+		if (printedHere.has(key))
+			return `${entries.map((e) => `"${e.name}"`).join(", ")}: listed above with what each runs; to allow exactly that: /mcp approve ${code}.`;
+		printedHere.add(key);
 		listed.push(
 			`To allow exactly what is shown here: /mcp approve ${code} (it approves nothing that differs from this).`,
 		);

@@ -1,76 +1,47 @@
 // One scrubber for every way text leaves the adapter (the model's results, /mcp, the status line,
 // logs, errors): it knows every secret the adapter holds or passed on, and masks URL query values
-// and passwords. Secrets: values of inherited environment variables whose names look secret,
-// each server's env, header, token and OAuth client values, every value a `${VAR}` expanded to,
-// and what a sign-in handles (codes, verifiers, tokens). Each is masked in every form it takes in
-// text (raw, JSON-escaped, URL-encoded, base64: trust/secret-forms.ts), all in one regex pass.
+// and passwords. Which values are secrets: trust/secret-names.ts. Each is masked in every form it
+// takes in text (raw, JSON-escaped, URL-encoded, base64: trust/secret-forms.ts, text-views.ts) by
+// one matcher that compiles nothing from them (trust/secret-matcher.ts): time linear in the text,
+// whatever the secrets' sizes and number. A text the matcher fails on is withheld, never shown.
 
-import { secretPatterns } from "./secret-forms.ts";
+import { secretForms } from "./secret-forms.ts";
+import { SecretMatcher } from "./secret-matcher.ts";
+import { isSecretValue, MIN_SECRET, URL_IN_TEXT } from "./secret-names.ts";
 
-/** Names of environment variables whose values are treated as secrets. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|BEARER|APIKEY|PAT$/i;
-/** Variables that look secret by name but hold ordinary, widely printed values. */
-const NOT_SECRET = new Set([
-	"PWD",
-	"OLDPWD",
-	"HOME",
-	"USER",
-	"LOGNAME",
-	"PATH",
-	"SHELL",
-	"TMPDIR",
-	"TEMP",
-	"TMP",
-	"LANG",
-	"TERM",
-	"USERPROFILE",
-	"APPDATA",
-	"LOCALAPPDATA",
-	"HOSTNAME",
-	"SSH_AUTH_SOCK",
-	"XAUTHORITY",
-]);
-/** Below this, an ordinary value is not worth masking (it would mangle common words). */
-const MIN_PLAIN = 8;
-const MIN_SECRET = 4;
+export { isSecretHeader, isSecretName, isSecretValue, plainlyNotSecret, urlCredentials } from "./secret-names.ts";
+
+/** Inherited variables are masked from 8 characters: a shell holds many short values under such names. */
+const MIN_INHERITED = 8;
 const MASK = "***";
-
-export function isSecretName(name: string): boolean {
-	return !NOT_SECRET.has(name.toUpperCase()) && SECRET_NAME.test(name);
-}
-
-/** Whether a named value is worth masking: secret-looking names from 4 characters, others from 8. */
-export function worthMasking(name: string | undefined, value: string | undefined): value is string {
-	if (!value || value.length < MIN_SECRET) return false;
-	if (name !== undefined && NOT_SECRET.has(name.toUpperCase())) return false;
-	return name === undefined || isSecretName(name) || value.length >= MIN_PLAIN;
-}
+/** What is shown instead of a text the matcher could not check: no part of the text, no error's words. */
+export const WITHHELD = "[withheld: this text could not be checked for secrets]";
 
 export class Redactor {
 	private readonly secrets = new Set<string>();
-	private pattern: RegExp | undefined;
-	private dirty = false;
+	private readonly matcher = new SecretMatcher(MIN_SECRET);
 
-	/** Starts with the secret-looking variables of the environment Pi runs in (servers inherit them). */
+	/** Starts with the secret variables of the environment Pi runs in (servers inherit them). */
 	constructor(env: Readonly<Record<string, string | undefined>> = {}) {
 		this.addVariables(env);
 	}
 
-	/** Adds the values of an environment's variables whose names look secret (8 characters or more). */
+	/** Adds the values of an environment's variables whose names say they are secrets (8 characters or more). */
 	addVariables(env: Readonly<Record<string, string | undefined>>): void {
+		// The user's own environment: a path in it may be looked up.
+		const where = { home: env.HOME ?? env.USERPROFILE, cwd: env.PWD, mayStat: true };
 		for (const [name, value] of Object.entries(env))
-			if (isSecretName(name) && value && value.length >= MIN_PLAIN) this.add(value);
+			if (isSecretValue(name, value, where) && value.length >= MIN_INHERITED) this.add(value);
 	}
 
 	/** Adds values that must never be shown; shorter than 4 characters is ignored. */
 	add(...values: (string | undefined)[]): void {
 		for (const value of values) {
 			if (!value || value.length < MIN_SECRET || this.secrets.has(value)) continue;
-			this.secrets.add(value);
+			this.remember(value);
 			// "Bearer abc": the token alone is also a secret (servers echo it without the scheme).
-			const token = /^(?:Bearer|Basic|Token)\s+(\S{4,})$/i.exec(value)?.[1];
-			if (token) this.secrets.add(token);
-			this.dirty = true;
+			const token = /^(?:Bearer|Basic|Token|DPoP)\s+(\S{4,})$/i.exec(value)?.[1];
+			if (token) this.remember(token);
 		}
 	}
 
@@ -81,22 +52,29 @@ export class Redactor {
 
 	/** Only the known secrets masked: for a URL the user must open whole (a sign-in page). */
 	scrubSecrets(text: string): string {
-		if (!text) return text;
-		const pattern = this.regex();
-		return pattern ? text.replace(pattern, MASK) : text;
+		if (!text || this.matcher.empty) return text;
+		try {
+			const { starts, ends } = this.matcher.find(text);
+			if (starts.length === 0) return text;
+			const parts: string[] = [];
+			let copied = 0;
+			for (let i = 0; i < starts.length; i++) {
+				parts.push(text.slice(copied, starts[i]), MASK);
+				copied = ends[i];
+			}
+			parts.push(text.slice(copied));
+			return parts.join("");
+		} catch {
+			// Out of memory, or a fault of ours: the text is not known to be clean, so it is not shown.
+			// The error is not either: nothing of it is needed to say what happened.
+			return WITHHELD;
+		}
 	}
 
-	private regex(): RegExp | undefined {
-		if (this.dirty || (!this.pattern && this.secrets.size > 0)) {
-			// Longest first, so a secret that contains another is masked whole.
-			const sorted = [...this.secrets]
-				.flatMap(secretPatterns)
-				.sort((a, b) => b.length - a.length)
-				.map((p) => p.source);
-			this.pattern = sorted.length > 0 ? new RegExp(sorted.join("|"), "g") : undefined;
-			this.dirty = false;
-		}
-		return this.pattern;
+	private remember(value: string): void {
+		if (this.secrets.has(value)) return;
+		this.secrets.add(value);
+		for (const form of secretForms(value)) this.matcher.add(form);
 	}
 }
 
@@ -120,9 +98,6 @@ export function maskUrl(raw: string): string {
 	const auth = url.password ? `${url.username}:${MASK}@` : url.username ? `${MASK}@` : "";
 	return `${url.protocol}//${auth}${url.host}${url.pathname}${query}${url.hash}`;
 }
-
-/** A URL of any scheme (postgres://, redis://, amqp://... carry passwords too). */
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`)\]]+/gi;
 
 /** Masks every URL in a text (query values, passwords). */
 export function maskUrls(text: string): string {

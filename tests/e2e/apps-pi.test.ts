@@ -1,19 +1,20 @@
 // MCP Apps in the real `pi`, on both lines, with a server on the SDK's server package whose tool
 // declares a `ui://` view (tests/fixtures/apps-server.ts). Over rpc (an interactive session) the
-// result opens the view: the browser (BROWSER, a script recording the address) is handed a
-// loopback page serving the view inside a sandbox with the view's declared policy, and the test
-// then speaks for the view through that page's channel, as a browser would
-// (tests/support/app-browser.ts): its tool calls meet the model's approvals and hooks (on Pi 1.5 a
-// permission extension blocks one before it reaches the server), a tool for the app only runs,
-// one for the model only is refused, a read, a message to the conversation and a link go through
-// on the user's yes. When Pi exits the page is told and its servers are gone. In `pi -p` nothing
-// opens and the result says so.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+// result opens the view: the browser (BROWSER, a script recording what it is handed) is handed a
+// private launch file that opens a loopback page serving the view inside a sandbox with the
+// view's declared policy, and the test then speaks for the view through that page's channel, as a
+// browser would (tests/support/app-browser.ts): its tool calls meet the model's approvals and
+// hooks (on Pi 1.5 a permission extension blocks one before it reaches the server; Pi's
+// --exclude-tools and --tools limit them as they limit the model's), a tool for the app only
+// runs, one for the model only is refused, a read, a message to the conversation and a link go
+// through on the user's yes. When Pi exits the page is told and its servers are gone. In `pi -p`
+// nothing opens and the result says so.
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openAppPage } from "../support/app-browser.ts";
+import { launchFromFile, openAppPage, openInitialized, recordingBrowser } from "../support/app-browser.ts";
 import { ROOT, TSX, waitUntil } from "../support/helpers.ts";
-import { lastToolMessage } from "../support/mock-openai.ts";
+import { lastToolMessage, type Step } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { steps, toolResults } from "../support/pi-conversation.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
@@ -30,25 +31,21 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 	const pi15 = host.pi1;
 	let home: PiHome;
 	let reached: string;
-	let opened: string;
+	let browser: ReturnType<typeof recordingBrowser>;
 	let probe: string;
 	let env: Record<string, string>;
 
 	beforeEach(async () => {
 		home = await createPiHome({});
 		reached = join(home.root, "reached.jsonl");
-		opened = join(home.root, "opened.txt");
 		probe = join(home.root, "probe.jsonl");
-		// The user's browser: records the address it is handed.
-		const browser = join(home.root, "browser.sh");
-		writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
-		chmodSync(browser, 0o755);
+		browser = recordingBrowser(home.root);
 		const board = { command: process.execPath, args: [TSX, FIXTURE], env: { REACHED_LOG: reached } };
 		home.writeAgentFile(
 			"mcp.json",
 			JSON.stringify({ mcpServers: { board: { ...board, approveTools: ["refresh_board", "add_note"] } } }),
 		);
-		env = { BROWSER: browser, PROBE_FILE: probe, PROBE_BLOCK: "mcp__board__add_note" };
+		env = { ...browser.env, PROBE_FILE: probe, PROBE_BLOCK: "mcp__board__add_note" };
 	});
 	afterEach(async () => home.dispose());
 
@@ -60,17 +57,12 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			pi.send({ id: "p1", type: "prompt", message: SHOW });
 			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
 			expect(toolResults(pi.events)).toContain(OPENED);
-			await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-			// The browser is handed a one-time address (its command line is visible to every local user):
-			// it leads to the page's address, with its token, once.
-			const [launch] = lines(opened);
-			expect(launch).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}$/);
-			const launched = await fetch(launch, { redirect: "manual" });
-			expect(launched.status).toBe(303);
-			const url = new URL(launched.headers.get("location") ?? "", launch).href;
+			await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
+			// The browser is handed a private launch file (tests/e2e/app-launch-pi.test.ts), which opens the page once.
+			const [launch] = browser.handed();
+			expect(launch).toMatch(/^file:\/\/.*\/open\.html$/);
+			const url = await launchFromFile(launch);
 			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/$/);
-			expect(url).not.toContain(new URL(launch).pathname);
-			expect((await fetch(launch, { redirect: "manual" })).status).toBe(410);
 			const notified = pi.events.find((e) => e.method === "notify" && String(e.message).includes(url));
 			expect(notified?.message).toContain('the app of "board" is open in your browser');
 
@@ -78,10 +70,11 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			expect(page.hostPage.status).toBe(200);
 			expect(page.hostPage.csp).toContain(`frame-src ${page.sandboxOrigin}`);
 			expect(page.sandboxPage.csp).toContain(`frame-ancestors ${new URL(url).origin}`);
-			// The view's own HTML, under the policy it declared and no more.
+			// The view's own HTML, under the policy it declared and no more: its names end in `.example`, no
+			// public suffix (RFC 2606), so not provably public, and are dropped (apps/public-hosts.ts).
 			expect(page.view.body).toContain("<title>Board</title>");
-			expect(page.view.csp).toContain("connect-src https://api.board.example;");
-			expect(page.view.csp).toContain("script-src 'self' 'unsafe-inline' https://cdn.board.example;");
+			expect(page.view.csp).toContain("connect-src 'none';");
+			expect(page.view.csp).toContain("script-src 'self' 'unsafe-inline';");
 			expect(page.view.csp).toContain("default-src 'none'");
 			// No origin of its own but an opaque one: not 127.0.0.1's (cookies ignore ports).
 			expect(page.view.csp).toMatch(/sandbox allow-scripts allow-forms$/);
@@ -97,7 +90,7 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			});
 			expect(init.result?.hostCapabilities).toMatchObject({ serverTools: {}, serverResources: {}, message: {} });
 			expect(init.result?.hostCapabilities).toMatchObject({
-				sandbox: { csp: { connectDomains: ["https://api.board.example"] } },
+				sandbox: { csp: { connectDomains: [], resourceDomains: [] } },
 			});
 			await page.post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
 			const input = await page.next((m) => m.method === "ui/notifications/tool-input");
@@ -167,11 +160,11 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 				BUDGET,
 			);
 			expect(ask.options).toEqual(["Don't open", "Open it in the browser"]);
-			expect(lines(opened)).toHaveLength(1);
+			expect(browser.handed()).toHaveLength(1);
 			pi.send({ type: "extension_ui_response", id: ask.id, value: "Open it in the browser" });
 			expect((await link).result).toEqual({});
-			await waitUntil(() => lines(opened).length > 1, "the browser to be handed the link", BUDGET);
-			expect(lines(opened)[1]).toBe("https://board.example/card%201");
+			await waitUntil(() => browser.handed().length > 1, "the browser to be handed the link", BUDGET);
+			expect(browser.handed()[1]).toBe("https://board.example/card%201");
 
 			// The call, then its view read to open it; add_note and model_only never arrived.
 			expect(calls()).toEqual(["show_board", "read ui://board/view.html", "refresh_board", "read board://notes"]);
@@ -193,15 +186,8 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 			try {
 				pi.send({ id: "p1", type: "prompt", message: SHOW });
 				await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
-				await waitUntil(() => lines(opened).length > 0, "the browser to be handed the page", BUDGET);
-				const launched = await fetch(lines(opened)[0], { redirect: "manual" });
-				const page = await openAppPage(new URL(launched.headers.get("location") ?? "", lines(opened)[0]).href);
-				await page.post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} });
-				await page.request(1, "ui/initialize", {
-					appInfo: { name: "board", version: "1.0.0" },
-					appCapabilities: {},
-					protocolVersion: "2026-01-26",
-				});
+				await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
+				const page = await openInitialized(browser.handed()[0]);
 				const refreshed = await page.request(2, "tools/call", { name: "refresh_board", arguments: {} });
 				expect(refreshed.result?.isError).toBe(true);
 				expect(JSON.stringify(refreshed.result?.content)).toContain("excluded from this session by --exclude-tools");
@@ -217,6 +203,40 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 		240_000,
 	);
 
+	it("rpc: a --tools allowlist keeps a view from the tools it keeps from the model", async () => {
+		// show_board as a direct tool, the one MCP tool the allowlist names; a first run lists the server into the cache.
+		const board = { command: process.execPath, args: [TSX, FIXTURE], env: { REACHED_LOG: reached } };
+		home.writeAgentFile(
+			"mcp.json",
+			JSON.stringify({ mcpServers: { board: { ...board, directTools: ["show_board"] } } }),
+		);
+		const listed = await runPi(home, 'call {"server":"board"}', { host, steps });
+		expect(listed.code, listed.stderr).toBe(0);
+		const direct = pi15 ? "mcp__board__show_board" : "board_show_board";
+		const callDirect: Step[] = [
+			() => ({ toolCall: { name: direct, arguments: { title: "Team" } } }),
+			() => ({ text: "done" }),
+		];
+		const pi = await startPiRpc({ home, host, steps: callDirect, env, extraArgs: ["--tools", `read,${direct}`] });
+		try {
+			pi.send({ id: "p1", type: "prompt", message: "show the board" });
+			await pi.waitFor((e) => e.type === "agent_end", 0, BUDGET);
+			expect(toolResults(pi.events)).toContain(OPENED);
+			await waitUntil(() => browser.handed().length > 0, "the browser to be handed the page", BUDGET);
+			const page = await openInitialized(browser.handed()[0]);
+			// The tool for the app only, and one for both: the model could call neither here.
+			const refreshed = await page.request(2, "tools/call", { name: "refresh_board", arguments: {} });
+			expect(refreshed.result?.isError).toBe(true);
+			expect(JSON.stringify(refreshed.result?.content)).toContain("--tools");
+			const noted = await page.request(3, "tools/call", { name: "add_note", arguments: { text: "from the app" } });
+			expect(noted.result?.isError).toBe(true);
+			expect(calls()).toEqual(["show_board", "read ui://board/view.html"]);
+			page.leave();
+		} finally {
+			await pi.close();
+		}
+	}, 240_000);
+
 	it("-p: nothing opens; the result says in one line what could not be shown", async () => {
 		const run = await runPi(home, SHOW, { host, steps, env });
 		expect(run.code, run.stderr).toBe(0);
@@ -225,7 +245,7 @@ describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
 		expect(said).toContain(
 			"(Its app (ui://board/view.html) was not shown: this session has no interactive UI (pi -p, json mode).)",
 		);
-		expect(lines(opened)).toEqual([]);
+		expect(browser.handed()).toEqual([]);
 		expect(calls()).toEqual(["show_board"]);
 	}, 120_000);
 });

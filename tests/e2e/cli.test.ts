@@ -9,6 +9,7 @@ import { isAlive } from "../../bounds/process-tree.ts";
 import {
 	countedServer,
 	EVERYTHING,
+	everythingStdio,
 	faultStdio,
 	marked,
 	markerServer,
@@ -39,7 +40,7 @@ describe("the shell CLI", () => {
 		expect(missing.err).toContain("nope.json: no such file");
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(join(dir.path, "m")) } }));
 		const status = cli("status");
-		expect(status.out + status.err).toContain("run: pi-mcp-proxy approve proj");
+		expect(status.out + status.err).toContain("awaiting approval: run pi-mcp-proxy approve proj");
 		expect(status.out + status.err).toContain("Find tools with pi-mcp-proxy search <words>");
 		expect(status.out + status.err).not.toContain("mcp({search");
 	});
@@ -81,7 +82,7 @@ describe("the shell CLI", () => {
 	 * Runs the CLI on a server that ignores SIGTERM and stdin's end (and starts a helper that does
 	 * too), presses Ctrl-C once `ready` says so, and checks it exits 130 with none of them left.
 	 */
-	const interrupted = async (args: string[], ready: (marker: string, stdout: string) => boolean) => {
+	const interrupted = async (args: string[], ready: (marker: string, stdout: string, stderr: string) => boolean) => {
 		const marker = randomUUID();
 		writeFileSync(
 			join(agentDir, "mcp.json"),
@@ -90,23 +91,56 @@ describe("the shell CLI", () => {
 		const child = spawn(process.execPath, [BIN, ...args], {
 			cwd,
 			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir },
-			stdio: ["ignore", "pipe", "ignore"],
+			stdio: ["ignore", "pipe", "pipe"],
 		});
 		const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
 		let stdout = "";
+		let stderr = "";
 		child.stdout.on("data", (chunk) => {
 			stdout += chunk;
 		});
-		await waitUntil(() => ready(marker, stdout), "the moment to press Ctrl-C", 45_000);
+		child.stderr.on("data", (chunk) => {
+			stderr += chunk;
+		});
+		await waitUntil(() => ready(marker, stdout, stderr), "the moment to press Ctrl-C", 45_000);
 		child.kill("SIGINT");
 		expect(await closed).toBe(130);
 		await waitUntil(() => marked(marker).length === 0, "the server to be gone", 5000).catch(() => undefined);
 		expect(marked(marker)).toEqual([]);
+		return { stdout, stderr };
 	};
 
-	it("Ctrl-C mid-call exits 130 and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
-		await interrupted(["call", "stubborn_hang"], (marker) => marked(marker).length >= 2);
+	it("Ctrl-C mid-call exits 130, says cancelled (not crashed), and ends a server that ignores SIGTERM and stdin's end, and its helper", async () => {
+		// A silent call says how long it has waited (on stderr), once it passes a few seconds.
+		const { stdout, stderr } = await interrupted(
+			["call", "stubborn_hang"],
+			(marker, _out, err) => marked(marker).length >= 2 && err.includes("stubborn_hang: waiting for the answer, "),
+		);
+		expect(stderr).toMatch(/stubborn_hang: waiting for the answer, \d+ s \(Ctrl-C cancels\)\n/);
+		expect(stderr).toContain("Cancelled.\n");
+		expect(stdout + stderr).not.toMatch(/crashed|failed/);
 	});
+
+	it("a long call shows the server's progress on stderr; the answer alone on stdout", () => {
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+		const run = cli("call", "everything_trigger-long-running-operation", '{"duration":1,"steps":3}');
+		expect(run.code, run.err).toBe(0);
+		expect(run.out).toBe("Long running operation completed. Duration: 1 seconds, Steps: 3.\n");
+		// Each step as the server reports it (the last one may come with the answer, which ends the display).
+		for (const step of ["1/3", "2/3"])
+			expect(run.err).toContain(`everything_trigger-long-running-operation: ${step}\n`);
+	}, 60_000);
+
+	it("exit codes are the README's: a search that matches nothing exits 1, one that does 0, a usage error 2", () => {
+		writeFileSync(join(agentDir, "mcp.json"), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+		const none = cli("search", "zzqqxx");
+		expect(none.out + none.err).toContain('No tools match "zzqqxx"');
+		expect(none.code).toBe(1);
+		expect(cli("search", "add", "numbers").code).toBe(0);
+		expect(cli("search").code).toBe(2);
+		expect(cli("bogus").code).toBe(2);
+		expect(cli("describe", "everything_nope").code).toBe(1);
+	}, 60_000);
 
 	it("Ctrl-C while the CLI closes a server that ignores SIGTERM, after its command: exits 130, leaves no process", async () => {
 		// A cold cache: `list` starts the server to list it, prints, then closes it (1.5 s of SIGTERM ignored).
@@ -130,7 +164,7 @@ describe("the shell CLI", () => {
 		writeFileSync(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
 		const before = cli("call", "proj_echo", '{"message":"hi"}');
 		expect(before.code).toBe(1);
-		expect(before.err).toContain('Server "proj" is awaiting approval: run: pi-mcp-proxy approve proj');
+		expect(before.err).toContain('Server "proj" is awaiting approval: run pi-mcp-proxy approve proj');
 		expect(existsSync(marker)).toBe(false);
 
 		// A shell cannot show a dialog: `approve` prints the launches with a code and approves nothing.

@@ -41,7 +41,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 	it("crash stderr, args, isError results, URL queries and malformed headers: zero hits on every channel", async () => {
 		const secrets = {
 			inherited: "inh-5e1c0a7d93f2", // an API key in Pi's own environment, which servers inherit
-			arg: "argref-8d2b6e41c0", // reaches a path in args through ${VAR}
+			arg: "argref-8d2b6e41c0", // reaches a path in args through ${VAR} (a variable named as a secret)
 			result: "res-3f9a7c2e18", // a server quotes it in an isError result
 			query: "qry-6b0e4d9a21", // in a URL's query
 			header: "hdr-1a7f3c9e55", // a malformed headers value
@@ -51,7 +51,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 			mcpConfig: {
 				mcpServers: {
 					crasher: { command: "sh", args: ["-c", "env >&2; exit 1"], lifecycle: "eager" },
-					argsy: { command: process.execPath, args: ["/nonexistent/${DEPLOY_REF}/server.js"] },
+					argsy: { command: process.execPath, args: ["/nonexistent/${DEPLOY_TOKEN}/server.js"] },
 					leaky: {
 						command: process.execPath,
 						args: [TSX, join(ROOT, "tests/fixtures/leaky-server.ts")],
@@ -64,7 +64,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 		});
 		const env = {
 			MY_SERVICE_API_KEY: secrets.inherited,
-			DEPLOY_REF: secrets.arg,
+			DEPLOY_TOKEN: secrets.arg,
 			LEAKY_TOKEN: secrets.result,
 			QUERY_KEY: secrets.query,
 		};

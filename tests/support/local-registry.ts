@@ -8,6 +8,22 @@ import { createServer, type Server } from "node:http";
 import { dirname, join, normalize } from "node:path";
 import { ensureNode22 } from "../../scripts/node22.ts";
 import { freePort, ROOT, stopChild, waitForPort } from "./helpers.ts";
+import { ensurePackage } from "./npm-package.ts";
+
+/**
+ * Verdaccio, installed on first use (it needs Node 22: as a devDependency its engines warned at
+ * every `npm ci` on Node 20). Its lock was made with `npm install --package-lock-only --omit=dev`
+ * on its package.json as ensurePackage writes it; 2.7.0 stands for verdaccio-audit's `node-fetch@cjs`,
+ * a dist-tag the registry does not have.
+ */
+const VERDACCIO_VERSION = "6.10.4";
+const verdaccio = () =>
+	ensurePackage(
+		"verdaccio",
+		VERDACCIO_VERSION,
+		join(ROOT, "tests", "fixtures", `verdaccio-${VERDACCIO_VERSION}.package-lock.json`),
+		{ "verdaccio-audit": { "node-fetch": "2.7.0" } },
+	);
 
 const run = (command: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): string =>
 	execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -42,7 +58,7 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
 	// Verdaccio 6 needs Node 22.
 	const child: ChildProcess = spawn(
 		ensureNode22(),
-		[join(ROOT, "node_modules", "verdaccio", "bin", "verdaccio"), "--config", config, "--listen", `127.0.0.1:${port}`],
+		[join(verdaccio(), "bin", "verdaccio"), "--config", config, "--listen", `127.0.0.1:${port}`],
 		{ cwd: dir, stdio: "ignore" },
 	);
 	try {

@@ -1,14 +1,24 @@
 // A published package installed once under node_modules/.cache (`npm ci` clears it), as Pi installs
 // a package: its tarball from the registry, its dependencies from a lock kept in the repository
 // (every version pinned, with its integrity), never its dev dependencies, peers (Pi provides them)
-// or scripts. A run that dies half way leaves only a staging folder the next run replaces.
+// or scripts. A run that dies half way leaves only a staging folder the next run replaces. Also
+// how dev tools that need Node 22 come (verdaccio, the MCP conformance suite): not devDependencies,
+// whose engines would warn at every `npm ci` on Node 20.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./helpers.ts";
 
-/** The package's folder (`<cache>/<name>-<version>/package`), installed on first use. */
-export function ensurePackage(name: string, version: string, lock: string): string {
+/**
+ * The package's folder (`<cache>/<name>-<version>/package`), installed on first use. `overrides`:
+ * npm's, as the lock was made with them (a dependency's version the registry cannot resolve).
+ */
+export function ensurePackage(
+	name: string,
+	version: string,
+	lock: string,
+	overrides?: Readonly<Record<string, unknown>>,
+): string {
 	const dir = join(ROOT, "node_modules", ".cache", `${name}-${version}`);
 	const folder = join(dir, "package");
 	if (existsSync(join(folder, "node_modules"))) return folder;
@@ -27,6 +37,7 @@ export function ensurePackage(name: string, version: string, lock: string): stri
 	delete pkg.devDependencies;
 	delete pkg.peerDependencies;
 	delete pkg.scripts;
+	if (overrides) pkg.overrides = overrides;
 	writeFileSync(pkgFile, JSON.stringify(pkg, null, 2));
 	copyFileSync(lock, join(staging, "package", "package-lock.json"));
 	npm(["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], join(staging, "package"));

@@ -3,8 +3,11 @@ import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
-/** Not the package: tests, benchmarks, scripts and data may import and do anything. */
-const OUTSIDE = new Set(["node_modules", "tests", "bench", "scripts", "data", "scratch", "vitest.config.mts"]);
+/**
+ * Not the package: tests, benchmarks, scripts and data may import and do anything; dist/ is the
+ * build of the package's modules and a clone's entry for Pi (one re-export of index.ts).
+ */
+const OUTSIDE = new Set(["node_modules", "tests", "bench", "scripts", "data", "scratch", "dist", "vitest.config.mts"]);
 
 /** Every file of the package whose name `kind` matches, relative to the root, with forward slashes. */
 export function packageFiles(kind: RegExp, dir = ROOT): string[] {

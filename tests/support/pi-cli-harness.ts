@@ -35,6 +35,10 @@ export interface RunOptions {
 	readonly timeoutMs?: number;
 	/** Load the package folder (package.json "pi" field) instead of index.ts. */
 	readonly loadAsPackage?: boolean;
+	/** Load this folder or file instead (an installed copy of the package). */
+	readonly extension?: string;
+	/** Load the extensions Pi's settings list (`pi install`ed packages, Pi 1.x's built-ins), as a user's Pi does: no --no-extensions, no -e. */
+	readonly fromSettings?: boolean;
 	/** Run Pi without this extension (a baseline for benchmarks). */
 	readonly noExtension?: boolean;
 	/** Which Pi runs (default pi 0.73). */
@@ -106,8 +110,10 @@ export function piCommand(
 		host.cli,
 		...modeArgs,
 		...(options.session ? [] : ["--no-session"]),
-		"--no-extensions",
-		...(options.noExtension ? [] : ["-e", options.loadAsPackage ? ROOT : join(ROOT, "index.ts")]),
+		...(options.fromSettings ? [] : ["--no-extensions"]),
+		...(options.noExtension || options.fromSettings
+			? []
+			: ["-e", options.extension ?? (options.loadAsPackage ? ROOT : join(ROOT, "index.ts"))]),
 		...(options.builtins ?? []).flatMap((name) => ["-e", `builtin:${name}`]),
 		"--no-context-files",
 		"--no-skills",

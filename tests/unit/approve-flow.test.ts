@@ -86,13 +86,18 @@ describe("approving what was shown", () => {
 
 	it("a bare approve, or one naming a server, approves nothing where Pi cannot ask: it shows the launch and its code", async () => {
 		writeProject({ proj: safe });
-		for (const words of [[], ["proj"]]) {
-			const answer = await approveCommand(run(), words);
-			expect(answer.approved).toBe(false);
-			expect(answer.text).toContain("Nothing approved yet: with no dialog to ask you in");
-			expect(answer.text).toContain("    runs: node server.js");
-			shownCode(answer.text);
-		}
+		const first = await approveCommand(run(), []);
+		expect(first.approved).toBe(false);
+		expect(first.text).toContain("Nothing approved yet: with no dialog to ask you in");
+		expect(first.text).toContain("    runs: node server.js");
+		const code = shownCode(first.text);
+		// The same list again in this process (`pi -p "/mcp approve"` after its start's notes): named, not repeated.
+		const again = await approveCommand(run(), ["proj"]);
+		expect(again.approved).toBe(false);
+		expect(again.text).not.toContain("runs: node server.js");
+		expect(again.text).toContain(
+			`"proj": listed above with what each runs; to allow exactly that: /mcp approve ${code}.`,
+		);
 		expect(
 			run()
 				.pendingApproval()

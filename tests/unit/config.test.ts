@@ -380,8 +380,9 @@ describe("broken input", () => {
 		const config = load();
 		expect([...config.servers.keys()]).toEqual(["a"]);
 		expect(config.problems).toHaveLength(1);
-		expect(formatProblem(config.problems[0])).toMatch(
-			/^error: .*\.pi\/mcp\.json: invalid JSON at line \d+, column \d+/,
+		// The file, where in it, and what is wrong in words (not jsonc-parser's "CloseBraceExpected").
+		expect(formatProblem(config.problems[0])).toBe(
+			`error: ${join(cwd, ".pi/mcp.json")} line 5, column 1: a closing } is missing`,
 		);
 	});
 
@@ -438,7 +439,17 @@ describe("broken input", () => {
 		const config = load();
 		expect(config.servers.size).toBe(0);
 		expect([...config.unconfigured.keys()]).toEqual(["github", "slack"]);
-		expect(config.unconfigured.get("github")?.reason).toMatch(/mcp\.json: invalid JSON at line 1, column \d+/);
+		expect(config.unconfigured.get("github")?.reason).toMatch(/mcp\.json line 1, column \d+: a closing } is missing$/);
+	});
+
+	it("a missing comma is said in words, at its line and column", () => {
+		write(
+			join(agentDir, "mcp.json"),
+			'{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}\n',
+		);
+		expect(load().problems.map(formatProblem)).toEqual([
+			`error: ${join(agentDir, "mcp.json")} line 4, column 5: a comma is missing`,
+		]);
 	});
 
 	it("a timeout longer than a Node timer can wait is refused with the limit (it would fire at once)", () => {
@@ -467,5 +478,46 @@ describe("broken input", () => {
 		const config = load();
 		expect(config.servers.size).toBe(0);
 		expect(config.problems).toEqual([]);
+	});
+});
+
+describe("which values are secrets (trust/secret-names.ts)", () => {
+	it("a folder in args and env, ${HOME} under API_KEY: none is a secret; tokens by name, by variable, in a URL are", () => {
+		const notes = join(home, "notes");
+		mkdirSync(notes, { recursive: true });
+		write(join(agentDir, "mcp.json"), {
+			mcpServers: {
+				fs: {
+					command: "npx",
+					args: ["server-filesystem", notes, "--token", "${DEPLOY_TOKEN}"],
+					env: {
+						NOTES_DIR: notes,
+						API_KEY: "${HOME}",
+						GITHUB_TOKEN: "ghp-config-literal",
+						DATABASE_URL: "postgres://app:db-pw-123@db/x",
+						LABEL: "${DEPLOY_REF}",
+					},
+				},
+				web: { url: "https://api.example.com/mcp", headers: { "X-Api-Key": "hdr-key-1234", Accept: "text/plain" } },
+			},
+		});
+		const config = load({ HOME: home, DEPLOY_TOKEN: "dtok-5e6f7a8b", DEPLOY_REF: "refs/heads/main" });
+		const fs = server(config, "fs").secrets;
+		expect(fs).toEqual(expect.arrayContaining(["dtok-5e6f7a8b", "ghp-config-literal", "db-pw-123"]));
+		for (const shown of [notes, home, "refs/heads/main", "postgres://app:db-pw-123@db/x"])
+			expect(fs).not.toContain(shown);
+		expect(server(config, "web").secrets).toEqual(["hdr-key-1234"]);
+	});
+
+	it("a project's server: ${HOME} under API_KEY is the home folder, shown; its Authorization header is a secret", () => {
+		write(join(cwd, ".mcp.json"), {
+			mcpServers: {
+				proj: { url: "https://p.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
+				p2: { command: "x", env: { API_KEY: "${HOME}" } },
+			},
+		});
+		const config = load({ HOME: home, TOKEN: "tok-0a1b2c3d" });
+		expect(server(config, "proj").secrets).toEqual(expect.arrayContaining(["Bearer tok-0a1b2c3d"]));
+		expect(server(config, "p2").secrets).toEqual([]);
 	});
 });

@@ -3,16 +3,18 @@
 // later request of the session a two-byte string, and Pi 1.5 builds each request ~4x slower then
 // (JSON.stringify with its body observer: 1.6 ms instead of 0.3-0.5 ms a turn, measured by
 // bench/warm-calls.ts and a CPU profile). Text only people see (dialogs, the TUI, the CLI) may use any.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { PROXY_DESCRIPTION, proxyDescription } from "../../proxy/surface.ts";
 import { ROOT } from "../support/helpers.ts";
+import { packageFiles } from "../support/package-files.ts";
 
 /** Modules whose text only people read. */
 const PEOPLE_ONLY = new Set([
 	"cli.ts",
+	"shell/output.ts",
 	"client/elicitation.ts",
 	"client/user-dialogs.ts",
 	"pi/tool-render.ts",
@@ -21,13 +23,6 @@ const PEOPLE_ONLY = new Set([
 	"pi/manager-menus.ts",
 	"pi/mcp-manager.ts",
 ]);
-/** The package's root and the folders it ships (`files` in package.json): a new subsystem is read too. */
-const SOURCE_FOLDERS = [
-	"",
-	...(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files: string[] }).files
-		.filter((entry) => entry.endsWith("/"))
-		.map((folder) => folder.slice(0, -1)),
-];
 
 // Any UTF-16 code unit above 0xff (surrogates included): what makes a JavaScript string two-byte.
 const beyondLatin1 = /[\u0100-\uffff]/;
@@ -59,11 +54,10 @@ describe("text for the model is one-byte (Latin-1)", () => {
 	});
 
 	it("every string the extension writes, but those only people read", () => {
-		const files = SOURCE_FOLDERS.flatMap((folder) =>
-			readdirSync(join(ROOT, folder))
-				.filter((name) => name.endsWith(".ts") && !name.endsWith(".d.ts"))
-				.map((name) => join(ROOT, folder, name)),
-		).filter((file) => !PEOPLE_ONLY.has(relative(ROOT, file)));
+		// Every module of the package (tests/support/package-files.ts): a new subsystem is read too.
+		const files = packageFiles(/(?<!\.d)\.ts$/)
+			.filter((file) => !PEOPLE_ONLY.has(file))
+			.map((file) => join(ROOT, file));
 		expect(files.length).toBeGreaterThan(50);
 		expect(files.flatMap(wideLiterals)).toEqual([]);
 	});

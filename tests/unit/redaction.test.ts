@@ -4,16 +4,20 @@ import { maskUrl, maskUrls, Redactor, scrubStrings } from "../../trust/redaction
 import { base64Core } from "../../trust/secret-forms.ts";
 
 describe("Redactor", () => {
-	it("masks secret-looking inherited variables, not ordinary ones", () => {
+	it("masks inherited variables named as secrets, not ordinary ones nor a folder under a secret name", () => {
 		const r = new Redactor({
 			OPENAI_API_KEY: "sk-live-abcdef123456",
 			GITHUB_TOKEN: "ghp_0123456789",
 			HOME: "/home/someone",
 			EDITOR: "vim-editor-x",
+			KEYS_KEY: "/home/someone/keys", // a folder, under a secret name
+			SHORT_KEY: "abc123", // inherited: from 8 characters
 		});
-		expect(r.scrub("key sk-live-abcdef123456, token ghp_0123456789, home /home/someone, editor vim-editor-x")).toBe(
-			"key ***, token ***, home /home/someone, editor vim-editor-x",
-		);
+		expect(
+			r.scrub(
+				"key sk-live-abcdef123456, token ghp_0123456789, home /home/someone, editor vim-editor-x, /home/someone/keys abc123",
+			),
+		).toBe("key ***, token ***, home /home/someone, editor vim-editor-x, /home/someone/keys abc123");
 	});
 
 	it("masks a bearer header and the bare token a server echoes; the longest secret first", () => {

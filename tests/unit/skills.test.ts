@@ -161,6 +161,36 @@ describe("an MCP skill is loaded only if every file checks out", () => {
 	});
 });
 
+describe("a tool that ran before its skill's files were fetched (a later hook answered the call)", () => {
+	it("they are fetched after it ran, and the model is asked to run it again; files already on disk add nothing", async () => {
+		const s = await sessionWith("none");
+		try {
+			const forms = join(s.root, "docs-pdf", "references", "FORMS.md");
+			expect(s.skills.reachesFor({ path: s.skillMd }, dir.path)).toBe(true);
+			expect(s.skills.reachesFor({ path: join(dir.path, "notes.md") }, dir.path)).toBe(false);
+			expect(await s.skills.afterToolRan({ path: s.skillMd }, dir.path)).toMatch(
+				/MCP skill docs-pdf was fetched .*run the call again/,
+			);
+			expect(readFileSync(s.skillMd, "utf8")).toContain("Read references/FORMS.md first.");
+			// Fetched before the tool ran, as a call every hook let through is: nothing to add.
+			expect(await s.skills.beforeToolCall({ path: forms }, dir.path)).toBeUndefined();
+			expect(await s.skills.afterToolRan({ command: `cat ${s.skillMd} ${forms}` }, dir.path)).toBeUndefined();
+			expect(s.reads).toEqual(["skill://pdf/SKILL.md", "skill://pdf/references/FORMS.md"]);
+		} finally {
+			await s.close();
+		}
+	});
+
+	it("a file that fails its check: why, instead of the tool's result", async () => {
+		const s = await sessionWith("digest");
+		try {
+			expect(await s.skills.afterToolRan({ path: s.skillMd }, dir.path)).toMatch(/does not match the digest/);
+		} finally {
+			await s.close();
+		}
+	});
+});
+
 describe("a skill's files are read with the approval a read of the resource needs", () => {
 	it("each file asks as read_mcp_resource would; a refusal refuses the tool call and the file is not read", async () => {
 		const asked: string[] = [];

@@ -33,20 +33,13 @@ describe("tokenizing and stemming", () => {
 				.toLowerCase()
 				.split(/[^a-z0-9]+/)
 				.filter((t) => t.length > 0);
-		const texts = [
-			"a1Bc",
-			"aBCd",
-			"ABcDEf",
-			"XMLHttpRequest2Go",
-			"get_HTTP-ok.",
-			"\u212Aelvin",
-			"café ordersAPI",
-			"İstanbul",
-		];
+		const texts = ["a1Bc", "aBCd", "ABcDEf", "XMLHttpRequest2Go", "get_HTTP-ok.", "\u212Aelvin"];
 		for (const text of texts) expect(tokenize(text), text).toEqual(byRegex(text));
 		expect(tokenize("\u212Aelvin")).toEqual(["kelvin"]);
 		expect(analyze("Listing the OpenIssues")).toEqual(analyze("listing the open issues"));
-		expect(analyze("caf\u00e9 OpenIssues")).toEqual(["caf", "open", "issu"]);
+		// A Latin letter's accents are dropped (issue 50): café is the cafe an English query asks for.
+		expect(analyze("caf\u00e9 OpenIssues")).toEqual(["cafe", "open", "issu"]);
+		expect(tokenize("café ordersAPI İstanbul ＡＢＣ")).toEqual(["cafe", "orders", "api", "istanbul", "abc"]);
 	});
 
 	it("reads a description's first 300 characters, whitespace runs as one, to the last whole word", () => {
@@ -250,12 +243,12 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 
 	it("reads an English clitic after an apostrophe as nothing: what's, a user's, you've, don't", () => {
 		expect(tokenize("what's the user's name")).toEqual(["what", "the", "user", "name"]);
-		expect(tokenize("it\u2019s Zo\u00eb's")).toEqual(["it", "zo"]);
+		expect(tokenize("it\u2019s Zo\u00eb's")).toEqual(["it", "zoe"]);
 		expect(analyze("don't delete what you've kept")).toEqual(["delet", "kept"]);
 		// Not a clitic: a quoted letter, a name's part.
 		expect(tokenize("unit 's' for O'Reilly")).toEqual(["unit", "s", "for", "o", "reilly"]);
 		expect(tokenize("it\u00b4s and it\u02bcs")).toEqual(["it", "and", "it"]);
-		// Both readers agree (a word beyond ASCII sends a text to the regex reader, which drops it).
+		// Both readers agree (a character beyond ASCII sends a text to the regex reader, which drops a dash).
 		for (const text of [
 			"you'rE",
 			"WHAT'S",
@@ -267,7 +260,7 @@ describe("what a query's form says (issue 41, fifth round)", () => {
 			"Don'T",
 			"rock'n'roll",
 		])
-			expect(tokenize(`${text} \u00e9`), text).toEqual(tokenize(text));
+			expect(tokenize(`${text} \u2014`), text).toEqual(tokenize(text));
 		// The "s" of a possessive found nothing but junk: every tool with one in its description.
 		const index = new ToolSearchIndex([
 			tool("git", "list_changes", "Lists what changed."),
