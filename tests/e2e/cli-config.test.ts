@@ -45,7 +45,7 @@ describe("servers managed from the shell", () => {
 	const userFile = () => join(agentDir, "mcp.json");
 
 	it.each(PI1_HOSTS)(
-		"add, get, list and remove write $name's files in its format: each reads what the other wrote",
+		"add, get, list and remove write the files of $name's pi mcp, in its format: each reads what the other wrote",
 		(host) => {
 			const added = cli("add", "ours", "--env", "GREETING=hi", "--", process.execPath, EVERYTHING, "stdio");
 			expect(added.code, added.err).toBe(0);

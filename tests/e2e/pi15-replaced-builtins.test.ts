@@ -105,5 +105,5 @@ describe.each(PI1_HOSTS)("$name with its built-in MCP on", (host) => {
 		} finally {
 			await home.dispose();
 		}
-	});
+	}, 180_000);
 });
