@@ -1,7 +1,8 @@
 // Decides when servers run: lazy ones connect on first use and close when idle, eager and
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
-// on every call. Keeps the catalog and the metadata cache in step with every connection.
+// on every call. Keeps the catalog and the metadata cache in step with every connection. Each of
+// these is decided by one part in server-lifecycle/; ServerLifecycle composes them behind `Servers`.
 
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import { within } from "./bounds/waits.ts";
