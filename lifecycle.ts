@@ -1,36 +1,37 @@
 // Decides when servers run: lazy ones connect on first use and close when idle, eager and
 // keep-alive ones connect at startup (in the background, never delaying Pi), keep-alive ones are
 // health-checked and reconnected. A failed connect fails fast for a while instead of respawning
-// on every call. Keeps the catalog and the metadata cache in step with every connection.
+// on every call. Keeps the catalog and the metadata cache in step with every connection. Each of
+// these is decided by one part in server-lifecycle/; ServerLifecycle composes them behind `Servers`.
 
 import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/client";
-import { mapLimit, within } from "./bounds/waits.ts";
-import { ToolCatalog, type ToolFilter } from "./catalog/tool-catalog.ts";
-import { needsApproval, ToolPatterns } from "./catalog/tool-patterns.ts";
-import { visibleToModel } from "./catalog/tool-ui.ts";
+import { within } from "./bounds/waits.ts";
+import type { ToolCatalog } from "./catalog/tool-catalog.ts";
 import type { ApprovalRefusal } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
-import { formatProblem } from "./config.ts";
-import { authStatus, describeError, isAuthError, unknownServerMessage } from "./errors.ts";
 import type { MetadataCache } from "./metadata-cache.ts";
-import { AuthRequiredError, signsInWithBrowser } from "./oauth-handler.ts";
-import type { CallOptions, ConnectProgress, Pool, PooledConnection, ServerConnection } from "./server-manager.ts";
-import type { Challenge } from "./transport/open-connection.ts";
+import { BackgroundStarts } from "./server-lifecycle/background-starts.ts";
+import { Connector } from "./server-lifecycle/connector.ts";
+import { FailureLog } from "./server-lifecycle/failures.ts";
+import { KnownMetadata } from "./server-lifecycle/known-metadata.ts";
+import { type AskApproval, MaskedRequests } from "./server-lifecycle/requests.ts";
+import { ServerRoster } from "./server-lifecycle/roster.ts";
+import { Sweep } from "./server-lifecycle/sweep.ts";
+import type {
+	CallOptions,
+	ConnectProgress,
+	Pool,
+	PooledConnection,
+	ServerConnection,
+	ServerEvent,
+} from "./server-manager.ts";
 import { type ResourceChange, ResourceSubscriptions, type WatchFactory } from "./transport/resource-subscriptions.ts";
-import { approvalMessage, type GateState } from "./trust/project-approval.ts";
-import { type Redactor, scrubStrings } from "./trust/redaction.ts";
-import {
-	exposureOf,
-	type McpConfig,
-	type PromptMetadata,
-	type ServerEntry,
-	type ServerMetadata,
-	type SkillSummary,
-	type ToolMetadata,
-} from "./types.ts";
+import type { GateState } from "./trust/project-approval.ts";
+import type { Redactor } from "./trust/redaction.ts";
+import type { McpConfig, ServerEntry, ToolMetadata } from "./types.ts";
 
-/** A lazy server started to fill the cache stays up this long for the call that usually follows. */
-const FILL_KEEP_MS = 60_000;
+export type { Failure } from "./server-lifecycle/failures.ts";
+
 /** How long closing a server (or every server, at shutdown) waits for it to take its subscriptions back. */
 const UNSUBSCRIBE_WAIT_MS = 2000;
 
@@ -45,18 +46,6 @@ export type ServerState =
 	| "not-connected"
 	| "awaiting-approval"
 	| "denied";
-
-export interface Failure {
-	readonly message: string;
-	readonly at: number;
-	/** The server wants credentials (401/403, or a missing/expired token). */
-	readonly needsAuth?: boolean;
-	/**
-	 * A start ahead of a call failed (pi/prestart.ts) and no caller has been told yet: the call
-	 * that follows gets this error as if its own connect had failed, not the back-off's note.
-	 */
-	readonly untold?: unknown;
-}
 
 export interface LifecycleOptions<C extends PooledConnection = ServerConnection> {
 	readonly config: McpConfig;
@@ -97,12 +86,7 @@ export interface LifecycleOptions<C extends PooledConnection = ServerConnection>
 	 */
 	readonly watchResources?: WatchFactory<C>;
 	/** Asks the user about a tool 2.36's `approveTools` names (client/tool-approval.ts); without it, such tools are refused. */
-	readonly askApproval?: (
-		entry: ServerEntry,
-		tool: ToolMetadata,
-		args: Record<string, unknown>,
-		signal?: AbortSignal,
-	) => Promise<ApprovalRefusal | undefined>;
+	readonly askApproval?: AskApproval;
 }
 
 /**
@@ -139,49 +123,114 @@ export interface Servers {
 	readResource(server: string, uri: string, options?: CallOptions): Promise<ReadResourceResult>;
 }
 
+/**
+ * One session's servers, composed of the parts in server-lifecycle/, each deciding one thing: which
+ * servers the config names and may run (`ServerRoster`), why one failed and how long it fails fast
+ * (`FailureLog`), what is known of each (`KnownMetadata`: the catalog and the cache), what a request
+ * goes through to reach one (`Connector`), the requests, masked (`MaskedRequests`), the starts made in
+ * the background (`BackgroundStarts`) and the periodic idle close and health check (`Sweep`). Here:
+ * their wiring, a server's state from all of them, and the changes that touch several (a new config,
+ * the gate, start and shutdown).
+ */
 export class ServerLifecycle<C extends PooledConnection = ServerConnection> implements Servers {
-	/** Replaced (never edited) when the session takes a new config: see `reconfigure`. */
-	config: McpConfig;
 	readonly manager: Pool<C>;
-	readonly catalog: ToolCatalog;
-	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
-	startup: Promise<void> = Promise.resolve();
 	/** The resources this session read, followed at their servers (a started session's only: a CLI run reads once). */
 	readonly subscriptions: ResourceSubscriptions<C>;
-	private readonly cache?: MetadataCache;
-	private readonly failures = new Map<string, Failure>();
-	private readonly now: () => number;
 	private readonly options: LifecycleOptions<C>;
-	private timer?: ReturnType<typeof setInterval>;
-	private ticking = false;
+	private readonly roster: ServerRoster;
+	private readonly failures: FailureLog;
+	private readonly known: KnownMetadata;
+	private readonly connector: Connector<C>;
+	private readonly requests: MaskedRequests<C>;
+	private readonly starts: BackgroundStarts<C>;
+	private readonly sweep: Sweep<C>;
 	private started = false;
-	/** When a startup connect last finished (succeeded or failed): shutdown waits while they keep coming. */
-	private lastFill = 0;
 	private stopped = false;
 	private readonly unsubscribe: () => void;
 
 	constructor(options: LifecycleOptions<C>) {
 		this.options = options;
-		this.config = options.config;
 		this.manager = options.manager;
-		this.cache = options.cache;
-		this.now = options.now ?? Date.now;
-		this.catalog = new ToolCatalog(options.config.settings.toolPrefix, [...options.config.servers.keys()]);
-		for (const entry of this.config.servers.values()) if (this.allowed(entry)) this.loadCached(entry);
+		const now = options.now ?? Date.now;
+		const { onChange } = options;
+		const stopped = () => this.stopped;
+		this.roster = new ServerRoster(options.config, options.gate);
+		this.failures = new FailureLog({ now, backoffMs: options.backoffMs, onChange });
+		this.known = new KnownMetadata({
+			toolPrefix: options.config.settings.toolPrefix,
+			order: [...options.config.servers.keys()],
+			cache: options.cache,
+			redactor: () => this.redactor,
+			onChange,
+			onCatalogChanged: () => this.catalogChanged(),
+		});
+		const known = (name: string) => this.catalog.has(name);
+		const pool = this.manager;
+		const { roster, failures } = this;
+		this.connector = new Connector({ roster, pool, failures, known, stopped, parallelism: options.parallelism });
+		const close = (name: string) => this.closeServer(name);
 		this.subscriptions = new ResourceSubscriptions({
 			watch: options.watchResources ?? (async () => undefined),
 			onChanged: (change) => this.options.onResourceChanged?.(change),
 		});
-		this.unsubscribe = this.manager.subscribe((server, event) => {
-			// A connection made anew (a crash, a reconnect) follows again what the session read there.
-			if (event === "closed") this.subscriptions.closed(server);
-			const connected = event === "connected" ? this.manager.get(server) : undefined;
-			if (connected && this.started && !this.stopped) this.subscriptions.connected(connected);
-			// A new connection, or tools changed under a live one (list_changed, a session re-initialized).
-			const connection = event === "changed" || event === "connected" ? this.manager.get(server) : undefined;
-			if (connection) void this.record(connection);
-			else this.options.onChange?.();
+		this.requests = new MaskedRequests({
+			pool,
+			catalog: this.catalog,
+			config: () => this.config,
+			askApproval: options.askApproval,
+			onRequest: options.onRequest,
+			// Followed from now on, where the server offers it: a started session's reads only (a CLI run reads once).
+			onRead: (connection, uri) => this.live() && this.subscriptions.read(connection, uri),
 		});
+		this.starts = new BackgroundStarts({
+			pool,
+			now,
+			known,
+			allowed: (entry) => roster.allowed(entry),
+			connect: (name) => this.ensureConnected(name),
+			close,
+			stopped,
+			parallelism: options.parallelism,
+			fillKeepMs: options.fillKeepMs,
+			fillStallMs: options.fillStallMs,
+			fillCapMs: options.fillCapMs,
+		});
+		const retryNow = (name: string) => {
+			failures.clear(name);
+			return this.ensureConnected(name);
+		};
+		this.sweep = new Sweep({ pool, config: () => this.config, now, close, retryNow });
+		for (const entry of this.config.servers.values()) if (roster.allowed(entry)) this.known.loadCached(entry);
+		this.unsubscribe = this.manager.subscribe((server, event) => this.heard(server, event));
+	}
+
+	/** Replaced (never edited) when the session takes a new config: see `reconfigure`. */
+	get config(): McpConfig {
+		return this.roster.config;
+	}
+
+	get catalog(): ToolCatalog {
+		return this.known.catalog;
+	}
+
+	/** Settles when the startup connects (eager, keep-alive, cache fill) are done. */
+	get startup(): Promise<void> {
+		return this.starts.startup;
+	}
+
+	/** Why the last write of the metadata cache failed, while it keeps failing (shown by /mcp). */
+	get cacheTrouble(): string | undefined {
+		return this.known.cacheTrouble;
+	}
+
+	/** What was cut to keep the metadata cache within its size this session (shown by /mcp and the CLI). */
+	get cacheNotice(): string | undefined {
+		return this.known.cacheNotice;
+	}
+
+	/** The scrubber every text a server sent passes before anyone sees it. */
+	get redactor(): Redactor {
+		return this.manager.redactor;
 	}
 
 	/**
@@ -190,25 +239,9 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 	 */
 	start(): void {
 		this.started = true;
-		this.startup = this.bringUp([...this.config.servers.values()]);
-		const tickMs = this.options.tickMs ?? 30_000;
-		this.timer = setInterval(() => void this.tick(), tickMs);
-		this.timer.unref?.(); // never keeps Pi (or the CLI) alive
+		void this.starts.add([...this.config.servers.values()]);
+		this.sweep.start(this.options.tickMs ?? 30_000);
 		this.catalogChanged();
-	}
-
-	/** Why the last write of the metadata cache failed, while it keeps failing (shown by /mcp). */
-	cacheTrouble?: string;
-
-	/** What was cut to keep the metadata cache within its size this session (shown by /mcp and the CLI). */
-	get cacheNotice(): string | undefined {
-		return this.cache?.notice;
-	}
-
-	/** Tells the session (its search index) that the catalog changed; a one-shot CLI run is not told. */
-	private catalogChanged(): void {
-		if (!this.started || this.stopped) return;
-		this.options.onCatalogChanged?.();
 	}
 
 	/**
@@ -220,20 +253,17 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 		for (const name of names) {
 			const entry = this.config.servers.get(name);
 			if (!entry) continue;
-			if (this.allowed(entry)) {
-				this.loadCached(entry);
+			if (this.roster.allowed(entry)) {
+				this.known.loadCached(entry);
 				admitted.push(entry);
 			} else {
-				this.catalog.delete(name);
-				this.catalogChanged();
+				this.known.forget(name);
 				await this.closeServer(name);
 			}
 		}
 		this.options.onChange?.();
 		if (!this.started) return; // a one-shot CLI run: nothing starts in the background
-		const work = this.bringUp(admitted);
-		this.startup = Promise.all([this.startup, work]).then(() => undefined);
-		await work;
+		await this.starts.add(admitted);
 	}
 
 	/**
@@ -248,117 +278,40 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 			a !== undefined && b !== undefined && stableStringify(a) === stableStringify(b);
 		const gone = [...before.servers.keys()].filter((n) => !same(before.servers.get(n), next.servers.get(n)));
 		const added = [...next.servers.values()].filter((e) => !same(before.servers.get(e.name), e));
-		this.config = next;
+		this.roster.config = next;
 		this.catalog.reorder([...next.servers.keys()]);
 		for (const name of gone) {
 			this.catalog.delete(name);
-			this.failures.delete(name);
+			this.failures.clear(name);
 		}
-		for (const entry of added) if (this.allowed(entry)) this.loadCached(entry);
+		for (const entry of added) if (this.roster.allowed(entry)) this.known.loadCached(entry);
 		this.catalogChanged();
 		await Promise.all(gone.map((name) => this.closeServer(name)));
 		this.options.onChange?.();
 		if (!this.started) return;
-		this.startup = Promise.all([this.startup, this.bringUp(added)]).then(() => undefined);
-	}
-
-	/** Eager and keep-alive servers connect; servers with no cached tools connect once to fill the cache (lazy ones close after a while unused). */
-	private bringUp(entries: readonly ServerEntry[]): Promise<void> {
-		const wanted = entries.filter((e) => this.allowed(e) && (e.lifecycle !== "lazy" || !this.catalog.has(e.name)));
-		return mapLimit(wanted, this.options.parallelism ?? 10, async (entry) => {
-			if (this.stopped) return;
-			try {
-				const connection = await this.ensureConnected(entry.name);
-				// A lazy server filled the cache: kept a little while, since the session that needed its
-				// tools usually calls one next (a first `pi -p` started it twice); closed if unused.
-				if (entry.lifecycle === "lazy") this.closeIfUnused(connection, this.options.fillKeepMs ?? FILL_KEEP_MS);
-			} catch {
-				// recorded as a failure; shown by status
-			} finally {
-				this.lastFill = this.now();
-			}
-		}).then(() => undefined);
-	}
-
-	/** Closes the connection after `ms` unless it was used meanwhile (then the idle sweep decides). */
-	private closeIfUnused(connection: C, ms: number): void {
-		const usedAt = connection.lastUsedAt;
-		const timer = setTimeout(() => {
-			if (this.stopped || this.manager.get(connection.name) !== connection) return;
-			if (connection.lastUsedAt === usedAt && connection.inFlight === 0) void this.closeServer(connection.name);
-		}, ms);
-		timer.unref?.(); // never keeps Pi alive; shutdown closes everything anyway
-	}
-
-	/** Closes a server on purpose (idle, denied, removed from the config): what the session followed there ends first. */
-	private async closeServer(name: string): Promise<void> {
-		await within(this.subscriptions.forget(name), UNSUBSCRIBE_WAIT_MS);
-		await this.manager.close(name);
-	}
-
-	private allowed(entry: ServerEntry): boolean {
-		return (this.options.gate?.(entry) ?? "allowed") === "allowed";
-	}
-
-	private loadCached(entry: ServerEntry): void {
-		const cached = this.cache?.lookup(entry);
-		if (cached) this.catalogSet(entry, cached);
-	}
-
-	/** When the first cached listing in use expires (a start-up snapshot of them holds until then). */
-	cacheExpiry(): number {
-		let first = Number.POSITIVE_INFINITY;
-		for (const entry of this.config.servers.values()) {
-			const at = this.allowed(entry) ? this.cache?.expiresAt(entry) : undefined;
-			if (at !== undefined && at < first) first = at;
-		}
-		return first;
-	}
-
-	/** A server's instructions (from its last connection, or the cache), if it sent any. */
-	instructions(name: string): string | undefined {
-		return this.catalog.metadata(name)?.instructions;
-	}
-
-	/** A server's prompts (from its last connection, or the cache). */
-	prompts(name: string): readonly PromptMetadata[] {
-		return this.catalog.metadata(name)?.prompts ?? [];
-	}
-
-	/** The skills a server lists (from its last connection, or the cache). */
-	skills(name: string): readonly SkillSummary[] {
-		return this.catalog.metadata(name)?.skills ?? [];
+		void this.starts.add(added);
 	}
 
 	/**
-	 * Puts a server's metadata in the catalog, without the tools its exposure hides (Pi 1.5's "hidden"),
-	 * its `includeTools`/`excludeTools` leave out (2.36's), or the server meant for its app only (MCP Apps).
+	 * Stops timers, lets the connects that fill the cache go on (those still queued too), bounded: a
+	 * short `pi -p` run still leaves a cache behind, and a server that does not answer in time is
+	 * cancelled, not waited for. Then closes every connection and flushes the cache.
 	 */
-	private catalogSet(entry: ServerEntry, metadata: ServerMetadata): void {
-		const tools = metadata.tools.filter((t) => exposureOf(entry.exposure, t.name) !== "hidden" && visibleToModel(t));
-		const { includeTools, excludeTools } = entry;
-		const prefix = this.config.settings.toolPrefix;
-		const filter: ToolFilter | undefined =
-			includeTools?.length || excludeTools?.length
-				? (all) => new ToolPatterns(entry.name, prefix, all).kept(all, includeTools, excludeTools)
-				: undefined;
-		const described = entry.description ? { description: entry.description } : {};
-		this.catalog.set(entry.name, { ...metadata, tools, ...described }, entry.exposeResources, filter);
-		this.catalogChanged();
-	}
-
-	/** Every server the config names: the usable ones, then those that need configuration. */
-	serverNames(): string[] {
-		return [
-			...this.config.servers.keys(),
-			...[...this.config.unconfigured.keys()].filter((n) => !this.config.servers.has(n)),
-		];
+	async shutdown(): Promise<void> {
+		this.sweep.stop();
+		await this.starts.landed();
+		this.stopped = true; // what is still queued does not start
+		// Unsubscribed while the servers still run (an HTTP server keeps a session's subscriptions), briefly.
+		await within(this.subscriptions.forgetAll(), UNSUBSCRIBE_WAIT_MS);
+		await this.manager.closeAll();
+		this.unsubscribe();
+		// At exit there is no one left to tell: a failed last write costs the next start a listing, nothing else.
+		await this.options.cache?.flush().catch(() => undefined);
 	}
 
 	state(name: string): ServerState {
-		if (this.unconfigured(name)) return "needs-config";
-		const entry = this.config.servers.get(name);
-		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
+		if (this.roster.unconfigured(name)) return "needs-config";
+		const gate = this.roster.gateOf(name);
 		if (gate !== "allowed") return gate === "pending" ? "awaiting-approval" : "denied";
 		if (this.manager.get(name)) return "connected";
 		const connecting = this.manager.progress(name);
@@ -368,270 +321,9 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 		return this.catalog.has(name) ? "idle" : "not-connected";
 	}
 
-	failure(name: string): Failure | undefined {
-		return this.failures.get(name);
-	}
-
 	/** A connect under way: since when, and the package install it waits for (for progress the user and the model see). */
 	starting(name: string): ConnectProgress | undefined {
 		return this.manager.progress(name);
-	}
-
-	/**
-	 * The servers among `names` whose tools an answer would wait for: not known yet, and able to run
-	 * now (not blocked, not failing fast after a failure). A connect under way is one of them.
-	 */
-	unlisted(names: readonly string[] = this.serverNames()): string[] {
-		const backoffMs = this.options.backoffMs ?? 60_000;
-		return names.filter((name) => {
-			if (this.catalog.has(name) || this.blocked(name) || !this.config.servers.has(name)) return false;
-			const failure = this.failures.get(name);
-			return !failure || this.now() - failure.at >= backoffMs || this.manager.connecting(name);
-		});
-	}
-
-	/** Whether a failed connect of this server still fails fast (a start now would only say so). */
-	backingOff(name: string): boolean {
-		const failure = this.failures.get(name);
-		return failure !== undefined && this.now() - failure.at < (this.options.backoffMs ?? 60_000);
-	}
-
-	/** A failed server, as every call to it answers: `Server "x" not available (failed 12s ago): <why>` (the README's words). */
-	unavailable(name: string): string | undefined {
-		const failure = this.failures.get(name);
-		if (!failure) return undefined;
-		const ago = Math.round((this.now() - failure.at) / 1000);
-		return `Server "${name}" not available (failed ${ago}s ago): ${failure.message}`;
-	}
-
-	/** Why a server may not run now (needs configuration, awaiting approval, denied), or undefined when it may. */
-	blocked(name: string): string | undefined {
-		const unconfigured = this.unconfigured(name);
-		if (unconfigured) {
-			const { reason, source } = unconfigured;
-			// A file that does not parse names itself in the reason already.
-			const where = reason.includes(source.path) ? "" : ` (in ${source.path})`;
-			return `Server "${name}" needs configuration: ${reason}${where}`;
-		}
-		const entry = this.config.servers.get(name);
-		const gate = entry ? (this.options.gate?.(entry) ?? "allowed") : "allowed";
-		return gate === "allowed" ? undefined : approvalMessage(name, gate);
-	}
-
-	/**
-	 * Connects a configured server (or reuses its connection) and records its metadata; `signal`
-	 * stops this caller's wait. `ahead`: a start before any call (pi/prestart.ts), whose failure is
-	 * told to the call that follows.
-	 */
-	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<C> {
-		return this.connectFor(name, signal, ahead ? "ahead" : "listed");
-	}
-
-	/**
-	 * As `ensureConnected` for a call to a tool the catalog knows: resolves once the server is
-	 * initialized, so the call goes out while the server's listing goes on (recorded when it lands;
-	 * a listing that fails then is the server's failure, as any connect's). Whether it was listed
-	 * by then: `manager.get(name)`.
-	 */
-	async ensureCallable(name: string, signal?: AbortSignal): Promise<void> {
-		await this.connectFor(name, signal, "opened");
-	}
-
-	listed(name: string): boolean {
-		return this.manager.get(name) !== undefined;
-	}
-
-	async listingLanded(name: string): Promise<boolean> {
-		const listing = this.manager.listing(name);
-		return listing
-			? listing.then(
-					() => true,
-					() => false,
-				)
-			: this.listed(name);
-	}
-
-	private async connectFor(
-		name: string,
-		signal: AbortSignal | undefined,
-		wait: "listed" | "ahead" | "opened",
-	): Promise<C> {
-		const ahead = wait === "ahead";
-		const blocked = this.blocked(name);
-		if (blocked) throw new Error(blocked);
-		const entry = this.entry(name);
-		const existing = this.manager.get(name);
-		if (existing) return existing;
-		const failure = this.failures.get(name);
-		if (failure && this.backingOff(name)) {
-			if (failure.untold !== undefined && !ahead) {
-				this.failures.set(name, { ...failure, untold: undefined });
-				throw failure.untold;
-			}
-			throw new Error(this.unavailable(name));
-		}
-		try {
-			if (wait === "opened") return await this.opened(entry, signal);
-			const connection = await this.manager.connect(entry, signal);
-			this.failures.delete(name); // its metadata was recorded by the "connected" event
-			return connection;
-		} catch (raw) {
-			if (signal?.aborted) throw raw; // this caller gave up; the connect itself goes on
-			throw this.failed(name, raw, ahead);
-		}
-	}
-
-	/** The server initialized; its listing's outcome is recorded when it lands. */
-	private async opened(entry: ServerEntry, signal: AbortSignal | undefined): Promise<C> {
-		const connection = await this.manager.opened(entry, signal);
-		const listing = this.manager.listing(entry.name);
-		if (!listing) this.failures.delete(entry.name); // listed already
-		listing?.then(
-			() => this.failures.delete(entry.name),
-			(raw) => {
-				// Closed on purpose (shutdown, a reconfigure) is no failure of the server's.
-				if (!this.stopped && this.config.servers.get(entry.name) === entry) this.failed(entry.name, raw);
-			},
-		);
-		return connection;
-	}
-
-	/**
-	 * Records why a server is not available now and returns the error to show. A refusal of
-	 * credentials becomes "needs sign-in" (OAuth servers) or "needs authentication" (a static token),
-	 * with the scope the server asked for when it wants more access.
-	 */
-	failed(name: string, raw: unknown, ahead = false): unknown {
-		const entry = this.config.servers.get(name);
-		const error =
-			isAuthError(raw) && !(raw instanceof AuthRequiredError) && entry
-				? new AuthRequiredError(
-						name,
-						authDetail(raw, this.manager.challenge(name)),
-						signsInWithBrowser(entry) ? "sign-in" : "token",
-					)
-				: raw;
-		this.failures.set(name, {
-			message: describeError(error),
-			at: this.now(),
-			needsAuth: error instanceof AuthRequiredError,
-			...(ahead ? { untold: error } : {}),
-		});
-		this.options.onChange?.();
-		return error;
-	}
-
-	/**
-	 * Closes and connects again, refreshing metadata and cache; clears a failure backoff. A connect
-	 * already under way (the first run's cache fill, a call's) is joined, not cancelled: it is as
-	 * fresh as a new one would be.
-	 */
-	async reconnect(name: string, signal?: AbortSignal): Promise<C> {
-		const blocked = this.blocked(name);
-		if (blocked) throw new Error(blocked);
-		this.entry(name);
-		this.failures.delete(name);
-		if (!this.manager.connecting(name)) await this.manager.close(name);
-		return this.ensureConnected(name, signal);
-	}
-
-	/**
-	 * Makes sure every named server (default: all) has metadata, connecting those that lack it.
-	 * With `waitMs`, waits at most that long (the connects go on in the background), and `signal`
-	 * ends the wait; returns the servers still starting. Without either, waits for the connects
-	 * themselves, which end: each within its install budget and connect deadline.
-	 */
-	async ensureMetadata(
-		names: readonly string[] = this.serverNames(),
-		waitMs?: number,
-		signal?: AbortSignal,
-	): Promise<string[]> {
-		const missing = names.filter((n) => !this.catalog.has(n) && !this.blocked(n));
-		const work = mapLimit(missing, this.options.parallelism ?? 10, (name) =>
-			// A failed connect is recorded per server (state, backoff); the caller asks for what is missing.
-			this.ensureConnected(name).catch(() => undefined),
-		);
-		await within(work, waitMs, signal);
-		return missing.filter((n) => !this.catalog.has(n) && !this.failures.has(n));
-	}
-
-	/** Waits at most `ms` for the startup work (eager connects, cache fill) to finish. */
-	async settled(ms: number): Promise<void> {
-		await within(this.startup, ms);
-	}
-
-	// Requests to a server: the proxy, the prompt commands and the CLI make them here, never on the
-	// manager itself, so every request passes the one owner of the servers' states. Every answer
-	// and progress message leaves here with the known secrets masked, in every string: what the
-	// model, content for the user only, Pi's `details` and session file, codemode scripts, the
-	// output guard's files and the CLI get is cut from it. URLs in answers are data, left whole.
-
-	/**
-	 * Whether a tool (or resource tool) may run now: asks the user when its server's `approveTools`
-	 * names it; a refusal otherwise. Every route to a tool asks here, through proxy/calls.ts.
-	 */
-	async approveCall(
-		tool: ToolMetadata,
-		args: Record<string, unknown>,
-		signal?: AbortSignal,
-	): Promise<ApprovalRefusal | undefined> {
-		const entry = this.config.servers.get(tool.server);
-		if (!entry || !needsApproval(entry, this.config.settings, tool, this.catalog.forServer(tool.server)))
-			return undefined;
-		const ask = this.options.askApproval;
-		if (ask) return ask(entry, tool, args, signal);
-		return {
-			error: "approval_required",
-			message: `${tool.name} on "${tool.server}" needs the user's approval ("approveTools"), and no one can be asked here.`,
-		};
-	}
-
-	async callTool(...[server, tool, args, options = {}]: Parameters<Pool["callTool"]>) {
-		this.options.onRequest?.(server);
-		const heard = options.onProgress;
-		const onProgress: typeof heard = heard && ((p) => heard(p.message ? { ...p, message: this.mask(p.message) } : p));
-		return this.masked(await this.manager.callTool(server, tool, args, { ...options, onProgress }));
-	}
-
-	async readResource(...[server, uri, options]: Parameters<Pool["readResource"]>) {
-		this.options.onRequest?.(server);
-		const listed = this.listedUri(server, uri);
-		const result = this.masked(await this.manager.readResource(server, listed, options));
-		// Followed from now on, where the server offers it: a started session's reads only (a CLI run reads once).
-		const connection = this.manager.get(server);
-		if (connection && this.started && !this.stopped) this.subscriptions.read(connection, listed);
-		return result;
-	}
-
-	/**
-	 * The URI the server listed for one the catalog holds: the catalog keeps URIs with known secrets
-	 * masked (it is on disk and shown to the model), and a read of such a URI must send the server
-	 * its own, token and all. Any other URI is sent as given.
-	 */
-	private listedUri(server: string, uri: string): string {
-		const listed = this.manager.get(server)?.resources ?? [];
-		if (listed.some((r) => r.uri === uri)) return uri;
-		return listed.find((r) => this.mask(r.uri) === uri)?.uri ?? uri;
-	}
-
-	async getPrompt(...args: Parameters<Pool["getPrompt"]>) {
-		this.options.onRequest?.(args[0]);
-		return this.masked(await this.manager.getPrompt(...args));
-	}
-
-	async complete(...args: Parameters<Pool["complete"]>) {
-		return this.masked(await this.manager.complete(...args));
-	}
-
-	private readonly mask = (text: string) => this.redactor.scrubSecrets(text);
-
-	private masked<T>(answer: T): T {
-		return scrubStrings(answer, this.mask);
-	}
-
-	/** The scrubber every text a server sent passes before anyone sees it. */
-	get redactor(): Redactor {
-		return this.manager.redactor;
 	}
 
 	/** Whether the server's connection goes through the shared broker. */
@@ -639,149 +331,63 @@ export class ServerLifecycle<C extends PooledConnection = ServerConnection> impl
 		return this.manager.get(name)?.shared === true;
 	}
 
-	/** Puts a connection's current metadata into the catalog (at once) and the cache (written async). */
-	async record(connection: PooledConnection): Promise<void> {
-		// What a server says about itself reaches the model and the cache: no secret in it.
-		const scrub = (text: string) => this.redactor.scrub(text);
-		const scrubOptional = (text: string | undefined) => (text === undefined ? undefined : scrub(text));
-		const described: ServerMetadata = {
-			tools: connection.tools.map((t) => ({ ...t, description: scrub(t.description), title: scrubOptional(t.title) })),
-			resources: connection.resources,
-			templates: connection.templates,
-			prompts: connection.prompts.map((p) => ({ ...p, description: scrubOptional(p.description) })),
-			skills: connection.skills.map((s) => ({ ...s, description: scrub(s.description) })),
-			instructions: scrubOptional(connection.instructions),
-		};
-		// A server may echo a secret anywhere (a schema's default, a resource URI, an argument's
-		// text): every string is cleared of the secrets known, before the cache keeps it.
-		const metadata = this.masked(described);
-		this.catalogSet(connection.entry, metadata);
-		this.options.onChange?.();
-		try {
-			await this.cache?.store(connection.entry, metadata);
-			this.cacheTrouble = undefined;
-		} catch (error) {
-			// Not fatal (the catalog has the tools), but the next start would start the server again: /mcp says why.
-			this.cacheTrouble = describeError(error);
-		}
+	// What each part answers, as the rest of the tree asks it (documented on the part).
+	readonly serverNames = () => this.roster.serverNames();
+	readonly knows = (name: string) => this.roster.knows(name);
+	readonly unknownServer = (name: string) => this.roster.unknownServer(name);
+	readonly blocked = (name: string) => this.roster.blocked(name);
+	readonly failure = (name: string) => this.failures.get(name);
+	readonly backingOff = (name: string) => this.failures.backingOff(name);
+	readonly unavailable = (name: string) => this.failures.unavailable(name);
+	readonly cacheExpiry = () =>
+		this.known.cacheExpiry([...this.config.servers.values()].filter((e) => this.roster.allowed(e)));
+	readonly instructions = (name: string) => this.known.instructions(name);
+	readonly prompts = (name: string) => this.known.prompts(name);
+	readonly skills = (name: string) => this.known.skills(name);
+	readonly ensureConnected = (name: string, signal?: AbortSignal, ahead = false) =>
+		this.connector.ensureConnected(name, signal, ahead);
+	readonly ensureCallable = (name: string, signal?: AbortSignal) => this.connector.ensureCallable(name, signal);
+	readonly listed = (name: string) => this.connector.listed(name);
+	readonly listingLanded = (name: string) => this.connector.listingLanded(name);
+	readonly reconnect = (name: string, signal?: AbortSignal) => this.connector.reconnect(name, signal);
+	readonly failed = (name: string, raw: unknown, ahead = false) => this.connector.failed(name, raw, ahead);
+	readonly unlisted = (names?: readonly string[]) => this.connector.unlisted(names);
+	readonly ensureMetadata = (names?: readonly string[], waitMs?: number, signal?: AbortSignal) =>
+		this.connector.ensureMetadata(names, waitMs, signal);
+	readonly approveCall: Servers["approveCall"] = (...args) => this.requests.approveCall(...args);
+	readonly callTool: Servers["callTool"] = (...args) => this.requests.callTool(...args);
+	readonly readResource: Servers["readResource"] = (...args) => this.requests.readResource(...args);
+	readonly getPrompt = (...args: Parameters<Pool["getPrompt"]>) => this.requests.getPrompt(...args);
+	readonly complete = (...args: Parameters<Pool["complete"]>) => this.requests.complete(...args);
+	/** One sweep now (the timer runs one every `tickMs`): idle servers close, keep-alive ones are checked. */
+	readonly tick = () => this.sweep.tick();
+	/** Waits at most `ms` for the startup work (eager connects, cache fill) to finish. */
+	readonly settled = (ms: number) => this.starts.settled(ms);
+
+	/** A started session not yet shutting down: what it reads is followed, its index told of catalog changes. */
+	private live(): boolean {
+		return this.started && !this.stopped;
 	}
 
-	/** Minutes of idleness after which a server is closed; undefined = never. */
-	idleMinutes(entry: ServerEntry): number | undefined {
-		if (entry.lifecycle === "keep-alive") return undefined;
-		const minutes = entry.idleTimeout ?? (entry.lifecycle === "lazy" ? this.config.settings.idleTimeout : undefined);
-		return minutes && minutes > 0 ? minutes : undefined;
+	/** Tells the session (its search index) that the catalog changed; a one-shot CLI run is not told. */
+	private catalogChanged(): void {
+		if (this.live()) this.options.onCatalogChanged?.();
 	}
 
-	/** One sweep: close idle servers, health-check keep-alive ones. Runs every tick. */
-	async tick(): Promise<void> {
-		if (this.ticking || this.stopped) return;
-		this.ticking = true;
-		try {
-			const work: Promise<unknown>[] = [];
-			for (const entry of this.config.servers.values()) {
-				const connection = this.manager.get(entry.name);
-				const idle = this.idleMinutes(entry);
-				if (
-					connection &&
-					idle !== undefined &&
-					connection.inFlight === 0 &&
-					this.now() - connection.lastUsedAt >= idle * 60_000
-				) {
-					work.push(this.closeServer(entry.name));
-				} else if (entry.lifecycle === "keep-alive") {
-					work.push(this.checkHealth(entry));
-				}
-			}
-			await Promise.allSettled(work);
-		} finally {
-			this.ticking = false;
-		}
+	/** What the pool tells of a server: its catalog entry and the resources followed there kept in step. */
+	private heard(server: string, event: ServerEvent): void {
+		// A connection made anew (a crash, a reconnect) follows again what the session read there.
+		if (event === "closed") this.subscriptions.closed(server);
+		const connection = event === "changed" || event === "connected" ? this.manager.get(server) : undefined;
+		if (connection && event === "connected" && this.live()) this.subscriptions.connected(connection);
+		// A new connection, or tools changed under a live one (list_changed, a session re-initialized).
+		if (connection) void this.known.record(connection);
+		else this.options.onChange?.();
 	}
 
-	private async checkHealth(entry: ServerEntry): Promise<void> {
-		const connection = this.manager.get(entry.name);
-		if (connection) {
-			try {
-				await connection.client.ping({ timeout: 10_000 });
-				// list_changed can be lost over HTTP: a remote server's tool list is re-read on each check.
-				if (connection.transportKind !== "stdio") await this.manager.refresh(entry.name);
-				return;
-			} catch {
-				await this.manager.close(entry.name);
-			}
-		}
-		this.failures.delete(entry.name); // keep-alive retries on every check
-		// Recorded as the server's failure (shown by /mcp); the next tick tries again.
-		await this.ensureConnected(entry.name).catch(() => undefined);
+	/** Closes a server on purpose (idle, denied, removed from the config): what the session followed there ends first. */
+	private async closeServer(name: string): Promise<void> {
+		await within(this.subscriptions.forget(name), UNSUBSCRIBE_WAIT_MS);
+		await this.manager.close(name);
 	}
-
-	/**
-	 * Stops timers, lets the connects that fill the cache go on (those still queued too), bounded: a
-	 * short `pi -p` run still leaves a cache behind, and a server that does not answer in time is
-	 * cancelled, not waited for. Then closes every connection and flushes the cache.
-	 */
-	async shutdown(): Promise<void> {
-		if (this.timer) clearInterval(this.timer);
-		this.ticking = true; // no idle sweep or health check from here on
-		await this.fillsFinished();
-		this.stopped = true; // what is still queued does not start
-		// Unsubscribed while the servers still run (an HTTP server keeps a session's subscriptions), briefly.
-		await within(this.subscriptions.forgetAll(), UNSUBSCRIBE_WAIT_MS);
-		await this.manager.closeAll();
-		this.unsubscribe();
-		// At exit there is no one left to tell: a failed last write costs the next start a listing, nothing else.
-		await this.cache?.flush().catch(() => undefined);
-	}
-
-	/** Waits for the startup connects while they make progress: until done, stalled, or at the cap. */
-	private async fillsFinished(): Promise<void> {
-		const stallMs = this.options.fillStallMs ?? 3000;
-		const cap = this.now() + (this.options.fillCapMs ?? 15_000);
-		let done = false;
-		void this.startup.finally(() => (done = true));
-		this.lastFill = Math.max(this.lastFill, this.now());
-		while (!done && this.now() < cap) {
-			const wait = Math.min(this.lastFill + stallMs, cap) - this.now();
-			if (wait <= 0) return; // no connect finished for stallMs: the rest are not answering
-			await within(this.startup, wait);
-		}
-	}
-
-	private entry(name: string): ServerEntry {
-		const entry = this.config.servers.get(name);
-		if (!entry) throw new Error(this.unknownServer(name));
-		return entry;
-	}
-
-	private unconfigured(name: string) {
-		return this.config.servers.has(name) ? undefined : this.config.unconfigured.get(name);
-	}
-
-	/** Whether the config names this server at all (usable or not). */
-	knows(name: string): boolean {
-		return this.config.servers.has(name) || this.config.unconfigured.has(name);
-	}
-
-	/** "Unknown server" with the configured names and, when the config is broken, what is wrong with it. */
-	unknownServer(name: string): string {
-		const off = this.config.disabled?.get(name);
-		if (off)
-			return `Server "${name}" is turned off ("enabled": false in ${off}). Ask the user if it should be turned on; servers that can be used: ${this.serverNames().join(", ") || "none"}.`;
-		const errors = this.config.problems.filter((p) => p.severity === "error");
-		const hint =
-			errors.length > 0
-				? ` The MCP config has problems, which may be why: ${errors.slice(0, 3).map(formatProblem).join(" | ")}`
-				: "";
-		return unknownServerMessage(name, this.serverNames()) + hint;
-	}
-}
-
-/** "the server answered HTTP 401": the status only, never the response body (it may echo a token). */
-function authDetail(error: unknown, challenge: Challenge | undefined): string {
-	if (challenge?.status === 403 && challenge.error === "insufficient_scope") {
-		return `it asks for more access${challenge.scope ? `: scope "${challenge.scope}"` : ""}`;
-	}
-	const code = authStatus(error);
-	return code ? `the server answered HTTP ${code}` : "the server refused the credentials";
 }

@@ -1,26 +1,26 @@
 // One shared server in the broker (broker.ts) and the sessions using it: a JSON-RPC relay, not a
-// second MCP implementation. The server's `initialize` is spoken once, with the first session's
-// capabilities, and later sessions get the same answer; each session's request ids and progress
-// tokens become the broker's own (every session's SDK starts at id 0), so answers, progress and
-// cancels reach only their own session; the server's own requests (elicitation, sampling, roots)
-// go to the session with the latest call in flight (stdio cannot say which call caused one);
-// notifications go to every session, but a resource's update only to the sessions subscribed to it
-// (the server holds one set of subscriptions for all: broker/shared-subscriptions.ts); `ping` is
-// answered here. A session leaving cancels its calls
-// at the server; the last one leaving starts the linger; the server's exit fails every request in
+// second MCP implementation. The server's `initialize` is spoken once (broker/server-handshake.ts),
+// with the first session's capabilities, and later sessions get the same answer; each session's
+// request ids and progress tokens become the broker's own (every session's SDK starts at id 0), so
+// answers, progress and cancels reach only their own session; the server's own requests
+// (elicitation, sampling, roots) go to the session with the latest call in flight (stdio cannot say
+// which call caused one); notifications go to every session, but a resource's update only to the
+// sessions subscribed to it (the server holds one set of subscriptions for all:
+// broker/shared-subscriptions.ts); `ping` is answered here. A session leaving cancels its calls at
+// the server; the last one leaving starts the linger; the server's exit fails every request in
 // flight with the reason and ends every session's connection.
 
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
-import { deserializeMessage, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import { ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { CONNECTION_CLOSED_CODE } from "../errors.ts";
-import { StdioTransport } from "../transport/stdio.ts";
+import type { StdioTransport } from "../transport/stdio.ts";
 import { TailBuffer } from "../transport/tail-buffer.ts";
+import { handshake, spawnShared } from "./server-handshake.ts";
 import { SharedSubscriptions } from "./shared-subscriptions.ts";
 import type { OpenParams, SocketTransport } from "./wire.ts";
 
 /** A server stays at most this long after its last session left. */
 const MAX_LINGER_MS = 10 * 60_000;
-const INIT_ID = "pi-broker-initialize";
 
 export type Id = string | number;
 export type Message = JSONRPCMessage & {
@@ -54,7 +54,7 @@ export class SharedServer {
 	readonly sessions = new Set<Session>();
 	readonly since = Date.now();
 	private transport?: StdioTransport;
-	private initialized?: Promise<Message>;
+	private initialized?: Promise<unknown>;
 	private readonly stderr = new TailBuffer(4096);
 	private nextId = 1;
 	/** Requests in flight, by the id the server sees. */
@@ -137,58 +137,18 @@ export class SharedServer {
 		);
 	}
 
-	private async start(params: Record<string, unknown>): Promise<Message> {
-		const { launch, maxMessageBytes, connectTimeoutMs } = this.params;
-		const transport = new StdioTransport({
-			command: launch.command,
-			args: launch.args,
-			env: launch.env,
-			cwd: launch.cwd,
-			maxMessageBytes,
-			parse: deserializeMessage,
-			onStderr: (chunk) => this.stderr.push(chunk),
-		});
+	private async start(params: Record<string, unknown>): Promise<unknown> {
+		const transport = spawnShared(this.params, (chunk) => this.stderr.push(chunk));
 		this.transport = transport;
-		let answer: (message: Message) => void = () => undefined;
-		const answered = new Promise<Message>((resolve) => (answer = resolve));
-		transport.onmessage = (message) => {
-			const m = message as Message;
-			if (m.id === INIT_ID && m.method === undefined) answer(m);
-			else this.fromServer(m);
-		};
-		const ended = new Promise<never>((_, reject) => {
-			transport.onclose = () => {
-				reject(new Error(this.exitReason("exited during its handshake")));
-				this.ended();
-			};
-		});
-		ended.catch(() => undefined); // raced below; after the handshake a late exit is handled by `ended()`
-		let timer: ReturnType<typeof setTimeout> | undefined;
-		const timeout = new Promise<never>((_, reject) => {
-			timer = setTimeout(
-				() =>
-					reject(
-						new Error(
-							`Server "${this.params.name}" did not answer initialize within ${Math.round(connectTimeoutMs / 1000)} s`,
-						),
-					),
-				connectTimeoutMs,
-			);
-		});
-		timeout.catch(() => undefined); // raced below; firing after the handshake means nothing
 		try {
-			await transport.start();
-			await transport.send({ jsonrpc: "2.0", id: INIT_ID, method: "initialize", params } as JSONRPCMessage);
-			const reply = await Promise.race([answered, ended, timeout]);
-			if (reply.error)
-				throw new Error(`Server "${this.params.name}" refused initialize: ${JSON.stringify(reply.error)}`);
-			await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage);
-			return reply.result as Message;
+			return await handshake(transport, this.params, params, {
+				onMessage: (message) => this.fromServer(message as Message),
+				onExit: () => this.ended(),
+				exitReason: () => this.exitReason("exited during its handshake"),
+			});
 		} catch (error) {
 			void this.close();
 			throw error;
-		} finally {
-			clearTimeout(timer);
 		}
 	}
 

@@ -31,7 +31,11 @@ export const LAYERS: readonly LayerRow[] = [
 		why: "one session, built from everything below; its MCP Apps' pages",
 	},
 	{ layer: 9, units: ["proxy/", "skills/"], why: "the `mcp` tool's modes; servers' skills as Pi skills" },
-	{ layer: 8, units: ["lifecycle.ts"], why: "when servers run, over the pool" },
+	{
+		layer: 8,
+		units: ["lifecycle.ts", "server-lifecycle/"],
+		why: "when servers run, over the pool; the parts that decide it",
+	},
 	{ layer: 7, units: ["server-manager.ts"], why: "the pool of connections" },
 	{
 		layer: 6,

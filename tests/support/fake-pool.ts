@@ -5,7 +5,7 @@ import type { CallToolResult, ReadResourceResult } from "@modelcontextprotocol/c
 import { type LifecycleOptions, ServerLifecycle } from "../../lifecycle.ts";
 import type { CallOptions, ConnectProgress, Pool, PooledConnection, StateListener } from "../../server-manager.ts";
 import { Redactor } from "../../trust/redaction.ts";
-import type { ServerEntry, ToolMetadata } from "../../types.ts";
+import type { ResourceMetadata, ServerEntry, ToolMetadata } from "../../types.ts";
 import { configOf } from "./helpers.ts";
 
 /** What one fake server does. */
@@ -20,6 +20,8 @@ export interface FakeServer {
 	progress?: string[];
 	/** A ping fails: the server stopped answering. */
 	deaf?: boolean;
+	/** The resources it lists (none unless told). */
+	resources?: ResourceMetadata[];
 }
 
 export interface FakeConnection extends PooledConnection {
@@ -98,7 +100,7 @@ export class FakePool implements Pool<FakeConnection> {
 			entry,
 			transportKind: "stdio",
 			tools: server.tools.map((tool) => ({ ...tool, server: entry.name })),
-			resources: [],
+			resources: server.resources ?? [],
 			templates: [],
 			prompts: [],
 			skills: [],
