@@ -300,7 +300,7 @@ export async function readResource(
 /**
  * Whether a read of `uri` on a connected server may go out: a resource is a tool to `approveTools`
  * (2.36's `read_<name>`), so the read asks as a call of the tool that reads it does. Every route to
- * a resource asks here (`mcp`, `read_mcp_resource`, a skill's files: pi/skill-events.ts).
+ * a resource asks here (`mcp`, `read_mcp_resource`, a skill's files: pi-session/skill-events.ts).
  */
 export async function approveRead(
 	servers: Pick<Servers, "catalog" | "approveCall">,

@@ -88,7 +88,7 @@ function scrubbed(lifecycle: Pick<Servers, "redactor">, result: ProxyResult): Pr
 }
 
 /**
- * `mcp({tool})` resolved but not run (Pi 1.5 runs it as the Pi tool it is, pi/calls-through-pi.ts);
+ * `mcp({tool})` resolved but not run (Pi 1.5 runs it as the Pi tool it is, pi-tools/calls-through-pi.ts);
  * a failure is scrubbed as runProxy's answers are.
  */
 export function planToolCall(

@@ -1,8 +1,8 @@
 // What an MCP App's view may ask of a Pi session (apps/app-session.ts's `AppHost`), each through
 // the route the model's own request takes. A tool the model may call too: on Pi 1.5 as its Pi tool
 // through `ctx.executeTool` (Pi's `tool_call`/`tool_result` hooks, `--tools`, `approveTools`: the
-// route of `mcp({tool})`, pi/calls-through-pi.ts), on pi 0.73 through the proxy (`approveTools`,
-// the project's approval, and its `--tools` allowlist as it limits the model: pi/tool-selection.ts).
+// route of `mcp({tool})`, pi-tools/calls-through-pi.ts), on pi 0.73 through the proxy (`approveTools`,
+// the project's approval, and its `--tools` allowlist as it limits the model: pi-tools/tool-selection.ts).
 // A tool for the app only has no Pi tool (one would show it to the model): `approveTools` and the
 // project's approval, and Pi's `--tools` and `--exclude-tools` as Pi applies them to MCP tools. A read:
 // `read_mcp_resource` on Pi 1.5, the proxy's read on pi 0.73. A message: shown to the user whole,
@@ -19,15 +19,15 @@ import { askPaged } from "../client/paged-question.ts";
 import { safeDialogs } from "../client/user-dialogs.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { openFileInBrowser, openSystemBrowser } from "../oauth/open-browser.ts";
+import { callThroughPi, type PiRoutes } from "../pi-tools/calls-through-pi.ts";
+import { callsNested } from "../pi-tools/session-calls.ts";
+import { pi15ToolLimit, pi073ToolLimit } from "../pi-tools/tool-selection.ts";
 import { readResource } from "../proxy/calls.ts";
 import { refusal, runProxy } from "../proxy/proxy-tool.ts";
 import { PROXY_TOOL_NAME, type ProxyInput } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
 import { exposureOf, type ToolMetadata } from "../types.ts";
-import { callThroughPi, type PiRoutes } from "./calls-through-pi.ts";
-import { callsNested } from "./session-calls.ts";
-import { pi15ToolLimit, pi073ToolLimit } from "./tool-selection.ts";
 
 const OPEN = "Open it in the browser";
 const DONT_OPEN = "Don't open";

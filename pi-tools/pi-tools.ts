@@ -74,7 +74,7 @@ export interface PiToolRecord {
 	readonly title?: string;
 }
 
-/** What McpPiTools registered, to register again at the next start (pi/start-snapshot.ts). */
+/** What McpPiTools registered, to register again at the next start (start-up/start-snapshot.ts). */
 export interface PiToolsState {
 	readonly tools: readonly PiToolRecord[];
 	readonly byServer: Readonly<Record<string, readonly string[]>>;

@@ -3,6 +3,7 @@
 // registered a name stays for the session; a start-up snapshot registers them again at the next
 // start without the runtime.
 import type { McpRuntime } from "../mcp-runtime.ts";
+import { renderProxyResult } from "../pi-ui/tool-render.ts";
 import {
 	type DirectSelection,
 	type DirectSummary,
@@ -11,7 +12,6 @@ import {
 	summarizeDirect,
 } from "../tool-registrar.ts";
 import type { ToolRef } from "./pi-tools.ts";
-import { renderProxyResult } from "./tool-render.ts";
 
 /** A registered direct tool as a start-up snapshot keeps it: its definition's data and its tool. */
 export interface DirectToolRecord {
@@ -48,7 +48,7 @@ export class DirectPiTools {
 		private readonly call: DirectCall,
 		/** The proxy's own name, which a direct tool never takes. */
 		private readonly proxyName: string,
-		/** Pi 1.5: the tools its exposure makes direct are Pi tools already (pi/pi-tools.ts). */
+		/** Pi 1.5: the tools its exposure makes direct are Pi tools already (pi-tools/pi-tools.ts). */
 		private readonly piToolsRegistered: boolean,
 	) {}
 

@@ -1,6 +1,6 @@
 // Pi's own settings files, as this extension reads them: the user's (<agentDir>/settings.json) and
 // the project's (.pi/settings.json), each with the folder its relative paths start from. Written
-// only for the one change made with the user's yes (pi/replaced-builtins.ts), the way Pi's
+// only for the one change made with the user's yes (pi-session/replaced-builtins.ts), the way Pi's
 // settings manager writes it: under the file's lock (proper-lockfile, as Pi takes it), merged into
 // the file as it is at that moment, two-space JSON.
 import { statSync } from "node:fs";

@@ -1,7 +1,7 @@
 // A Pi session's lifetime. Its runtime (config, approvals, cache, servers) is built at the session
 // start, when Pi 1.5 knows whether the user trusts the project and which servers other extensions
 // registered, and again when those registrations change. A start whose inputs match the last quiet
-// start's snapshot (pi/start-snapshot.ts) registers the same from it and builds the runtime only at
+// start's snapshot (start-up/start-snapshot.ts) registers the same from it and builds the runtime only at
 // the first use (a call, a command) or while the model thinks. Without a valid snapshot, on Pi 1.5,
 // a runtime is built while the extension loads (its registrations are cheap then), and the start
 // takes it if it serves. One AbortSignal per session ends what the session left running; the last
@@ -16,15 +16,11 @@ import { safeDialogs } from "../client/user-dialogs.ts";
 import type { RegisteredServer } from "../config.ts";
 import type { McpRuntime, RuntimeOptions } from "../mcp-runtime.ts";
 import { openSystemBrowser } from "../oauth/open-browser.ts";
+import { serversSection } from "../pi-tools/servers-section.ts";
+import { statusLine } from "../pi-ui/status-line.ts";
 import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
-import { type FileStamp, recordReads } from "../storage/file-guard.ts";
-import { oneLine } from "../trust/safe-text.ts";
-import type { Registrations } from "./registrations.ts";
-import { serversSection } from "./servers-section.ts";
-import { skillListings } from "./skill-events.ts";
-import { statusLine } from "./slash-commands.ts";
-import { askAboutProjectServers, startNotes } from "./start-notes.ts";
+import { askAboutProjectServers, startNotes } from "../start-up/start-notes.ts";
 import {
 	matchesSession,
 	readSnapshot,
@@ -33,7 +29,11 @@ import {
 	type StartState,
 	snapshotKey,
 	writeSnapshot,
-} from "./start-snapshot.ts";
+} from "../start-up/start-snapshot.ts";
+import { type FileStamp, recordReads } from "../storage/file-guard.ts";
+import { oneLine } from "../trust/safe-text.ts";
+import type { Registrations } from "./registrations.ts";
+import { skillListings } from "./skill-events.ts";
 
 /** Something that lives as long as the session's runtime: hooked to each runtime that becomes the session's, ended with the session. */
 export interface SessionService {
@@ -57,7 +57,7 @@ export interface SessionOptions {
 	 * McpRuntime, whose code loads at the first build: a start from the snapshot never needs it).
 	 */
 	readonly createRuntime?: (options: RuntimeOptions) => McpRuntime;
-	/** Hears each server a request of this session's runtimes went to (the learned warm-up, pi/warm-up.ts). */
+	/** Hears each server a request of this session's runtimes went to (the learned warm-up, start-up/warm-up.ts). */
 	readonly onServerUsed?: (server: string) => void;
 	/** Per-session services, in the order they are told. */
 	readonly services?: readonly SessionService[];

@@ -4,7 +4,7 @@
 // this one file, without reading the config and the cache or loading the runtime. On Pi 1.5 with
 // 50 cached servers that work was ~90 ms of every start (46 modules through jiti, the config, the
 // cache, the catalog); the runtime is built at the first use instead (a call, a command), or while
-// the model thinks (pi/warm-up.ts).
+// the model thinks (start-up/warm-up.ts).
 //
 // A snapshot holds only until an input changes: each file the runtime read as it was built (size,
 // modification time and inode; a file that was missing must still be missing), the environment
@@ -17,12 +17,12 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import type { PromptCommandRecord } from "../pi-commands/prompt-commands.ts";
+import type { DirectToolsState } from "../pi-tools/direct-pi-tools.ts";
+import type { PiToolsState } from "../pi-tools/pi-tools.ts";
+import type { ResourceExposure } from "../pi-tools/resource-pi-tools.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { asciiJson, type FileStamp, fileStamp, readTextFile, writeFileAtomic } from "../storage/file-guard.ts";
-import type { DirectToolsState } from "./direct-pi-tools.ts";
-import type { PiToolsState } from "./pi-tools.ts";
-import type { PromptCommandRecord } from "./prompt-commands.ts";
-import type { ResourceExposure } from "./resource-pi-tools.ts";
 
 /** Bumped whenever what a snapshot holds, or how it is read, changes (2: Pi tools keep their output schema; 3: and their titles). */
 export const SNAPSHOT_FORMAT = 3;
@@ -37,7 +37,7 @@ export interface StartState {
 	readonly resources?: ResourceExposure;
 	readonly direct: DirectToolsState;
 	readonly prompts: readonly PromptCommandRecord[];
-	/** The skills the allowed servers listed, for Pi's skill discovery (pi/skill-events.ts). */
+	/** The skills the allowed servers listed, for Pi's skill discovery (pi-session/skill-events.ts). */
 	readonly skills?: readonly ServerSkills[];
 	/** The Pi tools to activate, as Pi 1.5's MCP does (codemode, tool_search), and whether codemode reaches MCP tools. */
 	readonly discovery: { readonly activate: readonly string[]; readonly viaCodemode: boolean };

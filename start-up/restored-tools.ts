@@ -13,7 +13,7 @@
 // runs there.
 
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { mcpNamespace, type Pi15ToolApi } from "./pi-tools.ts";
+import { mcpNamespace, type Pi15ToolApi } from "../pi-tools/pi-tools.ts";
 
 /** How long a first prompt waits for the servers of restored tools (Pi 1.x's built-in waits as long for its direct servers). */
 export const RESTORE_WAIT_MS = 10_000;
@@ -52,7 +52,7 @@ export interface RestoreDeps {
 	readonly pi: Pi15ToolApi;
 	/** The session's runtime, built now if the start came from a snapshot (undefined between sessions). */
 	readonly runtime: () => Promise<McpRuntime | undefined>;
-	/** Registers the tools of the servers listed since (pi/registrations.ts, `listed`). */
+	/** Registers the tools of the servers listed since (pi-session/registrations.ts, `listed`). */
 	readonly listed: (runtime: McpRuntime) => void;
 }
 

@@ -6,6 +6,15 @@
 // may change (SYNCED, below). A start-up snapshot keeps `state()` and registers it with `restore`.
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { McpRuntime } from "../mcp-runtime.ts";
+import { PromptCommands } from "../pi-commands/prompt-commands.ts";
+import type { PiRoutes } from "../pi-tools/calls-through-pi.ts";
+import { DirectPiTools } from "../pi-tools/direct-pi-tools.ts";
+import { isPi15, McpPiTools, type Pi15ToolApi } from "../pi-tools/pi-tools.ts";
+import { ResourcePiTools } from "../pi-tools/resource-pi-tools.ts";
+import { SessionCalls } from "../pi-tools/session-calls.ts";
+import type { ToolSearchApi } from "../pi-tools/tool-ranking.ts";
+import { registerToolSearch } from "../pi-tools/tool-search.ts";
+import { renderProxyCall, renderProxyResult } from "../pi-ui/tool-render.ts";
 import type { ProxyRunOptions } from "../proxy/answer.ts";
 import {
 	normalizeProxyInput,
@@ -14,17 +23,8 @@ import {
 	ProxyParams,
 	proxyDescription,
 } from "../proxy/surface.ts";
+import type { StartState } from "../start-up/start-snapshot.ts";
 import type { DirectSummary } from "../tool-registrar.ts";
-import type { PiRoutes } from "./calls-through-pi.ts";
-import { DirectPiTools } from "./direct-pi-tools.ts";
-import { isPi15, McpPiTools, type Pi15ToolApi } from "./pi-tools.ts";
-import { PromptCommands } from "./prompt-commands.ts";
-import { ResourcePiTools } from "./resource-pi-tools.ts";
-import { SessionCalls } from "./session-calls.ts";
-import type { StartState } from "./start-snapshot.ts";
-import type { ToolSearchApi } from "./tool-ranking.ts";
-import { renderProxyCall, renderProxyResult } from "./tool-render.ts";
-import { registerToolSearch } from "./tool-search.ts";
 
 /**
  * When the session's state changed: `load`, the runtime built while the extension loads (what the
@@ -63,7 +63,7 @@ export interface PiRegistrations {
 	names(): string[];
 }
 
-/** How the registrations reach the session's runtime (pi/session.ts) and answer a command. */
+/** How the registrations reach the session's runtime (pi-session/session.ts) and answer a command. */
 export interface RegistrationDeps {
 	/** The session's runtime, built first if it is not yet (in `ctx`'s session); throws between sessions. */
 	readonly runtime: (ctx?: unknown) => Promise<McpRuntime>;
@@ -72,7 +72,7 @@ export interface RegistrationDeps {
 	/** The runtime if it is built (for drawing a call: never builds one). */
 	readonly current: () => McpRuntime | undefined;
 	readonly say: (ctx: ExtensionCommandContext, text: string, level?: "info" | "warning" | "error") => void;
-	/** MCP Apps: what shows a call's `ui://` view, for a call run in `ctx` (pi/apps.ts). */
+	/** MCP Apps: what shows a call's `ui://` view, for a call run in `ctx` (pi-session/apps.ts). */
 	readonly showApp?: (runtime: McpRuntime, ctx: ExtensionContext) => ProxyRunOptions["showApp"];
 }
 

@@ -3,7 +3,7 @@
 // one server's actions: its tools and their exposure (per tool too), reconnect, approve or deny a
 // project's server, sign in and out, exposure, sharing, disable for the user or the project, enable.
 // Changes are saved as Pi 1.5 saves them (config/server-settings.ts, config/edit.ts) and the
-// config is applied again; the other actions are /mcp's subcommands (pi/command-actions.ts).
+// config is applied again; the other actions are /mcp's subcommands (pi-commands/command-actions.ts).
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { type Dialogs, safeDialogs } from "../client/user-dialogs.ts";
 import {

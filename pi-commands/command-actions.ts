@@ -1,4 +1,4 @@
-// What /mcp and /mcp-auth do (pi/slash-commands.ts registers them): status, tools, reconnect,
+// What /mcp and /mcp-auth do (pi-commands/slash-commands.ts registers them): status, tools, reconnect,
 // approve and deny, enable and disable, sign-in and sign-out. Loaded with a command's first use.
 import { homedir } from "node:os";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";

@@ -1,14 +1,14 @@
 // MCP Apps in a Pi session, as light as the extension's load needs it: the `showApp` each call's
 // run gets, and the end of every app page with the session. The pages and the protocol
-// (apps/) and their routes through Pi (pi/app-host.ts) load with the first result that has a view.
+// (apps/) and their routes through Pi (pi-session/app-host.ts) load with the first result that has a view.
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { AppSessions } from "../apps/app-sessions.ts";
 import { once } from "../bounds/waits.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
+import type { PiRoutes } from "../pi-tools/calls-through-pi.ts";
 import type { AppCall } from "../proxy/answer.ts";
 import { resolveAgentDir } from "../storage/agent-dir.ts";
-import type { PiRoutes } from "./calls-through-pi.ts";
 
 const loadAppSessions = once(() => import("../apps/app-sessions.ts"));
 const loadAppHost = once(() => import("./app-host.ts"));

@@ -7,7 +7,7 @@
 // them (added to the active tools, so they are declared from the next model call on, recorded in
 // the transcript). It declares `reachesTools`, so Pi activates it for deferred servers and our
 // `tool_call` wait connects the servers it may reach. codemode scripts' `searchTools()` is
-// pi/codemode-search.ts.
+// pi-tools/codemode-search.ts.
 
 import { PROXY_TOOL_NAME } from "../proxy/surface.ts";
 import { registerScriptSearch, SCRIPT_SEARCH_TOOL } from "./codemode-search.ts";

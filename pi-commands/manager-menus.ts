@@ -1,4 +1,4 @@
-// The /mcp manager's menus (pi/mcp-manager.ts asks them): the servers with their state and the
+// The /mcp manager's menus (pi-commands/mcp-manager.ts asks them): the servers with their state and the
 // reason one failed, one server's actions, its tools with their exposure, an exposure to choose.
 // Built from the runtime as it is when asked, so a menu shown again shows what a change did.
 import { homedir } from "node:os";

@@ -4,7 +4,7 @@
 // servers that may run offer skills (a project server awaiting approval or denied offers none),
 // and loading one goes through the same gate and connection as its server's tools; each file's
 // read asks what `read_mcp_resource` of its URI would (`approveTools`, proxy/calls.ts `approveRead`).
-// A tool call's fetch waits for every other extension's `tool_call` hook (pi/after-tool-hooks.ts):
+// A tool call's fetch waits for every other extension's `tool_call` hook (pi-tools/after-tool-hooks.ts):
 // a permission hook that blocks the call leaves the server unasked. The file must be on disk when
 // the tool (`read`, `bash`, any tool naming the folder) runs, and wrapping the built-in tools
 // instead would replace other extensions' overrides of them and miss other tools. Should a later
@@ -15,11 +15,11 @@ import { atExit } from "../bounds/exit-cleanup.ts";
 import { once } from "../bounds/waits.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
+import { afterOtherHooks } from "../pi-tools/after-tool-hooks.ts";
 import { loadCallPath } from "../proxy/proxy-tool.lazy.ts";
 import type { McpSkills, SkillServers } from "../skills/mcp-skills.ts";
 import type { ServerSkills } from "../skills/skill-names.ts";
 import { terminalSafe } from "../trust/safe-text.ts";
-import { afterOtherHooks } from "./after-tool-hooks.ts";
 
 export interface SkillWiring {
 	readonly agentDir: string;

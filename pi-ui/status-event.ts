@@ -4,10 +4,11 @@
 // session ends. A listener that throws never disturbs MCP. Our states map to 2.36's six: idle
 // (tools known, not running) is `cached`; starting or installing, needing configuration or
 // approval, and denied are `not-connected`.
+import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { ServerLifecycle, ServerState } from "../lifecycle.ts";
+import type { McpRuntime } from "../mcp-runtime.ts";
 import { oneLine } from "../trust/safe-text.ts";
-import type { SessionService } from "./session.ts";
-import { statusLine } from "./slash-commands.ts";
+import { statusLine } from "./status-line.ts";
 
 export const MCP_STATUS_EVENT = "pi-mcp-adapter/status/v1";
 
@@ -117,11 +118,17 @@ export function emitStatus(pi: StatusEvents, snapshot: McpStatusSnapshot): void 
 	}
 }
 
+/** The reports as a service of the session (pi-session/session.ts `SessionService`): each runtime it takes, and its end. */
+export interface StatusReports {
+	attach(runtime: McpRuntime, ctx: ExtensionContext): void;
+	end(): void;
+}
+
 /**
  * What the user's footer and 2.36's listeners see of a session's servers: the status line and the
  * status event at every change of a runtime's servers, and the empty snapshot when the session ends.
  */
-export function statusReports(pi: StatusEvents, directToolServers: () => readonly string[]): SessionService {
+export function statusReports(pi: StatusEvents, directToolServers: () => readonly string[]): StatusReports {
 	return {
 		attach(runtime, ctx) {
 			const report = () => {

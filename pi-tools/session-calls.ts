@@ -3,7 +3,7 @@
 // caller's folder; progress and waits reported to Pi; the output guard; what the server's questions
 // came to) and hands it to the proxy's call path, loaded at the first request: `mcp` by
 // its mode and name, the others by their tool (no name to resolve). On Pi 1.5 a tool called through
-// `mcp`, and a direct tool, run as the Pi tool they are (pi/calls-through-pi.ts), so Pi's hooks and
+// `mcp`, and a direct tool, run as the Pi tool they are (pi-tools/calls-through-pi.ts), so Pi's hooks and
 // `--tools` see the real name.
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { McpRuntime } from "../mcp-runtime.ts";

@@ -6,9 +6,9 @@
 // same mcp.json until the fix.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { missingDependencies, missingDependenciesLine } from "../bin/dependencies.mjs";
+import { say } from "../pi-commands/command-io.ts";
+import { isPi15 } from "../pi-tools/pi-tools.ts";
 import { PROXY_TOOL_NAME, ProxyParams } from "../proxy/surface.ts";
-import { say } from "./command-io.ts";
-import { isPi15 } from "./pi-tools.ts";
 
 /** True when every dependency is installed; else registers what tells the user, and returns false. */
 export function dependenciesInstalled(pi: ExtensionAPI, missing = missingDependencies()): boolean {

@@ -1,5 +1,5 @@
 // Pi 1.5's tools ranked by this package's search engine (search/engine.ts), for the tool_search
-// that replaces Pi's (pi/tool-search.ts) and for codemode scripts' searchTools() (pi/codemode-search.ts).
+// that replaces Pi's (pi-tools/tool-search.ts) and for codemode scripts' searchTools() (pi-tools/codemode-search.ts).
 // Any Pi tool is ranked, not only MCP ones: what Pi's own search could find stays findable. A tool
 // of an MCP server is searched as the engine searches it through `mcp`: its own name and title, its
 // server (the namespace's alias) and the server's own words (the namespace's description and

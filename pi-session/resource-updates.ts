@@ -23,7 +23,7 @@ export function changeNote(change: ResourceChange, redactor: Redactor): string {
 /** Pi 1.5 adds these to a tool result; replacing `content` without `structuredContent` would drop it. */
 type ResultEvent = ToolResultEvent & { parentToolCallId?: string; structuredContent?: unknown };
 
-/** A session service (pi/session.ts): hooked to each runtime that becomes the session's. */
+/** A session service (pi-session/session.ts): hooked to each runtime that becomes the session's. */
 export class ResourceUpdates {
 	/** Notes waiting for a place in the conversation (a run was under way when they came). */
 	private pending: string[] = [];

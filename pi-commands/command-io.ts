@@ -1,5 +1,5 @@
-// What the /mcp commands share between their registration (pi/slash-commands.ts, loaded with
-// the extension) and their work (pi/command-actions.ts, loaded at first use): how they answer,
+// What the /mcp commands share between their registration (pi-commands/slash-commands.ts, loaded with
+// the extension) and their work (pi-commands/command-actions.ts, loaded at first use): how they answer,
 // their usage line, and what they need of the session.
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { forPerson } from "../errors.ts";
@@ -19,7 +19,7 @@ export interface CommandDeps {
 	readonly direct: () => DirectSummary | undefined;
 	/** A server's skills as Pi knows them (and those not offered), for /mcp status and the server's menu. */
 	readonly skills?: (server: string) => string[];
-	/** Whether the session started from the start-up snapshot (pi/start-snapshot.ts), for /mcp status. */
+	/** Whether the session started from the start-up snapshot (start-up/start-snapshot.ts), for /mcp status. */
 	readonly fromSnapshot?: () => boolean;
 	/** Told after /mcp approve or deny changed which servers may run. */
 	readonly decided?: (runtime: McpRuntime) => void;

@@ -1,8 +1,8 @@
-// The session's side of pi/prestart.ts: which servers exist, which tool names are ours, what a
+// The session's side of start-up/streamed-call.ts: which servers exist, which tool names are ours, what a
 // codemode script reaches (Pi 1.5's `reachesTools`), and the runtime that starts a server.
 import type { McpRuntime } from "../mcp-runtime.ts";
-import { mcpNamespace, type Pi15ToolApi } from "./pi-tools.ts";
-import type { PrestartTarget } from "./prestart.ts";
+import { mcpNamespace, type Pi15ToolApi } from "../pi-tools/pi-tools.ts";
+import type { PrestartTarget } from "./streamed-call.ts";
 
 interface OwnedTools {
 	serverOf(name: string): string | undefined;

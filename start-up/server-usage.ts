@@ -1,5 +1,5 @@
 // What this project's recent sessions called, so that the next session can start those servers
-// while the model thinks over the first prompt (pi/warm-up.ts). Kept in
+// while the model thinks over the first prompt (start-up/warm-up.ts). Kept in
 // <agentDir>/mcp-server-usage.json per project folder: for each server, when a call last reached
 // it, in how many sessions, where it came among the servers its last session called (they start in
 // that order), and how many sessions in a row started it early and never called it. Server names,
