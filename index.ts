@@ -1,12 +1,14 @@
 // The Pi extension: wiring only. `createMcpExtension(options)` builds the parts of a session and
 // hands each of Pi's events to the one that handles it:
-//   pi-session/session.ts        the session's lifetime: its runtime, the start-up snapshot, start and end;
-//                        per-session services (the status line and event) hang off it
-//   pi-session/registrations.ts  what the session registers with Pi: `mcp`, direct tools, Pi 1.5's tools
-//                        and resource tools, prompt commands (their calls: pi-tools/session-calls.ts)
+//   pi-session/session.ts         the session's lifetime: its runtime, the start-up snapshot, start and
+//                                 end; per-session services (pi-ui/: the status line and event) hang off it
+//   pi-session/registrations.ts   what the session registers with Pi: `mcp`, direct tools, Pi 1.5's tools
+//                                 and resource tools, prompt commands (their calls: pi-tools/session-calls.ts)
 //   pi-commands/slash-commands.ts /mcp and /mcp-auth
-//   pi-session/apps.ts, pi-session/resource-updates.ts, pi-session/skill-events.ts, start-up/warm-up.ts: MCP Apps' views, live
-//                        resources told to the model, servers' skills, the learned warm-up
+//   pi-session/apps.ts, resource-updates.ts, skill-events.ts: MCP Apps' views, live resources told to
+//                                 the model, servers' skills
+//   start-up/: servers started ahead of their call (the streamed call, the learned history), the
+//                                 warm-up while the model thinks, restored tools
 // A new Pi event handler goes in the "Pi's events" part below; a service that lives as long as the
 // session's runtime goes in `services`.
 
@@ -104,8 +106,8 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			agentDir,
 			directName: (server, tool) => registrations.direct.nameOf(server, tool),
 		});
-		// While the model thinks (start-up/warm-up.ts): at the first prompt the servers this project's recent
-		// sessions called start, then the runtime's MCP client and the call path load.
+		// The warm-up, while the model thinks (start-up/warm-up.ts): at the first prompt the servers this
+		// project's recent sessions called start ahead (the learned start), then the MCP client and the call path load.
 		const learned = learnedWarmUp(pi, agentDir, () => session.ensure());
 		const stopWarming = whileModelThinks(pi, () => void learned.warm().then(() => session.warmUp()));
 		const session: McpSession = new McpSession({
@@ -153,7 +155,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 		if (isPi15(pi)) pi.on("session_start", (_event, ctx) => offerToSwitchOff(ctx, argv, agentDir));
 		// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
 		pi15.on("mcp_servers_change", (event, ctx) => session.serversChanged(ctx, event.servers));
-		// A server starts as soon as the model's streamed tool call names it (start-up/streamed-call.ts).
+		// A server starts ahead as soon as the model's streamed tool call names it (start-up/streamed-call.ts).
 		prestartOnStreamedCalls(pi, PROXY_TOOL_NAME, () => {
 			const active = session.current();
 			const tools = isPi15(pi) ? (pi as unknown as Pi15ToolApi) : undefined;

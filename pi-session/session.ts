@@ -107,7 +107,7 @@ export class McpSession {
 	private runtime?: McpRuntime;
 	private building?: Promise<McpRuntime>;
 	/** Built while the extension loaded (Pi 1.5, no snapshot), never started: the first start takes it if it serves. */
-	private early?: McpRuntime;
+	private builtAtLoad?: McpRuntime;
 	/** The session's context, for a runtime built after the start (a call, a command, warming up). */
 	private ctx?: ExtensionContext;
 	/** Aborted when the session ends: what it started in the background stops, or drops its result. */
@@ -152,11 +152,11 @@ export class McpSession {
 		}
 		if (!this.snapshot && this.registrations.piTools) {
 			try {
-				this.early = await this.newRuntime({ cwd: process.cwd(), piTrusted: false, onlyServers: this.only });
-				this.registrations.sync(this.early, "load");
+				this.builtAtLoad = await this.newRuntime({ cwd: process.cwd(), piTrusted: false, onlyServers: this.only });
+				this.registrations.sync(this.builtAtLoad, "load");
 			} catch {
 				// A head start only: the session start builds the runtime again and reports what is wrong.
-				this.early = undefined;
+				this.builtAtLoad = undefined;
 			}
 		}
 		this.registrations.ready();
@@ -297,10 +297,10 @@ export class McpSession {
 		// The last runtime ends first: two runtimes would start the same servers and write the same cache.
 		await previous?.shutdown();
 		const options = { cwd: ctx.cwd, piTrusted: projectTrust(ctx), registered, onlyServers: this.only };
-		const early = this.early;
-		this.early = undefined; // never started: nothing to end
-		const active = early?.servesLike({ ...options, env: this.options.env, configEnv: this.configEnv.env })
-			? early
+		const atLoad = this.builtAtLoad;
+		this.builtAtLoad = undefined; // never started: nothing to end
+		const active = atLoad?.servesLike({ ...options, env: this.options.env, configEnv: this.configEnv.env })
+			? atLoad
 			: await this.newRuntime(options);
 		const host = clientHost(ctx);
 		this.runtime = active;

@@ -2,7 +2,7 @@
 // while the model thinks over the first prompt (start-up/warm-up.ts). Kept in
 // <agentDir>/mcp-server-usage.json per project folder: for each server, when a call last reached
 // it, in how many sessions, where it came among the servers its last session called (they start in
-// that order), and how many sessions in a row started it early and never called it. Server names,
+// that order), and how many sessions in a row started it ahead and never called it. Server names,
 // times and counts only: never a tool, an argument or a result.
 import { join } from "node:path";
 import { within } from "../bounds/waits.ts";
@@ -16,11 +16,11 @@ export const USAGE_FILE = "mcp-server-usage.json";
  */
 export const USED_WITHIN_MS = 7 * 24 * 60 * 60 * 1000;
 /**
- * Sessions in a row that started a server early and never called it: at this many it is started
+ * Sessions in a row that started a server ahead and never called it: at this many it is started
  * only by a call again (one such session may be about something else; three say the habit changed).
  */
 export const MAX_MISSES = 3;
-/** Servers started early at most: the cost of a wrong guess stays a few processes. */
+/** Servers started ahead at most: the cost of a wrong guess stays a few processes. */
 export const MAX_WARMED = 4;
 /** Projects and servers per project kept: the file stays a few KB. */
 const MAX_PROJECTS = 50;
@@ -34,7 +34,7 @@ export interface ServerUse {
 	readonly at: number;
 	/** Sessions in which a call reached it. */
 	readonly sessions: number;
-	/** Sessions in a row since then that started it early and never called it. */
+	/** Sessions in a row since then that started it ahead and never called it. */
 	readonly misses: number;
 	/** Its place among the servers its last session called, 0 for the first (absent in files of earlier versions). */
 	readonly order?: number;
@@ -58,7 +58,7 @@ export function parseUsage(raw: unknown): Usage {
 }
 
 /**
- * The servers to start early in this project: called within USED_WITHIN_MS and not passed over
+ * The servers to start ahead in this project: called within USED_WITHIN_MS and not passed over
  * MAX_MISSES sessions in a row since, the most recently called, at most MAX_WARMED; in the order
  * the last session called them (the first call's server starts first).
  */
@@ -88,7 +88,7 @@ export function withUse(usage: Usage, project: string, servers: readonly string[
 	);
 }
 
-/** These servers were started early in a new session: a miss each, until a call reaches them. */
+/** These servers were started ahead in a new session: a miss each, until a call reaches them. */
 export function withMisses(usage: Usage, project: string, servers: readonly string[], now: number): Usage {
 	return changed(usage, project, servers, (use) => (use ? { ...use, misses: use.misses + 1 } : undefined), now);
 }
@@ -126,7 +126,7 @@ function toFile(usage: Usage): object {
 /**
  * One Pi process's record of what its sessions called: read when a session warms up, written in the
  * background (under the file's lock, merged with other sessions' writes) when a session first calls
- * a server and when it starts servers early. A failed write loses only a guess for a later session.
+ * a server and when it starts servers ahead. A failed write loses only a guess for a later session.
  */
 export class ServerUsage {
 	readonly path: string;
@@ -160,7 +160,7 @@ export class ServerUsage {
 		this.write((usage) => withUse(usage, project, [server], this.now(), order));
 	}
 
-	/** These servers were started early this session: each counts as a miss until a call reaches it. */
+	/** These servers were started ahead this session: each counts as a miss until a call reaches it. */
 	warmed(project: string, servers: readonly string[]): void {
 		// A server this session called already was not missed.
 		const missed = servers.filter((s) => !this.counted.has(`${project}\0${s}`));

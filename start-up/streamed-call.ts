@@ -1,5 +1,6 @@
-// A server starts the moment a call to it becomes likely, and no earlier: while the model's tool
-// call still streams, as soon as what has arrived names one server. The `mcp` tool's `tool` (a
+// The streamed call's start ahead (`settings.prestart`): a server starts the moment a call to it
+// becomes likely, and no earlier: while the model's tool call still streams, as soon as what has
+// arrived names one server. The `mcp` tool's `tool` (a
 // prefix only one server's tools share is enough) or `connect`, a direct tool or a Pi 1.5 tool
 // (`mcp__server__tool`), and a tool that reaches others (a codemode script: every server its text
 // names so far, all at once). The call itself then finds its server started or starting; nothing

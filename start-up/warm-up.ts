@@ -1,6 +1,6 @@
-// Two ways a session gets ready while the model thinks, so a first call does not wait:
-// - the learned warm-up: at the session's first prompt the servers this project's recent sessions
-//   called (start-up/server-usage.ts) start in the background; then
+// The warm-up: two ways a session gets ready while the model thinks, so a first call does not wait:
+// - the learned start: at the session's first prompt the servers this project's recent sessions
+//   called (start-up/server-usage.ts) start ahead of their call, in the background; then
 // - the MCP client (the SDK and the connection code, ~100-700 ms) and the call path load.
 // Both while the model thinks: when a turn's model has not answered WARM_AFTER_MS after the turn's
 // request went out (a quick turn, a short `pi -p`, costs nothing). Counted from the request on the
@@ -78,7 +78,7 @@ interface SessionEvents {
 	on(event: "session_shutdown", handler: () => Promise<void>): void;
 }
 
-/** What the learned warm-up asks of the session's runtime. */
+/** What the learned start asks of the session's runtime. */
 export interface WarmTarget {
 	/** Starts a server ahead of any call; false when nothing started (see `McpRuntime.startAhead`). */
 	startAhead(server: string, why: "learned"): boolean;
