@@ -1,37 +1,39 @@
 // The Pi extension: wiring only. `createMcpExtension(options)` builds the parts of a session and
 // hands each of Pi's events to the one that handles it:
-//   pi/session.ts        the session's lifetime: its runtime, the start-up snapshot, start and end;
-//                        per-session services (the status line and event) hang off it
-//   pi/registrations.ts  what the session registers with Pi: `mcp`, direct tools, Pi 1.5's tools
-//                        and resource tools, prompt commands (their calls: pi/session-calls.ts)
-//   pi/slash-commands.ts /mcp and /mcp-auth
-//   pi/apps.ts, pi/resource-updates.ts, pi/skill-events.ts, pi/warm-up.ts: MCP Apps' views, live
-//                        resources told to the model, servers' skills, the learned warm-up
+//   pi-session/session.ts         the session's lifetime: its runtime, the start-up snapshot, start and
+//                                 end; per-session services (pi-ui/: the status line and event) hang off it
+//   pi-session/registrations.ts   what the session registers with Pi: `mcp`, direct tools, Pi 1.5's tools
+//                                 and resource tools, prompt commands (their calls: pi-tools/session-calls.ts)
+//   pi-commands/slash-commands.ts /mcp and /mcp-auth
+//   pi-session/apps.ts, resource-updates.ts, skill-events.ts: MCP Apps' views, live resources told to
+//                                 the model, servers' skills
+//   start-up/: servers started ahead of their call (the streamed call, the learned history), the
+//                                 warm-up while the model thinks, restored tools
 // A new Pi event handler goes in the "Pi's events" part below; a service that lives as long as the
 // session's runtime goes in `services`.
 
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { RegisteredServer } from "./config.ts";
 import type { McpRuntime, RuntimeOptions } from "./mcp-runtime.ts";
-import { findAdapter, standsDownForAdapter } from "./pi/adapter-236.ts";
-import { PiApps } from "./pi/apps.ts";
-import { say } from "./pi/command-io.ts";
-import { dependenciesInstalled } from "./pi/dependency-check.ts";
-import { piSettingsFiles } from "./pi/pi-settings.ts";
-import { isPi15, type Pi15ToolApi, waitForReachedServers } from "./pi/pi-tools.ts";
-import { prestartOnStreamedCalls } from "./pi/prestart.ts";
-import { prestartTarget } from "./pi/prestart-target.ts";
-import { Registrations } from "./pi/registrations.ts";
-import { offerToSwitchOff } from "./pi/replaced-builtins.ts";
-import { ResourceUpdates } from "./pi/resource-updates.ts";
-import { RestoredTools } from "./pi/restored-tools.ts";
-import { SERVERS_SECTION } from "./pi/servers-section.ts";
-import { McpSession } from "./pi/session.ts";
-import { wireSkills } from "./pi/skill-events.ts";
-import { registerCommands } from "./pi/slash-commands.ts";
-import { statusReports } from "./pi/status-event.ts";
-import { learnedWarmUp, whileModelThinks } from "./pi/warm-up.ts";
+import { say } from "./pi-commands/command-io.ts";
+import { registerCommands } from "./pi-commands/slash-commands.ts";
+import { findAdapter, standsDownForAdapter } from "./pi-session/adapter-236.ts";
+import { PiApps } from "./pi-session/apps.ts";
+import { dependenciesInstalled } from "./pi-session/dependency-check.ts";
+import { piSettingsFiles } from "./pi-session/pi-settings.ts";
+import { Registrations } from "./pi-session/registrations.ts";
+import { offerToSwitchOff } from "./pi-session/replaced-builtins.ts";
+import { ResourceUpdates } from "./pi-session/resource-updates.ts";
+import { McpSession } from "./pi-session/session.ts";
+import { wireSkills } from "./pi-session/skill-events.ts";
+import { isPi15, type Pi15ToolApi, waitForReachedServers } from "./pi-tools/pi-tools.ts";
+import { SERVERS_SECTION } from "./pi-tools/servers-section.ts";
+import { statusReports } from "./pi-ui/status-event.ts";
 import { PROXY_TOOL_NAME } from "./proxy/surface.ts";
+import { RestoredTools } from "./start-up/restored-tools.ts";
+import { prestartOnStreamedCalls } from "./start-up/streamed-call.ts";
+import { prestartTarget } from "./start-up/streamed-call-target.ts";
+import { learnedWarmUp, whileModelThinks } from "./start-up/warm-up.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
 
 /** What the extension depends on, given (tests, other hosts) or taken from the process. */
@@ -84,7 +86,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			type: "string",
 		});
 		const agentDir = resolveAgentDir(env);
-		// pi-mcp-adapter loaded too: Pi would stop at its start; this one stands down (pi/adapter-236.ts).
+		// pi-mcp-adapter loaded too: Pi would stop at its start; this one stands down (pi-session/adapter-236.ts).
 		if (standsDownForAdapter(pi, findAdapter(piSettingsFiles(agentDir, process.cwd()), argv, process.cwd()))) return;
 		if (!dependenciesInstalled(pi)) return;
 		const pi15 = pi as unknown as Pi15Api;
@@ -104,8 +106,8 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			agentDir,
 			directName: (server, tool) => registrations.direct.nameOf(server, tool),
 		});
-		// While the model thinks (pi/warm-up.ts): at the first prompt the servers this project's recent
-		// sessions called start, then the runtime's MCP client and the call path load.
+		// The warm-up, while the model thinks (start-up/warm-up.ts): at the first prompt the servers this
+		// project's recent sessions called start ahead (the learned start), then the MCP client and the call path load.
 		const learned = learnedWarmUp(pi, agentDir, () => session.ensure());
 		const stopWarming = whileModelThinks(pi, () => void learned.warm().then(() => session.warmUp()));
 		const session: McpSession = new McpSession({
@@ -153,7 +155,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 		if (isPi15(pi)) pi.on("session_start", (_event, ctx) => offerToSwitchOff(ctx, argv, agentDir));
 		// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
 		pi15.on("mcp_servers_change", (event, ctx) => session.serversChanged(ctx, event.servers));
-		// A server starts as soon as the model's streamed tool call names it (pi/prestart.ts).
+		// A server starts ahead as soon as the model's streamed tool call names it (start-up/streamed-call.ts).
 		prestartOnStreamedCalls(pi, PROXY_TOOL_NAME, () => {
 			const active = session.current();
 			const tools = isPi15(pi) ? (pi as unknown as Pi15ToolApi) : undefined;
@@ -176,7 +178,7 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 			waitForReachedServers(pi as unknown as Pi15ToolApi, session.current(), event, ctx.signal),
 		);
 		// The tools tool_search loaded, restored by Pi on a resume or /reload: those of a server with no
-		// cache yet are waited for at the session's first prompt (pi/restored-tools.ts).
+		// cache yet are waited for at the session's first prompt (start-up/restored-tools.ts).
 		const restored = new RestoredTools({
 			pi: pi as unknown as Pi15ToolApi,
 			runtime: () => session.ensure(),

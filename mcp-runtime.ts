@@ -5,15 +5,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { atExit } from "./bounds/exit-cleanup.ts";
+import { once } from "./bounds/waits.ts";
 import { APPS_EXTENSION } from "./catalog/tool-ui.ts";
 import { ClientFeatures } from "./client/client-features.ts";
+import { loadToolApproval } from "./client/tool-approval.lazy.ts";
 import type { ToolApprovals } from "./client/tool-approval.ts";
 import { stableStringify } from "./config/identity.ts";
 import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
-import { loadNpxResolver, loadSavedToolApprovals, loadSignIn, loadToolApproval } from "./lazy.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
 import type { NpxResolver } from "./npx-resolver.ts";
+import { loadSignIn } from "./oauth/sign-in.lazy.ts";
 import type { SignInOptions } from "./oauth/sign-in.ts";
 import { authHelp, credentialRenewal, signsInWithBrowser, storedSignInNote } from "./oauth-handler.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
@@ -24,8 +26,12 @@ import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { type ResourceChange, watchWithSdk } from "./transport/resource-subscriptions.ts";
 import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
 import { Redactor } from "./trust/redaction.ts";
+import { loadSavedToolApprovals } from "./trust/saved-tool-approvals.lazy.ts";
 import { guardSdkConsole } from "./trust/sdk-console.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
+
+/** `npx pkg` resolution: at the first stdio start. */
+const loadNpxResolver = once(() => import("./npx-resolver.ts"));
 
 export interface RuntimeOptions {
 	readonly cwd: string;

@@ -32,7 +32,7 @@ const FORMER_CACHE_FILE = "mcp-cache.json";
 /**
  * A server that lists what its entry already holds is not written again until the entry is this
  * old: every connect re-lists, and rewriting the shared file each time made parallel sessions
- * queue on its lock and invalidated every session's start-up snapshot (pi/start-snapshot.ts).
+ * queue on its lock and invalidated every session's start-up snapshot (start-up/start-snapshot.ts).
  */
 export const CACHE_REFRESH_MS = 24 * 60 * 60 * 1000;
 /**

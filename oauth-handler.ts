@@ -16,7 +16,7 @@ import { parseJson, readTextFile } from "./storage/file-guard.ts";
 /** Where it was always imported from; it lives in errors.ts so lower layers (oauth/) can raise it. */
 export { AuthRequiredError };
 
-import { loadClientSdk } from "./lazy.ts";
+import { loadClientSdk } from "./oauth/sdk.lazy.ts";
 import { maskUrl } from "./trust/redaction.ts";
 import type { HttpServerEntry, ServerEntry } from "./types.ts";
 

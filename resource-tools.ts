@@ -11,7 +11,7 @@ import type { JsonSchema, ResourceMetadata, ResourceTemplateMetadata, ToolMetada
 
 let UriTemplate: typeof UriTemplateClass | undefined;
 
-/** Makes templates usable (expand, match, variables) with the loaded SDK's class (`lazy.ts` loadSdk). */
+/** Makes templates usable (expand, match, variables) with the loaded SDK's class (transport/mcp-sdk.lazy.ts). */
 export function useUriTemplate(sdk: { readonly UriTemplate: typeof UriTemplateClass }): void {
 	UriTemplate ??= sdk.UriTemplate;
 }

@@ -11,12 +11,14 @@ import type {
 	ReadResourceResult,
 } from "@modelcontextprotocol/client";
 import { untilAborted } from "./bounds/waits.ts";
+import { loadBroker } from "./broker/client.lazy.ts";
 import type { BrokerOptions } from "./broker/client.ts";
 import { afterError, describeError } from "./errors.ts";
-import { loadBroker, loadConnections, loadExtensionTasks, loadSdk, loadTasks } from "./lazy.ts";
 import { type AuthContext, AuthRequiredError } from "./oauth-handler.ts";
 import { resolveAgentDir } from "./storage/agent-dir.ts";
+import { loadSdk } from "./transport/mcp-sdk.lazy.ts";
 import type { InstallProgress } from "./transport/npx-install.ts";
+import { loadConnections } from "./transport/open-connection.lazy.ts";
 import type {
 	Challenge,
 	ClientRequests,
@@ -24,6 +26,7 @@ import type {
 	OpenOptions,
 	ServerConnection,
 } from "./transport/open-connection.ts";
+import { loadExtensionTasks, loadTasks } from "./transport/tool-tasks.lazy.ts";
 import { Redactor } from "./trust/redaction.ts";
 import {
 	DEFAULT_SETTINGS,

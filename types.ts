@@ -148,12 +148,12 @@ export interface McpSettings {
 	readonly shareServers: boolean;
 	/**
 	 * Start a server as soon as the model's tool call names it, while the call still streams
-	 * (pi/prestart.ts); `false`: only when the call runs, after every permission hook let it through.
+	 * (start-up/streamed-call.ts); `false`: only when the call runs, after every permission hook let it through.
 	 */
 	readonly prestart: boolean;
 	/**
 	 * At a session's first prompt, start the servers this project's recent sessions called
-	 * (pi/warm-up.ts, pi/server-usage.ts); `false`, or `prestart: false`: nothing is learned or
+	 * (start-up/warm-up.ts, start-up/server-usage.ts); `false`, or `prestart: false`: nothing is learned or
 	 * started that way.
 	 */
 	readonly warmUp: boolean;

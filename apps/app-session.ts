@@ -12,8 +12,8 @@ import {
 	type ReadResourceResult,
 } from "@modelcontextprotocol/client";
 import type { AppBridge } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { once } from "../bounds/waits.ts";
 import { CLIENT_INFO } from "../client-info.ts";
-import { loadAppBridge } from "../lazy.ts";
 import type { ServerLifecycle } from "../lifecycle.ts";
 import type { AppCall } from "../proxy/answer.ts";
 import type { ToolMetadata } from "../types.ts";
@@ -22,6 +22,9 @@ import { appliedCsp, publicCsp } from "./csp.ts";
 import { type AppPage, type PageOptions, startAppPage } from "./page-server.ts";
 import type { ResolveHost } from "./public-hosts.ts";
 import { readView } from "./view-resource.ts";
+
+/** The Apps SDK's host side (AppBridge): at the first view opened. */
+const loadAppBridge = once(async () => (await import("@modelcontextprotocol/ext-apps/app-bridge")).AppBridge);
 
 /** What an app's view may ask of the session, each through the route a model's request takes. */
 export interface AppHost {

@@ -110,7 +110,7 @@ async function remote(manager: McpServerManager): Promise<{ early: Phases[]; lis
 
 export async function main(): Promise<void> {
 	const manager = new McpServerManager({ requestTimeoutMs: 60_000 });
-	// Each loaded once first: a session loads the SDK while the model thinks (pi/warm-up.ts).
+	// Each loaded once first: a session loads the SDK while the model thinks (start-up/warm-up.ts).
 	await bare(true);
 	await ours(manager, "warmup", true);
 	const rows = {

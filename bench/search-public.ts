@@ -7,8 +7,8 @@
 // first ten; one search per planned step: the share of needed tools found in their step's first
 // five, and the tasks with every tool so found.
 import type { ToolCatalog } from "../catalog/tool-catalog.ts";
-import type { PiToolInfo } from "../pi/tool-ranking.ts";
-import { PiToolRanker } from "../pi/tool-ranking.ts";
+import type { PiToolInfo } from "../pi-tools/tool-ranking.ts";
+import { PiToolRanker } from "../pi-tools/tool-ranking.ts";
 import { runProxy } from "../proxy/proxy-tool.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { searchCatalog } from "../search/engine.ts";

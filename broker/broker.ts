@@ -9,8 +9,8 @@ import { closeSync, rmSync, writeSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { deserializeMessage } from "@modelcontextprotocol/client";
-import { loadLockfile } from "../lazy.ts";
 import { openOwnFile, writeFileAtomic } from "../storage/file-guard.ts";
+import { loadLockfile } from "../storage/locked-json.ts";
 import { Redactor } from "../trust/redaction.ts";
 import { type Id, type Message, Session, SharedServer } from "./shared-server.ts";
 import {

@@ -4,13 +4,17 @@
 // and servers' log messages written to mcp.log. The host (Pi's UI and model) is set by whoever
 // runs the session; without a UI, questions are declined at once and the tool result says why.
 
-import { loadElicitation, loadSampling } from "../lazy.ts";
+import { once } from "../bounds/waits.ts";
 import type { ClientRequests } from "../transport/open-connection.ts";
 import { type Redactor, scrubStrings } from "../trust/redaction.ts";
 import { serverRoots, sessionFolders } from "./roots.ts";
+import { loadSampling } from "./sampling.lazy.ts";
 import type { Sampler, SamplingConsent } from "./sampling.ts";
 import { ServerLog } from "./server-log.ts";
 import { DialogQueue, type Dialogs, plain } from "./user-dialogs.ts";
+
+/** A server's questions (forms, links): at the first one. */
+const loadElicitation = once(() => import("./elicitation.ts"));
 
 export interface ClientHost {
 	/** Pi's dialogs when the session has a UI (TUI, rpc); undefined in print and json modes. */

@@ -4,8 +4,8 @@
 // The model's reply goes back as text; its token use is shown to the user.
 import type { Api, AssistantMessage, Context, Model, UserMessage } from "@mariozechner/pi-ai";
 import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/client";
-import { loadPiAi } from "../lazy.ts";
 import { askPaged } from "./paged-question.ts";
+import { loadPiAi } from "./pi-ai.ts";
 import type { Dialogs } from "./user-dialogs.ts";
 import { plain } from "./user-dialogs.ts";
 

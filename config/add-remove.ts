@@ -4,8 +4,8 @@
 // other wrote. Unlike Pi's (which parses and rewrites the file), the rest of the text stays as it
 // was: comments, layout, and the other servers' entries untouched.
 import type { Node } from "jsonc-parser";
-import { jsoncParser } from "../lazy.ts";
 import { edit, indentUnit, set } from "./edit.ts";
+import { jsoncParser } from "./parsers.lazy.ts";
 
 /** Adds (or replaces) `name`'s entry; says which it did. The file is created when missing. */
 export async function addServer(

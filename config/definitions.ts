@@ -4,11 +4,11 @@
 // that replaces your own, an override that adjusts it, a name written twice in one file, an
 // imported server hidden by a file's. Reads only; nothing here decides what runs.
 import { homedir } from "node:os";
-import { jsoncParser } from "../lazy.ts";
 import { readTextFile } from "../storage/file-guard.ts";
 import type { ConfigSource } from "../types.ts";
 import { fileFrom236 } from "./compat-236.ts";
 import { IMPORT_HOSTS, type ImportHost, readImport } from "./imports.ts";
+import { jsoncParser } from "./parsers.lazy.ts";
 
 /** One definition of a server name. */
 export interface Definition {

@@ -5,10 +5,10 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { unknownServerMessage } from "../errors.ts";
-import { jsoncParser } from "../lazy.ts";
 import { readTextFile, writeFileAtomic } from "../storage/file-guard.ts";
 import { withFileLock } from "../storage/locked-json.ts";
 import type { McpConfig } from "../types.ts";
+import { jsoncParser } from "./parsers.lazy.ts";
 
 /** The files this command may write: Pi's own, never a repository's .mcp.json or another tool's. */
 export interface EditableFiles {

@@ -3,9 +3,9 @@
 
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { tomlParser } from "../lazy.ts";
 import { readTextFile } from "../storage/file-guard.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
+import { tomlParser } from "./parsers.lazy.ts";
 
 export const IMPORT_HOSTS = [
 	"cursor",

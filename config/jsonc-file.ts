@@ -3,8 +3,8 @@
 // `pi mcp add` writes) is read with JSON.parse; jsonc-parser is loaded only for a file with
 // comments, trailing commas or a mistake, since every Pi start pays for what it imports.
 import type { ParseError } from "jsonc-parser";
-import { jsoncParser } from "../lazy.ts";
 import { jsonDepthOver, MAX_JSON_DEPTH, readTextFile } from "../storage/file-guard.ts";
+import { jsoncParser } from "./parsers.lazy.ts";
 
 /** On a syntax error, `partial` is what could be read (to name the servers the broken file meant). */
 export type ReadResult =

@@ -4,10 +4,10 @@
 // file's comments and layout (config/edit.ts). Only Pi's two files are edited: a server from
 // another tool's file, an import, an extension or a repository's .mcp.json says where to change it.
 
-import { jsoncParser } from "../lazy.ts";
 import type { Exposure, ServerEntry } from "../types.ts";
 import { type EditableFiles, edit, set } from "./edit.ts";
 import { readJsoncFile } from "./jsonc-file.ts";
+import { jsoncParser } from "./parsers.lazy.ts";
 
 /** Where a server's settings are saved: its file, and whether that entry is a project override. */
 export interface SettingsFile {

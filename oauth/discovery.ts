@@ -4,7 +4,7 @@
 import type { FetchLike } from "@modelcontextprotocol/client";
 import { CLIENT_INFO } from "../client-info.ts";
 import { describeError } from "../errors.ts";
-import { loadCoreSdk } from "../lazy.ts";
+import { loadCoreSdk } from "./sdk.lazy.ts";
 import type { SignInStore } from "./store.ts";
 
 /** The largest OAuth document (metadata, registration, token answer) read; real ones are a few KB. */

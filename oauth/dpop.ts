@@ -6,7 +6,7 @@
 // guard sends again gets a fresh proof instead of a replayed one.
 import { webcrypto } from "node:crypto";
 import type { DpopKeyPair, DpopSession, FetchLike } from "@modelcontextprotocol/client";
-import { loadClientSdk } from "../lazy.ts";
+import { loadClientSdk } from "./sdk.lazy.ts";
 
 /** The algorithms we sign proofs with (ECDSA, whose keys Web Crypto imports from a JWK alone), best first. */
 const CURVES = { ES256: "P-256", ES384: "P-384", ES512: "P-521" } as const;

@@ -19,7 +19,6 @@ import type {
 } from "@modelcontextprotocol/client";
 import type { OAuthConfig } from "../config/schema.ts";
 import { AuthRequiredError, describeError } from "../errors.ts";
-import { loadClientSdk } from "../lazy.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import {
@@ -31,6 +30,7 @@ import {
 } from "./credential-sources.ts";
 import { boundedFetch } from "./discovery.ts";
 import { dpopAlg, dpopFetch, ephemeralDpopSession, isDpopBound } from "./dpop.ts";
+import { loadClientSdk } from "./sdk.lazy.ts";
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 type Sdk = typeof import("@modelcontextprotocol/client");

@@ -21,13 +21,13 @@ import type {
 	OAuthTokens,
 } from "@modelcontextprotocol/client";
 import { describeError } from "../errors.ts";
-import { loadClientSdk } from "../lazy.ts";
 import { Redactor } from "../trust/redaction.ts";
 import type { HttpServerEntry } from "../types.ts";
 import { type Callback, type CallbackTarget, callbackTarget, listen, pasted } from "./callback.ts";
 import { boundedFetch, pinAuthorizationServer, probe } from "./discovery.ts";
 import { dpopAlg, dpopSession, newDpopKey } from "./dpop.ts";
 import { isWebAddress, openSystemBrowser } from "./open-browser.ts";
+import { loadClientSdk } from "./sdk.lazy.ts";
 import { type SignIn, SignInStore } from "./store.ts";
 
 /** Pi's Client ID Metadata Document: its redirect URIs are http://127.0.0.1:<any port>/callback. */

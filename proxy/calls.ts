@@ -6,10 +6,10 @@ import type { ReadResourceResult } from "@modelcontextprotocol/client";
 import { closestNames } from "../catalog/closest-name.ts";
 import type { CatalogTool } from "../catalog/tool-catalog.ts";
 import { afterError, describeError, quote } from "../errors.ts";
-import { loadSdk } from "../lazy.ts";
 import type { Servers } from "../lifecycle.ts";
 import { expandTemplate, matchTemplate, readCall, resourceResultToContent, useUriTemplate } from "../resource-tools.ts";
 import type { Progress } from "../server-manager.ts";
+import { loadSdk } from "../transport/mcp-sdk.lazy.ts";
 import { serverPrefix } from "../types.ts";
 import { failedNote, failure, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import type { ProxyInput } from "./surface.ts";
@@ -300,7 +300,7 @@ export async function readResource(
 /**
  * Whether a read of `uri` on a connected server may go out: a resource is a tool to `approveTools`
  * (2.36's `read_<name>`), so the read asks as a call of the tool that reads it does. Every route to
- * a resource asks here (`mcp`, `read_mcp_resource`, a skill's files: pi/skill-events.ts).
+ * a resource asks here (`mcp`, `read_mcp_resource`, a skill's files: pi-session/skill-events.ts).
  */
 export async function approveRead(
 	servers: Pick<Servers, "catalog" | "approveCall">,

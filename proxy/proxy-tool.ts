@@ -4,8 +4,8 @@
 
 import { formatProblem } from "../config.ts";
 import { describeError, noServersMessage, quote } from "../errors.ts";
-import { loadSearch } from "../lazy.ts";
 import type { ServerLifecycle, Servers } from "../lifecycle.ts";
+import { loadSearch } from "../search/engine.lazy.ts";
 import { scrubStrings } from "../trust/redaction.ts";
 import { failedNote, failure, ok, type ProxyResult, type ProxyRunOptions } from "./answer.ts";
 import { type CallPlan, callMode, planCall, planToolRef, resolveTool, runPlan, type ToolRef } from "./calls.ts";
@@ -88,7 +88,7 @@ function scrubbed(lifecycle: Pick<Servers, "redactor">, result: ProxyResult): Pr
 }
 
 /**
- * `mcp({tool})` resolved but not run (Pi 1.5 runs it as the Pi tool it is, pi/calls-through-pi.ts);
+ * `mcp({tool})` resolved but not run (Pi 1.5 runs it as the Pi tool it is, pi-tools/calls-through-pi.ts);
  * a failure is scrubbed as runProxy's answers are.
  */
 export function planToolCall(

@@ -1,7 +1,7 @@
 // One server's state in words, the same for the model (`mcp({})`) and the user (`/mcp`).
 
+import { loadBroker } from "../broker/client.lazy.ts";
 import { forPerson } from "../errors.ts";
-import { loadBroker } from "../lazy.ts";
 import type { ServerLifecycle, Servers } from "../lifecycle.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -4,7 +4,7 @@
 // server by server), so the first search does not pay for it. A smaller one is indexed on the
 // first search, in milliseconds.
 import type { ToolCatalog } from "../catalog/tool-catalog.ts";
-import { loadSearch } from "../lazy.ts";
+import { loadSearch } from "./engine.lazy.ts";
 
 /** Quiet time after the last catalog change before the index is updated in the background. */
 const SETTLE_MS = 300;

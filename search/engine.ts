@@ -6,7 +6,7 @@
 // query; actions common to many tools weigh less than the thing the query is about). `regex`
 // matches a pattern against names and descriptions instead (search/regex-search.ts). One index per
 // catalog, updated in place when its tools change (search/catalog-index.ts; in the background:
-// prepareSearch). The module lazy.ts loads on the first search.
+// prepareSearch). Loaded at the first search (search/engine.lazy.ts).
 export { indexInfo, prepareSearch, searchCatalog } from "./catalog-index.ts";
 export type { SearchHit, SearchOptions } from "./search-options.ts";
 export { type ServerAbout, type ServerTools, ToolSearchIndex } from "./tool-index.ts";

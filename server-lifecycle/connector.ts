@@ -26,7 +26,7 @@ export class Connector<C extends PooledConnection> {
 
 	/**
 	 * Connects a configured server (or reuses its connection); `signal` stops this caller's wait.
-	 * `ahead`: a start before any call (pi/prestart.ts), whose failure is told to the call that follows.
+	 * `ahead`: a start before any call (start-up/streamed-call.ts), whose failure is told to the call that follows.
 	 */
 	async ensureConnected(name: string, signal?: AbortSignal, ahead = false): Promise<C> {
 		return this.connectFor(name, signal, ahead ? "ahead" : "listed");

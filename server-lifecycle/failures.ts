@@ -13,7 +13,7 @@ export interface Failure {
 	/** The server wants credentials (401/403, or a missing/expired token). */
 	readonly needsAuth?: boolean;
 	/**
-	 * A start ahead of a call failed (pi/prestart.ts) and no caller has been told yet: the call
+	 * A start ahead of a call failed (start-up/streamed-call.ts) and no caller has been told yet: the call
 	 * that follows gets this error as if its own connect had failed, not the back-off's note.
 	 */
 	readonly untold?: unknown;

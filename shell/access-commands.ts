@@ -1,8 +1,8 @@
 // Who may reach a server, from a shell: `login`/`logout` (OAuth: the address printed, the browser's
 // redirect awaited or pasted) and `approve`/`deny` for a project's servers (a shell shows no dialog:
 // the launches are printed with a code, and only that code approves exactly what was printed).
+import { createInterface } from "node:readline";
 import { describeError } from "../errors.ts";
-import { loadReadline } from "../lazy.ts";
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { approveCommand } from "../trust/approve-flow.ts";
 import { isShownCode } from "../trust/shown-launches.ts";
@@ -40,7 +40,6 @@ export async function sign(
 
 /** One line from the terminal, or undefined when `signal` ends the wait. */
 async function readLine(signal: AbortSignal): Promise<string | undefined> {
-	const { createInterface } = await loadReadline();
 	const rl = createInterface({ input: process.stdin });
 	try {
 		return await new Promise<string | undefined>((resolve) => {

@@ -94,7 +94,7 @@ export class McpSkills {
 	/**
 	 * Fetches what a tool call names of the skills (their SKILL.md first); undefined when it may
 	 * run, else why not (a check failed, the server is not reachable). Called once every hook has
-	 * let the call through (pi/skill-events.ts).
+	 * let the call through (pi-session/skill-events.ts).
 	 */
 	async beforeToolCall(input: unknown, cwd: string, signal?: AbortSignal): Promise<string | undefined> {
 		const named = this.mentioned(input, cwd);

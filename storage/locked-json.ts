@@ -5,8 +5,11 @@
 // projects' approvals, other servers' sign-ins are the user's, not ours to drop.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { loadLockfile } from "../lazy.ts";
+import { once } from "../bounds/waits.ts";
 import { asciiJson, parseJson, type ReadOptions, readTextFile, setAside, writeFileAtomic } from "./file-guard.ts";
+
+/** The cross-process lock (proper-lockfile): at the first locked write (cache, approvals, sign-ins) or broker start. */
+export const loadLockfile = once(() => import("proper-lockfile"));
 
 /** The parsed file, "missing" when there is none, or "invalid" when it is not JSON (or not a regular file within the size cap). */
 export function readJsonFile(path: string, options: ReadOptions = {}): unknown | "missing" | "invalid" {

@@ -5,7 +5,6 @@ import type { Client } from "@modelcontextprotocol/client";
 import { safeSchema } from "../catalog/safe-schema.ts";
 import { toolUiOf } from "../catalog/tool-ui.ts";
 import { describeError } from "../errors.ts";
-import { loadSdk } from "../lazy.ts";
 import { templateVariables, useUriTemplate } from "../resource-tools.ts";
 import type {
 	PromptMetadata,
@@ -15,6 +14,7 @@ import type {
 	ToolMetadata,
 	TransportKind,
 } from "../types.ts";
+import { loadSdk } from "./mcp-sdk.lazy.ts";
 import type { PromptsPage, ResourcesPage, TemplatesPage, ToolsPage } from "./mcp-sdk.ts";
 import { dropInvalidHeaderTools } from "./param-headers.ts";
 import { type ListedSkills, listSkills, NO_SKILLS } from "./skill-client.ts";

@@ -24,7 +24,6 @@ import { CLIENT_INFO } from "../client-info.ts";
 import { resolveCommandValues } from "../config/command-values.ts";
 import { resolvedSecrets } from "../config/entry-secrets.ts";
 import { afterError, describeError, isInputClosed } from "../errors.ts";
-import type { McpSdk } from "../lazy.ts";
 import { dpopFetch, dpopSession } from "../oauth/dpop.ts";
 import { machineGrant } from "../oauth/machine-grants.ts";
 import { type AuthContext, requestHeaders, signsInWithBrowser, usesOAuth } from "../oauth-handler.ts";
@@ -43,12 +42,13 @@ import type {
 } from "../types.ts";
 import { httpFailure, startFailure } from "./failure-words.ts";
 import { HttpGuard } from "./http-guard.ts";
+import type { McpSdk } from "./mcp-sdk.lazy.ts";
 import type { InstallProgress } from "./npx-install.ts";
 import { SKILLS_EXTENSION, type Skill } from "./skill-client.ts";
 import { StdioTransport } from "./stdio.ts";
 import { TailBuffer } from "./tail-buffer.ts";
 
-export { loadSdk, type McpSdk } from "../lazy.ts";
+export { loadSdk, type McpSdk } from "./mcp-sdk.lazy.ts";
 
 export const STDERR_TAIL_BYTES = 8 * 1024;
 

@@ -7,7 +7,7 @@
 // (a crash, a reconnect, a lost HTTP session) is made anew. The requests themselves:
 // transport/resource-watch.ts, which on the 2026-07-28 wire also asks for the server's list changes
 // (that wire sends none unasked): so every connection of a started session gets its watch.
-import { loadResourceWatch } from "../lazy.ts";
+import { once } from "../bounds/waits.ts";
 import type { ServerConnection } from "./open-connection.ts";
 import type { ServerWatch } from "./resource-watch.ts";
 
@@ -30,6 +30,8 @@ export type WatchFactory<C extends WatchedConnection = ServerConnection> = (
 	connection: C,
 	onUpdated: (uri: string) => void,
 ) => Promise<ServerWatch | undefined>;
+
+const loadResourceWatch = once(() => import("./resource-watch.ts"));
 
 /** The watch of a real connection: the SDK Client's requests (transport/resource-watch.ts, loaded at the first). */
 export const watchWithSdk: WatchFactory = async (connection, onUpdated) =>

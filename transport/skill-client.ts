@@ -3,10 +3,13 @@
 // frontmatter). The SDK's skills module loads only for a server that declares the extension.
 import type { Client } from "@modelcontextprotocol/client";
 import type { Skill, SkillFile } from "@modelcontextprotocol/client/ext/skills";
-import { loadSkillsSdk } from "../lazy.ts";
+import { once } from "../bounds/waits.ts";
 import type { SkillSummary } from "../types.ts";
 
 export type { Skill, SkillFile };
+
+/** The SDK's skills client: at the first listing of a server that offers skills. */
+const loadSkillsSdk = once(() => import("@modelcontextprotocol/client/ext/skills"));
 
 /** The extension's identifier, as servers declare it (and this client does) under `capabilities.extensions`. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";

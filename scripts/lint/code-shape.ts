@@ -11,7 +11,7 @@ export const MAX_FUNCTION_LINES = 120;
 
 const INDEX_WIRES = {
 	rule: `index.ts only wires: at most ${MAX_INDEX_LINES} lines`,
-	fix: "move what it does into the module whose name says it (pi/session.ts, pi/registrations.ts, ...) and call that",
+	fix: "move what it does into the module whose name says it (pi-session/session.ts, pi-session/registrations.ts, ...) and call that",
 };
 const SHORT_FUNCTIONS = {
 	rule: `no function runs over ${MAX_FUNCTION_LINES} lines (a closure counts with all it holds)`,
@@ -47,11 +47,11 @@ export const PEOPLE_ONLY: ReadonlySet<string> = new Set([
 	"shell/output.ts",
 	"client/elicitation.ts",
 	"client/user-dialogs.ts",
-	"pi/tool-render.ts",
-	"pi/slash-commands.ts",
-	"pi/command-actions.ts",
-	"pi/manager-menus.ts",
-	"pi/mcp-manager.ts",
+	"pi-ui/tool-render.ts",
+	"pi-commands/slash-commands.ts",
+	"pi-commands/command-actions.ts",
+	"pi-commands/manager-menus.ts",
+	"pi-commands/mcp-manager.ts",
 ]);
 
 /** Any UTF-16 code unit above 0xff (surrogates included): what makes a JavaScript string two-byte. */

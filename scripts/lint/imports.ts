@@ -1,5 +1,6 @@
 // The relative imports a module makes, read from its syntax: static, `import type`, `export from`,
-// a side-effect import, `import()` (a load at first use) and a type's `import("x")`.
+// a side-effect import, `import()` (a load at first use) and a type's `import("x")`. A seam that
+// loads a module at first use (`x.lazy.ts`, beside it) is read as that load: importing it is lazy.
 import { dirname, join, normalize } from "node:path";
 import ts from "typescript";
 import { lineOf, nodes, type Source } from "./source-files.ts";
@@ -14,7 +15,7 @@ export interface Import {
 	readonly lazy?: true;
 }
 
-/** A specifier of `file` as a path from the root (`../lazy.ts` in `proxy/calls.ts` is `lazy.ts`). */
+/** A specifier of `file` as a path from the root (`../errors.ts` in `proxy/calls.ts` is `errors.ts`). */
 export function fromRoot(file: string, specifier: string): string {
 	return normalize(join(dirname(file), specifier))
 		.split("\\")
@@ -45,7 +46,8 @@ export function importsOf(source: Source, only?: (node: ts.Node) => boolean): Im
 		if (!named || !isRelative(named.specifier)) continue;
 		const to = fromRoot(source.file, named.specifier);
 		const line = lineOf(source, node);
-		found.push(named.lazy ? { from: source.file, to, line, lazy: true } : { from: source.file, to, line });
+		const lazy = named.lazy || to.endsWith(".lazy.ts");
+		found.push(lazy ? { from: source.file, to, line, lazy: true } : { from: source.file, to, line });
 	}
 	return found;
 }

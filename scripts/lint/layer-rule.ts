@@ -19,11 +19,26 @@ export interface UpwardImport {
 
 /** Top layer first, as the table reads. */
 export const LAYERS: readonly LayerRow[] = [
-	{ layer: 12, units: ["index.ts", "cli.ts"], why: "the entry points: Pi's extension, the shell command" },
+	{ layer: 15, units: ["index.ts", "cli.ts"], why: "the entry points: Pi's extension, the shell command" },
+	{
+		layer: 14,
+		units: ["pi-session/"],
+		why: "a Pi session's lifetime and what it registers, over everything Pi-facing below; what Pi offers, tested",
+	},
+	{
+		layer: 13,
+		units: ["start-up/"],
+		why: "a session's quick start (the snapshot, restored tools) and servers started before a call needs them",
+	},
+	{
+		layer: 12,
+		units: ["pi-tools/", "pi-commands/"],
+		why: "the MCP tools as Pi tools and the calls through them; the slash commands and their menus",
+	},
 	{
 		layer: 11,
-		units: ["pi/", "shell/"],
-		why: "Pi's commands, Pi tools and TUI pieces over one session; the shell command's subcommands",
+		units: ["pi-ui/", "shell/"],
+		why: "what Pi's TUI shows of calls and servers; the shell command's subcommands",
 	},
 	{
 		layer: 10,
@@ -57,8 +72,8 @@ export const LAYERS: readonly LayerRow[] = [
 	{ layer: 1, units: ["trust/"], why: "approvals, secrets, text safe for a screen" },
 	{
 		layer: 0,
-		units: ["types.ts", "errors.ts", "client-info.ts", "lazy.ts", "bounds/", "storage/", "bin/"],
-		why: "shapes, errors, who we are, what loads lazily, ends of waits and processes, files",
+		units: ["types.ts", "errors.ts", "client-info.ts", "bounds/", "storage/", "bin/"],
+		why: "shapes, errors, who we are, ends of waits and processes, files",
 	},
 ];
 

@@ -11,10 +11,9 @@ import { formatProblems, type Problem } from "./problem.ts";
 import { ROOT, readSources } from "./source-files.ts";
 
 const sources = readSources();
-const { imports, units, blocks, hubProblems } = analyse(sources);
+const { imports, units, blocks } = analyse(sources);
 const problems: Problem[] = [
 	...shapeProblems(sources),
-	...hubProblems,
 	...layerProblems(imports, LAYERS, UPWARD, units),
 	...staleBlocks(readFileSync(join(ROOT, DOC), "utf8"), blocks),
 ];

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Sampler } from "../../client/sampling.ts";
 import type { Dialogs } from "../../client/user-dialogs.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
-import { assignArguments, PromptCommands } from "../../pi/prompt-commands.ts";
+import { assignArguments, PromptCommands } from "../../pi-commands/prompt-commands.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { everythingStdio, type RunningServer, startEverythingHttp, tempDir } from "../support/helpers.ts";

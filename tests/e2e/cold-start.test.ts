@@ -8,12 +8,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadSdk } from "../../lazy.ts";
 import { ServerLifecycle } from "../../lifecycle.ts";
 import { MetadataCache } from "../../metadata-cache.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { McpServerManager } from "../../server-manager.ts";
+import { loadSdk } from "../../transport/mcp-sdk.lazy.ts";
 import { openConnection } from "../../transport/open-connection.ts";
 import { Redactor } from "../../trust/redaction.ts";
 import type { ToolMetadata } from "../../types.ts";

@@ -10,7 +10,7 @@ import { loadConfig } from "../../config.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { SignInStore } from "../../oauth/store.ts";
 import { storedSignInNote } from "../../oauth-handler.ts";
-import { statusLine } from "../../pi/slash-commands.ts";
+import { statusLine } from "../../pi-ui/status-line.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { approvalQuestion, ProjectApprovals } from "../../trust/project-approval.ts";

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SNAPSHOT_DIR } from "../../pi/start-snapshot.ts";
+import { SNAPSHOT_DIR } from "../../start-up/start-snapshot.ts";
 import { countedServer, startedPids } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";

@@ -71,7 +71,7 @@ describe("loading the extension", () => {
 			const full = loadedBy(START_SESSION, { cwd, env });
 			expect(full).toEqual(expect.arrayContaining([...runtime, "server-manager.ts"]));
 			const fast = loadedBy(START_SESSION, { cwd, env });
-			expect(fast).toContain("pi/start-snapshot.ts");
+			expect(fast).toContain("start-up/start-snapshot.ts");
 			expect(fast.filter((file) => [...runtime, "server-manager.ts"].includes(file))).toEqual([]);
 		} finally {
 			dir.remove();
@@ -81,7 +81,7 @@ describe("loading the extension", () => {
 	it("loads no MCP client, call path, elicitation, sampling, broker client, config editing or MCP Apps", () => {
 		const loaded = startupImports();
 		expect(loaded).toContain("index.ts");
-		expect(loaded).toContain("pi/pi-tools.ts");
+		expect(loaded).toContain("pi-tools/pi-tools.ts");
 		const deferred = [
 			"transport/open-connection.ts",
 			"transport/mcp-sdk.ts",
@@ -94,7 +94,7 @@ describe("loading the extension", () => {
 			"search/engine.ts",
 			"apps/app-sessions.ts",
 			"apps/page-server.ts",
-			"pi/app-host.ts",
+			"pi-session/app-host.ts",
 		];
 		expect(loaded.filter((file) => deferred.includes(file))).toEqual([]);
 		expect(loaded.filter((file) => file.includes("node_modules/@modelcontextprotocol/"))).toEqual([]);

@@ -3,8 +3,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findAdapter, standDownLine } from "../../pi/adapter-236.ts";
-import type { PiSettingsFile } from "../../pi/pi-settings.ts";
+import { findAdapter, standDownLine } from "../../pi-session/adapter-236.ts";
+import type { PiSettingsFile } from "../../pi-session/pi-settings.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const root = tempDir();

@@ -11,8 +11,8 @@ import { allowAttribute, appliedCsp, cspSources, hostCsp, sandboxCsp, viewCsp } 
 import { sandboxPage } from "../../apps/page-html.ts";
 import { type AppPage, startAppPage } from "../../apps/page-server.ts";
 import { toolUiOf } from "../../catalog/tool-ui.ts";
-import { HIDDEN_IN_PROMPT, piAppHost } from "../../pi/app-host.ts";
-import { PiApps } from "../../pi/apps.ts";
+import { HIDDEN_IN_PROMPT, piAppHost } from "../../pi-session/app-host.ts";
+import { PiApps } from "../../pi-session/apps.ts";
 import type { ToolMetadata } from "../../types.ts";
 import { BOARD_CALL } from "../support/app-browser.ts";
 import { configOf, tempDir } from "../support/helpers.ts";

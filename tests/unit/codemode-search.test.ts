@@ -7,8 +7,8 @@ import {
 	registerScriptSearch,
 	SCRIPT_SEARCH_TOOL,
 	toCodemodeIdentifier,
-} from "../../pi/codemode-search.ts";
-import type { ToolSearchApi } from "../../pi/tool-ranking.ts";
+} from "../../pi-tools/codemode-search.ts";
+import type { ToolSearchApi } from "../../pi-tools/tool-ranking.ts";
 
 const lines = (text: string) => text.split("\n").length;
 

@@ -27,6 +27,6 @@ describe("text for the model is one-byte (Latin-1)", () => {
 			"proxy/answer.ts:3",
 			"proxy/answer.ts:4",
 		]);
-		expect(wideLiterals(parseSource("pi/tool-render.ts", text))).toEqual([]);
+		expect(wideLiterals(parseSource("pi-ui/tool-render.ts", text))).toEqual([]);
 	});
 });

@@ -4,7 +4,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { besideScript } from "../../lazy.ts";
+import { besideScript } from "../../client/pi-ai.ts";
 import { ROOT, tempDir } from "../support/helpers.ts";
 
 const PI_073_CLI = join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");

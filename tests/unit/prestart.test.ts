@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PrestartTarget, prestartOnStreamedCalls, serversOfCall } from "../../pi/prestart.ts";
+import { type PrestartTarget, prestartOnStreamedCalls, serversOfCall } from "../../start-up/streamed-call.ts";
 
 const tools = [
 	{ qualifiedName: "git_status", server: "git" },

@@ -3,8 +3,8 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PiSettingsFile } from "../../pi/pi-settings.ts";
-import { builtinsLeftOn, offLine, switchOff } from "../../pi/replaced-builtins.ts";
+import type { PiSettingsFile } from "../../pi-session/pi-settings.ts";
+import { builtinsLeftOn, offLine, switchOff } from "../../pi-session/replaced-builtins.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const files = (user?: string[], project?: string[]): PiSettingsFile[] => [

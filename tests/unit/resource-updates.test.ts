@@ -3,7 +3,7 @@
 // result the model reads (not a codemode script's), else the next prompt; each note once, masked.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { changeNote, RESOURCE_CHANGED_MESSAGE, ResourceUpdates } from "../../pi/resource-updates.ts";
+import { changeNote, RESOURCE_CHANGED_MESSAGE, ResourceUpdates } from "../../pi-session/resource-updates.ts";
 import { Redactor } from "../../trust/redaction.ts";
 
 type Handler = (event: Record<string, unknown>) => unknown;

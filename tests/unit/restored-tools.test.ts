@@ -3,8 +3,8 @@
 // over a fake of Pi's tool API and of the runtime (the real Pi: tests/e2e/restored-tools-pi.test.ts).
 import { describe, expect, it } from "vitest";
 import type { McpRuntime } from "../../mcp-runtime.ts";
-import type { Pi15ToolApi } from "../../pi/pi-tools.ts";
-import { RestoredTools, recordedLoadout } from "../../pi/restored-tools.ts";
+import type { Pi15ToolApi } from "../../pi-tools/pi-tools.ts";
+import { RestoredTools, recordedLoadout } from "../../start-up/restored-tools.ts";
 
 const system = (added: string[], removed: string[] = []) => ({
 	type: "message",

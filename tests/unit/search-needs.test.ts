@@ -4,7 +4,7 @@
 // that name JavaScript's own object properties.
 import { describe, expect, it } from "vitest";
 import { sessionOf } from "../../bench/search-quality.ts";
-import { type PiToolInfo, PiToolRanker } from "../../pi/tool-ranking.ts";
+import { type PiToolInfo, PiToolRanker } from "../../pi-tools/tool-ranking.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { ToolSearchIndex } from "../../search/engine.ts";

@@ -14,7 +14,7 @@ import {
 	USED_WITHIN_MS,
 	type Usage,
 	withUse,
-} from "../../pi/server-usage.ts";
+} from "../../start-up/server-usage.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const T0 = 1_700_000_000_000;

@@ -3,7 +3,7 @@
 // built-in: tests/e2e/pi15-exposure.test.ts).
 import { describe, expect, it } from "vitest";
 import type { McpRuntime } from "../../mcp-runtime.ts";
-import { serverSummary, serversSection } from "../../pi/servers-section.ts";
+import { serverSummary, serversSection } from "../../pi-tools/servers-section.ts";
 
 /** A runtime with these servers (all `codemode`), whose instructions the test may change. */
 function runtimeOf(servers: Record<string, { description?: string }>, instructions: Record<string, string>) {

@@ -4,7 +4,7 @@
 // a command line split as a shell splits it (/mcp setup).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { forPerson } from "../../errors.ts";
-import { shellWords } from "../../pi/config-dialogs.ts";
+import { shellWords } from "../../pi-commands/config-dialogs.ts";
 import { CallProgress, QUIET_MS } from "../../shell/call-progress.ts";
 import { forShell } from "../../shell/output.ts";
 

@@ -12,7 +12,7 @@ import { SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/sk
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ServerLifecycle } from "../../lifecycle.ts";
 import { MetadataCache } from "../../metadata-cache.ts";
-import { skillListings } from "../../pi/skill-events.ts";
+import { skillListings } from "../../pi-session/skill-events.ts";
 import { McpServerManager } from "../../server-manager.ts";
 import { McpSkills, type SkillServers } from "../../skills/mcp-skills.ts";
 import { SKILL_LIMITS } from "../../skills/skill-checks.ts";

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineServer } from "../../config.ts";
 import mcpAdapter from "../../index.ts";
 import { CACHE_FILE, MetadataCache } from "../../metadata-cache.ts";
-import { SNAPSHOT_DIR } from "../../pi/start-snapshot.ts";
+import { SNAPSHOT_DIR } from "../../start-up/start-snapshot.ts";
 import { recordReadsUntil } from "../../storage/file-guard.ts";
 import { tempDir } from "../support/helpers.ts";
 

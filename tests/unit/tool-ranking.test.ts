@@ -2,7 +2,7 @@
 // MCP tool of ours is ranked with what its server said of it, its annotations from Pi's tool list
 // (which carries them) and its title from this package (Pi's list has no place for one).
 import { describe, expect, it } from "vitest";
-import { type McpToolTitles, type PiToolInfo, PiToolRanker } from "../../pi/tool-ranking.ts";
+import { type McpToolTitles, type PiToolInfo, PiToolRanker } from "../../pi-tools/tool-ranking.ts";
 import type { ToolAnnotations } from "../../types.ts";
 
 const namespace = { name: "mcp__tracker", aliases: ["tracker"] };

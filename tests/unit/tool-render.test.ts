@@ -1,7 +1,7 @@
 // How calls look in Pi's TUI: the renderers show server, tool and arguments, the result as one
 // line, and fit any width, wide characters included (the real TUI: tests/e2e/tool-render-tui.test.ts).
 import { describe, expect, it } from "vitest";
-import { renderProxyCall, renderProxyResult, type ThemeLike } from "../../pi/tool-render.ts";
+import { renderProxyCall, renderProxyResult, type ThemeLike } from "../../pi-ui/tool-render.ts";
 
 const plain: ThemeLike = { fg: (_c, t) => t, bold: (t) => t };
 const lookup = (name: string) => (name === "everything_echo" ? { server: "everything", tool: "echo" } : undefined);

@@ -3,8 +3,8 @@
 // applies them to MCP tools; on pi 0.73 (whose checks see no call of a view) a view's call runs
 // only when the allowlist lets the model reach the tool (`mcp`, or the tool's direct tool).
 import { describe, expect, it } from "vitest";
-import { piAppHost } from "../../pi/app-host.ts";
-import { pi15ToolLimit, pi073ToolLimit } from "../../pi/tool-selection.ts";
+import { piAppHost } from "../../pi-session/app-host.ts";
+import { pi15ToolLimit, pi073ToolLimit } from "../../pi-tools/tool-selection.ts";
 import type { ToolMetadata } from "../../types.ts";
 
 const tool = (name: string, visibility?: ("app" | "model")[]): ToolMetadata => ({

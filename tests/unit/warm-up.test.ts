@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { McpRuntime } from "../../mcp-runtime.ts";
-import { ServerUsage } from "../../pi/server-usage.ts";
+import { ServerUsage } from "../../start-up/server-usage.ts";
 import {
 	fetchRequestsSent,
 	learnedWarmUp,
@@ -15,7 +15,7 @@ import {
 	WARM_AFTER_MS,
 	type WarmTarget,
 	whileModelThinks,
-} from "../../pi/warm-up.ts";
+} from "../../start-up/warm-up.ts";
 import { tempDir } from "../support/helpers.ts";
 
 function fakePi() {
