@@ -32,7 +32,7 @@ export const LAYERS: readonly LayerRow[] = [
 	},
 	{ layer: 9, units: ["proxy/", "skills/"], why: "the `mcp` tool's modes; servers' skills as Pi skills" },
 	{ layer: 8, units: ["lifecycle.ts"], why: "when servers run, over the pool" },
-	{ layer: 7, units: ["server-manager.ts"], why: "the pool of connections" },
+	{ layer: 7, units: ["server-manager.ts", "pool/"], why: "the pool of connections, and its parts" },
 	{
 		layer: 6,
 		units: ["broker/", "client/", "npx-resolver.ts"],
