@@ -27,7 +27,7 @@ export const LAYERS: readonly LayerRow[] = [
 	},
 	{
 		layer: 10,
-		units: ["mcp-runtime.ts", "apps/"],
+		units: ["mcp-runtime.ts", "runtime/", "apps/"],
 		why: "one session, built from everything below; its MCP Apps' pages",
 	},
 	{ layer: 9, units: ["proxy/", "skills/"], why: "the `mcp` tool's modes; servers' skills as Pi skills" },
