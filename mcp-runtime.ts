@@ -1,57 +1,32 @@
 // Everything one Pi session (or one CLI run) of the adapter holds, built from cwd, agentDir and
 // the environment: config, project approvals, redaction, metadata cache, npx resolver, server
 // manager, lifecycle, and what the client offers servers (roots, elicitation, sampling, logs).
+// Its parts (runtime/): what the session reads its config with, its trust included
+// (session-config.ts), the user's decisions on project servers (project-decisions.ts), and the
+// services built from its settings (session-services.ts).
 
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { atExit } from "./bounds/exit-cleanup.ts";
-import { once } from "./bounds/waits.ts";
-import { APPS_EXTENSION } from "./catalog/tool-ui.ts";
 import { ClientFeatures } from "./client/client-features.ts";
-import { loadToolApproval } from "./client/tool-approval.lazy.ts";
-import type { ToolApprovals } from "./client/tool-approval.ts";
-import { stableStringify } from "./config/identity.ts";
-import { formatProblem, loadConfig, type RegisteredServer, restrictTo } from "./config.ts";
+import { formatProblem, type RegisteredServer } from "./config.ts";
 import { ServerLifecycle } from "./lifecycle.ts";
 import { MetadataCache } from "./metadata-cache.ts";
-import type { NpxResolver } from "./npx-resolver.ts";
 import { loadSignIn } from "./oauth/sign-in.lazy.ts";
 import type { SignInOptions } from "./oauth/sign-in.ts";
-import { authHelp, credentialRenewal, signsInWithBrowser, storedSignInNote } from "./oauth-handler.ts";
+import { authHelp, signsInWithBrowser, storedSignInNote } from "./oauth-handler.ts";
 import { DEFAULT_OUTPUT_LIMITS, OutputGuard } from "./proxy/output-guard.ts";
 import { about, type ServerBlurb } from "./proxy/surface.ts";
+import { type Deciding, decideNamed, decideShown } from "./runtime/project-decisions.ts";
+import { type RuntimeOptions, SessionConfig } from "./runtime/session-config.ts";
+import { NpxLaunches, poolOptions, toolApprovalAsker } from "./runtime/session-services.ts";
 import { BackgroundIndex } from "./search/background-index.ts";
 import { McpServerManager } from "./server-manager.ts";
-import { resolveAgentDir } from "./storage/agent-dir.ts";
 import { type ResourceChange, watchWithSdk } from "./transport/resource-subscriptions.ts";
 import { type Decision, describeLaunch, ProjectApprovals } from "./trust/project-approval.ts";
 import { Redactor } from "./trust/redaction.ts";
-import { loadSavedToolApprovals } from "./trust/saved-tool-approvals.lazy.ts";
 import { guardSdkConsole } from "./trust/sdk-console.ts";
 import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 
-/** `npx pkg` resolution: at the first stdio start. */
-const loadNpxResolver = once(() => import("./npx-resolver.ts"));
-
-export interface RuntimeOptions {
-	readonly cwd: string;
-	readonly env?: Readonly<Record<string, string | undefined>>;
-	/** The environment the config is read with (default `env`): a start-up snapshot records what it reads. */
-	readonly configEnv?: Readonly<Record<string, string | undefined>>;
-	/** Only this config file instead of the Pi files (the CLI's --config). */
-	readonly configPath?: string;
-	/**
-	 * Pi 1.5's project trust for this session: false means the project's .pi/mcp.json is not read
-	 * at all; true approves its servers. Undefined on hosts without project trust (pi 0.73, CLI).
-	 */
-	readonly piTrusted?: boolean;
-	/** Servers other extensions registered (Pi 1.5). */
-	readonly registered?: readonly RegisteredServer[];
-	/** Only these servers exist for this session (`--mcp-servers`, `PI_MCP_SERVERS`: a subagent's limit). */
-	readonly onlyServers?: readonly string[];
-	/** Told when a request (a call, a read, a prompt) goes to a server, unless `settings.warmUp` or `prestart` is off: what the session used. */
-	readonly onServerUsed?: (server: string) => void;
-}
+export type { RuntimeOptions } from "./runtime/session-config.ts";
 
 export class McpRuntime {
 	readonly cwd: string;
@@ -59,10 +34,8 @@ export class McpRuntime {
 	readonly env: Readonly<Record<string, string | undefined>>;
 	readonly configEnv: Readonly<Record<string, string | undefined>>;
 	readonly lifecycle: ServerLifecycle;
-	/** As built; a session that takes this runtime gives it its trust (`servesLike`). */
-	private options: RuntimeOptions;
-	/** Servers other extensions registered, as of the last config read. */
-	private registered?: readonly RegisteredServer[];
+	/** What the session reads its config with, its trust included (runtime/session-config.ts). */
+	private readonly reading: SessionConfig;
 	/** The one owner of connections; the rest of the adapter reaches servers through the lifecycle. */
 	private readonly manager: McpServerManager;
 	/** The search index following the catalog; only a started session has one (a CLI run indexes on its search). */
@@ -74,10 +47,8 @@ export class McpRuntime {
 	readonly output: OutputGuard;
 	/** Roots, elicitation, sampling and server logs; its host (Pi's UI and model) is set per session. */
 	readonly client: ClientFeatures;
-	/** Loaded and read on the first stdio start: a session with a warm cache may never start one. */
-	private resolver?: Promise<NpxResolver>;
-	/** The session's answers to `approveTools` questions (made at the first call that asks). */
-	private toolApprovals?: Promise<ToolApprovals>;
+	/** How stdio servers start (npx resolved at the first start). */
+	private readonly launches: NpxLaunches;
 	private readonly listeners = new Set<() => void>();
 	private readonly resourceListeners = new Set<(change: ResourceChange) => void>();
 	private stopExitCleanup?: () => void;
@@ -85,79 +56,38 @@ export class McpRuntime {
 	constructor(options: RuntimeOptions) {
 		// Before any SDK loads: what it prints itself (server names, headers) reaches no terminal raw.
 		guardSdkConsole();
-		this.options = options;
-		this.registered = options.registered;
-		this.cwd = options.cwd;
-		this.env = options.env ?? process.env;
-		this.configEnv = options.configEnv ?? this.env;
-		this.agentDir = resolveAgentDir(this.env);
-		const config = this.loadConfig(options.registered);
-		this.redactor = new Redactor(this.env);
+		this.reading = new SessionConfig(options);
+		const { cwd, agentDir, env, configEnv } = this.reading;
+		this.cwd = cwd;
+		this.agentDir = agentDir;
+		this.env = env;
+		this.configEnv = configEnv;
+		const config = this.reading.read();
+		this.redactor = new Redactor(env);
 		for (const entry of config.servers.values()) this.redactor.add(...entry.secrets);
 		this.approvals = new ProjectApprovals({
-			agentDir: this.agentDir,
-			cwd: options.cwd,
+			agentDir,
+			cwd,
 			trustAll: config.settings.trustProjectServers,
 			// Read when asked: the session that takes this runtime may give it its trust (servesLike).
-			piTrusted: () => this.options.piTrusted,
+			piTrusted: () => this.reading.piTrusted,
 		});
 		const { settings } = config;
-		this.client = new ClientFeatures({
-			agentDir: this.agentDir,
-			cwd: options.cwd,
-			extraRoots: settings.roots,
-			redactor: this.redactor,
-		});
+		this.client = new ClientFeatures({ agentDir, cwd, extraRoots: settings.roots, redactor: this.redactor });
 		this.output = new OutputGuard(
 			settings.outputGuard === false ? false : { ...DEFAULT_OUTPUT_LIMITS, ...settings.outputGuard },
 		);
-		this.manager = new McpServerManager({
-			requestTimeoutMs: settings.requestTimeoutMs,
-			maxTotalTimeoutMs: settings.maxTotalTimeoutMs,
-			connectTimeoutMs: settings.connectTimeoutMs,
-			maxMessageBytes: settings.maxMessageMB * 1024 * 1024,
-			maxArgumentBytes: settings.maxArgumentMB * 1024 * 1024,
-			env: this.env,
-			auth: { agentDir: this.agentDir, env: this.env },
-			renewCredentials: credentialRenewal({ agentDir: this.agentDir, env: this.env }),
-			launch: async (entry, signal, onInstall) => {
-				this.resolver ??= loadNpxResolver().then(
-					({ NpxResolver }) =>
-						new NpxResolver({
-							agentDir: this.agentDir,
-							offline: Boolean(this.env.PI_OFFLINE),
-							installTimeoutMs: settings.installTimeoutMs,
-						}),
-				);
-				return (await this.resolver).launcher()(entry, signal, onInstall);
-			},
-			redactor: this.redactor,
-			// Servers may give a client that shows apps (settings.apps) their tools with views.
-			requests: { ...this.client.requests(), ...(settings.apps ? { extensions: APPS_EXTENSION } : {}) },
-			broker: {
-				agentDir: this.agentDir,
-				shares: (entry) => entry.share ?? settings.shareServers,
-				lingerMs: (entry) => (entry.idleTimeout ?? settings.idleTimeout) * 60_000,
-			},
-		});
+		this.launches = new NpxLaunches(agentDir, Boolean(env.PI_OFFLINE), settings.installTimeoutMs);
+		const place = { agentDir, env, redactor: this.redactor };
+		this.manager = new McpServerManager(poolOptions(settings, place, this.client.requests(), this.launches.launch));
 		this.lifecycle = new ServerLifecycle({
 			config,
 			manager: this.manager,
 			watchResources: watchWithSdk,
-			cache: new MetadataCache(this.agentDir),
+			cache: new MetadataCache(agentDir),
 			gate: (entry) => this.approvals.state(entry),
 			// Loaded at the first call `approveTools` names, never with the extension.
-			askApproval: async (entry, tool, args, signal) => {
-				this.toolApprovals ??= Promise.all([loadToolApproval(), loadSavedToolApprovals()]).then(
-					([{ ToolApprovals }, { SavedToolApprovals }]) =>
-						new ToolApprovals({
-							dialogs: () => this.client.host.dialogs,
-							scrub: (t) => this.redactor.scrub(t),
-							saved: new SavedToolApprovals(this.agentDir),
-						}),
-				);
-				return (await this.toolApprovals).ask(entry, tool, args, signal);
-			},
+			askApproval: toolApprovalAsker(place, () => this.client.host.dialogs),
 			onChange: () => {
 				for (const listener of this.listeners) listener();
 			},
@@ -168,7 +98,7 @@ export class McpRuntime {
 			// Learned only where the user lets it start servers early (pi/warm-up.ts).
 			onRequest: (server) => {
 				const { settings } = this.config;
-				if (settings.prestart && settings.warmUp) this.options.onServerUsed?.(server);
+				if (settings.prestart && settings.warmUp) this.reading.serverUsed(server);
 			},
 		});
 	}
@@ -178,24 +108,7 @@ export class McpRuntime {
 	 * can serve instead (the runtime built while the extension loaded, taken by the session start).
 	 */
 	servesLike(options: RuntimeOptions): boolean {
-		const mine = this.options;
-		const same = (a: unknown, b: unknown) => stableStringify(a ?? null) === stableStringify(b ?? null);
-		// Pi 1.5's trust decides only whether <cwd>/.pi/mcp.json is read (and approved).
-		const trustMatters = existsSync(join(options.cwd, ".pi", "mcp.json"));
-		const serves =
-			options.cwd === mine.cwd &&
-			options.configPath === mine.configPath &&
-			options.env === mine.env &&
-			options.configEnv === mine.configEnv &&
-			same(options.onlyServers, mine.onlyServers) &&
-			same(
-				options.registered?.length ? options.registered : undefined,
-				this.registered?.length ? this.registered : undefined,
-			) &&
-			(!trustMatters || options.piTrusted === mine.piTrusted);
-		// Taken: a .pi/mcp.json written later (the /mcp manager's "in this project") is read with the session's trust.
-		if (serves) this.options = { ...mine, piTrusted: options.piTrusted };
-		return serves;
+		return this.reading.servesLike(options);
 	}
 
 	/** The session's config: the files as read at start, or at the last `reload`. */
@@ -203,33 +116,14 @@ export class McpRuntime {
 		return this.lifecycle.config;
 	}
 
-	private loadConfig(registered: readonly RegisteredServer[] | undefined): McpConfig {
-		const { options } = this;
-		const loaded = loadConfig({
-			cwd: options.cwd,
-			agentDir: this.agentDir,
-			env: this.configEnv,
-			configPath: options.configPath,
-			readPiProjectFile: options.piTrusted !== false,
-			registered,
-		});
-		return options.onlyServers ? restrictTo(loaded, options.onlyServers) : loaded;
-	}
-
 	/**
 	 * Reads the config again and applies it to the running session when only servers changed (a
 	 * server turned on or off, another extension's servers): the others keep running. False when
 	 * the settings changed, which needs a new runtime.
 	 */
-	async reload(registered: readonly RegisteredServer[] | undefined = this.registered): Promise<boolean> {
-		const next = this.loadConfig(registered);
-		const before = this.config;
-		if (
-			stableStringify(next.settings) !== stableStringify(before.settings) ||
-			next.autoEnableCodemode !== before.autoEnableCodemode
-		)
-			return false;
-		this.registered = registered;
+	async reload(registered?: readonly RegisteredServer[]): Promise<boolean> {
+		const next = this.reading.reread(this.config, registered);
+		if (!next) return false;
 		for (const entry of next.servers.values()) this.redactor.add(...entry.secrets);
 		await this.lifecycle.reconfigure(next);
 		return true;
@@ -252,22 +146,22 @@ export class McpRuntime {
 		if (this.client.setWorkingFolder(cwd)) await this.manager.notifyRootsChanged();
 	}
 
-	/** Project servers waiting for the user's decision. */
-	/** A server as the user approves it: every line of its launch, and a stored sign-in it would be sent. */
 	/** Whether the project's .pi/mcp.json is read (not on Pi 1.5 in an untrusted project): where "in this project" is saved. */
 	get readsProjectFile(): boolean {
-		return this.options.piTrusted !== false;
+		return this.reading.readsProjectFile;
 	}
 
 	/** The one config file the CLI's --config named, read instead of the Pi files. */
 	get configPath(): string | undefined {
-		return this.options.configPath;
+		return this.reading.configPath;
 	}
 
+	/** A server as the user approves it: every line of its launch, and a stored sign-in it would be sent. */
 	describeLaunch(entry: ServerEntry): string {
 		return describeLaunch(entry, storedSignInNote(this.agentDir));
 	}
 
+	/** Project servers waiting for the user's decision. */
 	pendingApproval(): ServerEntry[] {
 		return [...this.config.servers.values()].filter((e) => this.approvals.state(e) === "pending");
 	}
@@ -279,7 +173,7 @@ export class McpRuntime {
 	 */
 	startsQuietly(): boolean {
 		const { lifecycle } = this;
-		if (this.options.configPath !== undefined || this.pendingApproval().length > 0) return false;
+		if (this.configPath !== undefined || this.pendingApproval().length > 0) return false;
 		return [...this.config.servers.values()].every(
 			(entry) =>
 				lifecycle.blocked(entry.name) !== undefined ||
@@ -287,35 +181,22 @@ export class McpRuntime {
 		);
 	}
 
-	/**
-	 * Records the user's decision for the launches they were shown (entries as they were when shown),
-	 * and applies it now. A server whose launch has changed since is left as it is (the decision is
-	 * kept for the launch shown, which no longer runs) and returned in `changed`, to be told.
-	 */
-	async decideShown(
+	/** Records the user's decision for the launches they were shown, and applies it (runtime/project-decisions.ts). */
+	decideShown(
 		shown: readonly ServerEntry[],
 		decision: Decision,
 	): Promise<{ decided: ServerEntry[]; changed: ServerEntry[] }> {
-		const entries = shown.filter((e) => this.approvals.needsApproval(e));
-		if (entries.length === 0) return { decided: [], changed: [] };
-		await this.approvals.decide(entries, decision);
-		const changed = entries.filter((e) => this.config.servers.get(e.name)?.launch.hash !== e.launch.hash);
-		const decided = entries.filter((e) => !changed.includes(e));
-		this.lifecycle.gateChanged(decided.map((e) => e.name)).catch(() => undefined);
-		return { decided, changed };
+		return decideShown(this.deciding, shown, decision);
 	}
 
 	/** Approves or denies project servers (all that need a decision when `names` is empty) and applies it now. */
-	async decide(names: readonly string[], decision: Decision): Promise<ServerEntry[]> {
-		const entries = (
-			names.length > 0 ? names.map((n) => this.config.servers.get(n)) : [...this.config.servers.values()]
-		).filter((e): e is ServerEntry => e !== undefined && this.approvals.needsApproval(e));
-		if (entries.length === 0) return [];
-		await this.approvals.decide(entries, decision);
-		// Started in the background, like at startup: the command answers at once.
-		// Each server's connect failure is recorded on it and shown by /mcp and the status line.
-		this.lifecycle.gateChanged(entries.map((e) => e.name)).catch(() => undefined);
-		return entries;
+	decide(names: readonly string[], decision: Decision): Promise<ServerEntry[]> {
+		return decideNamed(this.deciding, names, decision);
+	}
+
+	private get deciding(): Deciding {
+		const { approvals, lifecycle } = this;
+		return { approvals, config: () => this.config, gateChanged: (names) => lifecycle.gateChanged(names) };
 	}
 
 	/**
@@ -428,7 +309,7 @@ export class McpRuntime {
 		this.stopExitCleanup?.();
 		this.listeners.clear();
 		this.resourceListeners.clear();
-		void this.resolver?.then((resolver) => resolver.dispose());
+		this.launches.dispose();
 		this.searchIndex?.stop();
 		await this.lifecycle.shutdown();
 		this.output.dispose();

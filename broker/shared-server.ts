@@ -274,12 +274,8 @@ export class SharedServer {
 		this.transport?.send(message as JSONRPCMessage).catch(() => undefined);
 	}
 
-	/** Why the server is gone: the transport's own reason (a message over the limit) or its stderr's last words. */
 	private exitReason(what: string): string {
-		const failure = this.transport?.failure;
-		const tail = this.stderr.text().trim();
-		const why = failure ? `: ${failure}` : tail ? `. Its stderr ended with:\n${tail}` : "";
-		return `Server "${this.params.name}" ${failure ? "was closed" : what} (it runs in the shared MCP broker)${why}`;
+		return goneReason(this.params.name, what, this.transport?.failure, this.stderr.text().trim());
 	}
 
 	/** The server is gone: every request in flight gets an error saying so, every session's connection ends. */
@@ -310,4 +306,10 @@ export class SharedServer {
 	killSync(): void {
 		this.transport?.killSync();
 	}
+}
+
+/** Why a shared server is gone: the transport's own reason (a message over the limit) or its stderr's last words. */
+function goneReason(name: string, what: string, failure: string | undefined, tail: string): string {
+	const why = failure ? `: ${failure}` : tail ? `. Its stderr ended with:\n${tail}` : "";
+	return `Server "${name}" ${failure ? "was closed" : what} (it runs in the shared MCP broker)${why}`;
 }

@@ -1,5 +1,6 @@
-// The shape the codebase keeps, read from its syntax: index.ts wires (under 250 lines), no function
-// runs over 120 lines, and what we write for the model stays within Latin-1.
+// The shape the codebase keeps, read from its syntax: index.ts wires (under 250 lines), no module
+// runs over 500 lines, no class over 300, no function over 120, and what we write for the model
+// stays within Latin-1.
 import ts from "typescript";
 import { type Problem, problem } from "./problem.ts";
 import { lineOf, nodes, type Source } from "./source-files.ts";
@@ -8,6 +9,20 @@ import { lineOf, nodes, type Source } from "./source-files.ts";
 export const MAX_INDEX_LINES = 249;
 /** The longest a function (a method, an arrow, a closure with all it holds) may run. */
 export const MAX_FUNCTION_LINES = 120;
+
+/** The longest a module may be: past it, it holds more than one job. */
+export const MAX_FILE_LINES = 500;
+/** The longest a class may be. */
+export const MAX_CLASS_LINES = 300;
+
+const SHORT_MODULES = {
+	rule: `no module runs over ${MAX_FILE_LINES} lines`,
+	fix: "split it by what each part decides, into modules with one job each (the folder named for what they are)",
+};
+const SHORT_CLASSES = {
+	rule: `no class runs over ${MAX_CLASS_LINES} lines`,
+	fix: "move what the class decides apart (its state, its events, what it builds) into parts it holds or calls",
+};
 
 const INDEX_WIRES = {
 	rule: `index.ts only wires: at most ${MAX_INDEX_LINES} lines`,
@@ -31,6 +46,22 @@ export function longFunctions(source: Source, max = MAX_FUNCTION_LINES): Problem
 		const first = lineOf(source, node);
 		const lines = source.ast.getLineAndCharacterOfPosition(node.getEnd()).line + 2 - first;
 		if (lines > max) found.push(problem(SHORT_FUNCTIONS, `${source.file}:${first}`, `a function of ${lines} lines`));
+	}
+	return found;
+}
+
+/** A module longer than `maxFile` lines, and each class in it longer than `maxClass`: where, and its length. */
+export function longModules(source: Source, maxFile = MAX_FILE_LINES, maxClass = MAX_CLASS_LINES): Problem[] {
+	const found: Problem[] = [];
+	const lines = source.text.split("\n").length;
+	if (lines > maxFile) found.push(problem(SHORT_MODULES, source.file, `${lines} lines`));
+	for (const node of nodes(source.ast)) {
+		if (!ts.isClassDeclaration(node) && !ts.isClassExpression(node)) continue;
+		const first = lineOf(source, node);
+		const length = source.ast.getLineAndCharacterOfPosition(node.getEnd()).line + 2 - first;
+		const name = node.name?.text ?? "an anonymous class";
+		if (length > maxClass)
+			found.push(problem(SHORT_CLASSES, `${source.file}:${first}`, `class ${name}: ${length} lines`));
 	}
 	return found;
 }
@@ -81,7 +112,7 @@ export function shapeProblems(sources: readonly Source[]): Problem[] {
 	const found = index ? indexProblems(index) : [problem(INDEX_WIRES, "index.ts", "not found")];
 	for (const source of sources) {
 		if (!/\.ts$/.test(source.file)) continue;
-		found.push(...longFunctions(source), ...wideLiterals(source));
+		found.push(...longModules(source), ...longFunctions(source), ...wideLiterals(source));
 	}
 	return found;
 }

@@ -42,7 +42,7 @@ export const LAYERS: readonly LayerRow[] = [
 	},
 	{
 		layer: 10,
-		units: ["mcp-runtime.ts", "apps/"],
+		units: ["mcp-runtime.ts", "runtime/", "apps/"],
 		why: "one session, built from everything below; its MCP Apps' pages",
 	},
 	{ layer: 9, units: ["proxy/", "skills/"], why: "the `mcp` tool's modes; servers' skills as Pi skills" },
@@ -51,7 +51,7 @@ export const LAYERS: readonly LayerRow[] = [
 		units: ["lifecycle.ts", "server-lifecycle/"],
 		why: "when servers run, over the pool; the parts that decide it",
 	},
-	{ layer: 7, units: ["server-manager.ts"], why: "the pool of connections" },
+	{ layer: 7, units: ["server-manager.ts", "pool/"], why: "the pool of connections, and its parts" },
 	{
 		layer: 6,
 		units: ["broker/", "client/", "npx-resolver.ts"],

@@ -1,7 +1,7 @@
 // The code-shape rules of `npm run lint` (scripts/lint/code-shape.ts) on small modules: what each
 // finds, and where it says it is. The lint runs them over the package.
 import { describe, expect, it } from "vitest";
-import { indexProblems, longFunctions, shapeProblems } from "../../scripts/lint/code-shape.ts";
+import { indexProblems, longFunctions, longModules, shapeProblems } from "../../scripts/lint/code-shape.ts";
 import { formatProblems } from "../../scripts/lint/problem.ts";
 import { parseSource } from "../../scripts/lint/source-files.ts";
 
@@ -32,5 +32,24 @@ describe("code shape", () => {
 			"proxy/long.ts:1",
 		]);
 		expect(shapeProblems([]).map((p) => `${p.where}: ${p.what}`)).toEqual(["index.ts: not found"]);
+	});
+
+	it("holds a module to 500 lines and a class to 300, and names the class", () => {
+		expect(longModules(parseSource("proxy/a.ts", lines(500)))).toEqual([]);
+		expect(longModules(parseSource("proxy/a.ts", lines(501))).map((p) => `${p.where} ${p.what}`)).toEqual([
+			"proxy/a.ts 501 lines",
+		]);
+		const big = (n: number) => `export class Big {\n${lines(n - 2)}\n}`;
+		expect(longModules(parseSource("proxy/b.ts", big(300)))).toEqual([]);
+		const [found] = longModules(parseSource("proxy/b.ts", `\n${big(301)}`));
+		expect(`${found.where} ${found.what}`).toBe("proxy/b.ts:2 class Big: 301 lines");
+		expect(found.rule).toContain("no class runs over 300 lines");
+	});
+
+	it("excuses only the module named as being split (lifecycle.ts, until the merge of w/split)", () => {
+		expect(longModules(parseSource("lifecycle.ts", lines(900)))).toEqual([]);
+		expect(
+			shapeProblems([parseSource("index.ts", ""), parseSource("config.ts", lines(501))]).map((p) => p.where),
+		).toEqual(["config.ts"]);
 	});
 });
