@@ -62,8 +62,7 @@ describe.each(PI_HOSTS)("Ctrl-C of pi -p mid-call ($name)", (host) => {
 		child.kill("SIGINT");
 		const { code, signal } = await closed;
 		expect(code ?? (signal === "SIGINT" ? 130 : signal)).toBe(130);
-		await waitUntil(() => marked(marker).length === 0, "every server process to be gone", 5000).catch(() => undefined);
-		expect(marked(marker)).toEqual([]);
+		await waitUntil(() => marked(marker).length === 0, "every server process to be gone");
 		expect(guardFiles()).toEqual([]);
 	}, 120_000);
 });

@@ -179,8 +179,15 @@ export function startedPids(log: string): number[] {
 	}
 }
 
-/** Polls `check` until it holds, or fails saying what did not happen. */
-export async function waitUntil(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+/**
+ * Polls `check` until it holds. Without `timeoutMs` only the test's own timeout bounds the wait (a
+ * busy machine is slow, not wrong); with it, fails saying what did not happen.
+ */
+export async function waitUntil(
+	check: () => boolean,
+	what: string,
+	timeoutMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
 	for (const deadline = Date.now() + timeoutMs; !check(); ) {
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 100));
