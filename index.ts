@@ -24,6 +24,7 @@ import { prestartTarget } from "./pi/prestart-target.ts";
 import { Registrations } from "./pi/registrations.ts";
 import { offerToSwitchOff } from "./pi/replaced-builtins.ts";
 import { ResourceUpdates } from "./pi/resource-updates.ts";
+import { RestoredTools } from "./pi/restored-tools.ts";
 import { SERVERS_SECTION } from "./pi/servers-section.ts";
 import { McpSession } from "./pi/session.ts";
 import { wireSkills } from "./pi/skill-events.ts";
@@ -174,6 +175,15 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 		pi.on("tool_call", async (event, ctx) =>
 			waitForReachedServers(pi as unknown as Pi15ToolApi, session.current(), event, ctx.signal),
 		);
+		// The tools tool_search loaded, restored by Pi on a resume or /reload: those of a server with no
+		// cache yet are waited for at the session's first prompt (pi/restored-tools.ts).
+		const restored = new RestoredTools({
+			pi: pi as unknown as Pi15ToolApi,
+			runtime: () => session.ensure(),
+			listed: (active) => registrations.sync(active, "listed"),
+		});
+		pi.on("session_start", () => restored.started());
+		pi.on("before_agent_start", (_event, ctx) => restored.beforePrompt(ctx));
 	};
 }
 

@@ -5,7 +5,7 @@
 // busy loop process). Reports servers answering / runs, and every npx folder npm left: complete,
 // or half-installed (node_modules without the folder's package.json). With `--search`, the first
 // run searches for each server's tool instead of saying hello (the first search on a cold cache).
-// Needs the npm registry. Run: npx tsx bench/cold-npx-trial.ts [runs] [--search] [--host pi-0.73|pi-1.5]
+// Needs the npm registry. Run: npx tsx bench/cold-npx-trial.ts [runs] [--search] [--host pi-0.73|pi-1.5|pi-1.6]
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { waitUntil } from "../tests/support/helpers.ts";
 import { type ChatRequest, lastToolMessage, type Step } from "../tests/support/mock-openai.ts";
 import { createPiHome, runPi } from "../tests/support/pi-cli-harness.ts";
-import { ensurePi15, PI_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
+import { ensurePi1Lines, PI_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
 
 const argv = process.argv.slice(2);
 const RUNS = Number(argv.find((a) => /^\d+$/.test(a)) ?? 5);
@@ -121,7 +121,7 @@ function busyLoop(): ChildProcess {
 }
 
 async function main(): Promise<void> {
-	ensurePi15();
+	ensurePi1Lines();
 	const hosts = PI_HOSTS.filter((h) => !HOST || h.name === HOST);
 	for (const loaded of LOADS) {
 		for (const host of hosts) {

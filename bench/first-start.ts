@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { tempDir } from "../tests/support/helpers.ts";
 import { emptyHome, type Home, homeEnv, piSession, runCommand } from "../tests/support/install-harness.ts";
 import { copyWorkingTree, startRegistry } from "../tests/support/local-registry.ts";
-import { PI_15, PI_073, type PiHost } from "../tests/support/pi-hosts.ts";
+import { PI_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
 
 const RUNS = Number(process.env.FIRST_START_RUNS ?? 5);
 
@@ -111,7 +111,7 @@ const ratio = (a: Cost[], b: Cost[]) => [
 ];
 
 export async function main(): Promise<void> {
-	// BENCH_HOSTS=pi-1.5 (or pi-0.73) measures one line only.
+	// BENCH_HOSTS=pi-1.6 (or pi-1.5, pi-0.73) measures one line only.
 	const only = process.env.BENCH_HOSTS?.split(",");
 	const dir = tempDir("pi-mcp-first-start-");
 	const registry = await startRegistry(dir.path);
@@ -124,7 +124,7 @@ export async function main(): Promise<void> {
 			npm_config_registry: registry.url,
 		});
 		if (deps.code !== 0) throw new Error(`npm install in the clone failed: ${deps.out}`);
-		for (const host of [PI_073, PI_15].filter((h) => !only || only.includes(h.name))) {
+		for (const host of PI_HOSTS.filter((h) => !only || only.includes(h.name))) {
 			const times = await measure(host, join(dir.path, host.name), registry.url, clone);
 			console.log(
 				`== ${host.name}: pi -p hi (no server), first run on an empty temp folder vs the next (median of ${RUNS}) ==`,

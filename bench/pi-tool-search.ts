@@ -1,5 +1,6 @@
-// What the model receives from Pi 1.5's own search tools, scored like bench/search-quality.ts scores
-// `mcp({search})`: the real `pi` (Pi 1.5.2) with a scripted model, the 35 real catalogs served by
+// What the model receives from Pi 1.x's own search tools, scored like bench/search-quality.ts scores
+// `mcp({search})`: the real `pi` (Pi 1.6.0, npm's latest; BENCH_HOSTS=pi-1.5 for Pi 1.5.2, whose
+// tool_search and codemode are the same code, file for file) with a scripted model, the 35 real catalogs served by
 // fixture MCP servers (tests/fixtures/catalog-server.ts, one per catalog), once with Pi's built-in
 // MCP (its tool_search and codemode: Pi's BM25) and once with this extension (both ranked by our
 // engine). tool_search: one call per query, the tools listed in its answer scored (hit@1, hit@5),
@@ -9,7 +10,7 @@ import { join } from "node:path";
 import { ROOT, TSX } from "../tests/support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../tests/support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
-import { ensurePi15, PI_15 } from "../tests/support/pi-hosts.ts";
+import { ensurePi1, PI15_VERSION, PI16_VERSION, pi1Host } from "../tests/support/pi-hosts.ts";
 import { CATALOG_DIR, type Catalog, loadCatalogs } from "./catalogs.ts";
 import { QUERIES, type Query } from "./search-queries.ts";
 import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
@@ -20,7 +21,11 @@ type Tool = "tool_search" | "searchTools";
 const UNLOAD = join(ROOT, "bench", "extensions", "unload-searched.ts");
 const CATALOG_SERVER = join(ROOT, "tests", "fixtures", "catalog-server.ts");
 
-/** Pi 1.5's name of a tool (`mcp__<server>__<tool>`, characters a name cannot hold as `_`). */
+/** The Pi line measured. */
+const VERSION = process.env.BENCH_HOSTS === "pi-1.5" ? PI15_VERSION : PI16_VERSION;
+const HOST = pi1Host(VERSION);
+
+/** Pi 1.x's name of a tool (`mcp__<server>__<tool>`, characters a name cannot hold as `_`). */
 const piName = (answer: string) => {
 	const [server, tool] = answer.split("/");
 	const clean = (text: string) => text.replace(/[^A-Za-z0-9_]/g, "_");
@@ -57,7 +62,7 @@ async function homeFor(catalogs: readonly Catalog[], exposure: string): Promise<
 }
 
 const options = (stack: Stack, extra: string[] = []) => ({
-	host: PI_15,
+	host: HOST,
 	noExtension: stack === "built-in",
 	builtins: stack === "ours" ? ["codemode", "tool-search"] : ["mcp", "codemode", "tool-search"],
 	extraArgs: extra,
@@ -163,8 +168,8 @@ export async function measurePiSearch(tool: Tool): Promise<Record<"tuning" | "te
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export async function main(): Promise<void> {
-	ensurePi15();
-	console.log("Pi 1.5's search tools, what the model receives (real pi, scripted model, 35 catalog servers):");
+	ensurePi1(VERSION);
+	console.log(`${HOST.name}'s search tools, what the model receives (real pi, scripted model, 35 catalog servers):`);
 	for (const tool of ["tool_search", "searchTools"] as const) {
 		const { tuning, test } = await measurePiSearch(tool);
 		for (const stack of ["built-in", "ours"] as const) {

@@ -2,13 +2,13 @@
 // warm call of each session bench run. Each `pi -p` session calls server-everything's get-sum once
 // cold, then CALLS times warm; the stacks take turns session by session (so a busy moment of a
 // shared machine falls on all of them), and the medians of every warm call compare.
-// Each stack reaches the tool its own way: Pi 1.5's built-in and ours through the Pi tool that
+// Measured on each Pi 1.x line. Each stack reaches the tool its own way: Pi 1.x's built-in and ours through the Pi tool that
 // `exposure: "direct"` declares (as session.ts), the peer through its `mcp` proxy (it ignores
 // `exposure`), and ours through `mcp` too, the same request as the peer's.
 import { join } from "node:path";
 import type { Step } from "../tests/support/mock-openai.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
-import { PI_15 } from "../tests/support/pi-hosts.ts";
+import { PI1_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
 import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { mcpConfig, THINK_MS, toolCall } from "./session.ts";
 
@@ -50,16 +50,21 @@ async function warmCalls(home: PiHome, stack: Stack): Promise<number[]> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function main(): Promise<void> {
+	for (const host of PI1_HOSTS) await measureOn(host);
+}
+
+async function measureOn(host: PiHost): Promise<void> {
 	const peer = ensurePeerAdapter();
+	const line = host.name;
 	const stacks: Stack[] = [
-		{ name: "Pi 1.5 built-in MCP", options: { host: PI_15, noExtension: true, builtins: ["mcp"] }, direct: true },
+		{ name: `${line} built-in MCP`, options: { host, noExtension: true, builtins: ["mcp"] }, direct: true },
 		{
 			name: `pi-mcp-adapter ${PEER_VERSION} (its mcp tool)`,
-			options: { host: PI_15, noExtension: true, extraArgs: ["-e", peer] },
+			options: { host, noExtension: true, extraArgs: ["-e", peer] },
 			direct: true,
 		},
-		{ name: "ours, Pi 1.5 (the direct Pi tool)", options: { host: PI_15 }, direct: true },
-		{ name: "ours, Pi 1.5 (through mcp)", options: { host: PI_15 }, direct: false },
+		{ name: `ours, ${line} (the direct Pi tool)`, options: { host }, direct: true },
+		{ name: `ours, ${line} (through mcp)`, options: { host }, direct: false },
 	];
 	const homes = await Promise.all(stacks.map(() => createPiHome({})));
 	try {
@@ -76,7 +81,7 @@ export async function main(): Promise<void> {
 		for (let round = 0; round < SESSIONS; round++)
 			for (let i = 0; i < stacks.length; i++) rounds[i].push(await warmCalls(homes[i], stacks[i]));
 		console.log(
-			`== Warm calls on Pi 1.5: ${CALLS} per session after a cold one, ${SESSIONS} sessions per stack taking turns ==`,
+			`== Warm calls on ${line}: ${CALLS} per session after a cold one, ${SESSIONS} sessions per stack taking turns ==`,
 		);
 		const width = Math.max(...stacks.map((s) => s.name.length));
 		stacks.forEach((stack, i) => {

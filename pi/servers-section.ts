@@ -1,7 +1,7 @@
-// Pi 1.5: the `mcp_servers` section of the system prompt, written as Pi 1.5's own MCP writes it
+// Pi 1.x: the `mcp_servers` section of the system prompt, written as Pi 1.x's own MCP writes it
 // (same tag, intro, lines, order and limits), since neither codemode nor tool_search lists the
 // servers: every server that may run with `codemode` or `deferred` tools, how its tools are reached,
-// and one line about it.
+// and one line about it (Pi 1.6's `mcpServerSummary`).
 import type { McpRuntime } from "../mcp-runtime.ts";
 import { mcpNamespace } from "./pi-tools.ts";
 
@@ -36,11 +36,40 @@ function truncate(text: string, max: number): string {
 }
 
 /**
- * The section's text, undefined when no server is listed. A server's line carries the first line
- * of its configured description only: Pi 1.5 also uses the server's instructions once it has
- * connected, which changes the section mid-session (Pi then appends it to the conversation again);
- * here it stays as it started, so it is never longer and the provider's prompt cache holds.
+ * A server's one line, as `mcpServerSummary` of `@earendil-works/pi-mcp` 1.6 writes it: the first
+ * line of the configured description, else of the server's instructions, each trimmed first (Pi
+ * 1.5 did not trim the instructions: a blank first line gave no summary).
  */
+export function serverSummary(description: string | undefined, instructions: string | undefined): string {
+	const text = description?.trim() || instructions?.trim() || "";
+	return (text.split("\n", 1)[0] ?? "").trim();
+}
+
+/** Per runtime, each server's summary from its instructions as first asked: fixed for the session. */
+const fromInstructions = new WeakMap<McpRuntime, Map<string, string>>();
+
+/**
+ * A server's line in this runtime's section. Pi's built-in reads the instructions once the server
+ * has connected, which changes the section mid-session (Pi then appends it to the conversation
+ * again); here they come from the cache (a run before listed the server) and the line stays as the
+ * session first wrote it, so the provider's prompt cache holds. The description is the config's.
+ */
+function summaryOf(runtime: McpRuntime, name: string, description: string | undefined): string {
+	if (description?.trim()) return serverSummary(description, undefined);
+	let known = fromInstructions.get(runtime);
+	if (!known) {
+		known = new Map();
+		fromInstructions.set(runtime, known);
+	}
+	let line = known.get(name);
+	if (line === undefined) {
+		line = serverSummary(undefined, runtime.lifecycle.instructions(name));
+		known.set(name, line);
+	}
+	return line;
+}
+
+/** The section's text, undefined when no server is listed. */
 export function serversSection(runtime: McpRuntime): string | undefined {
 	const listed = runtime.lifecycle
 		.serverNames()
@@ -58,8 +87,7 @@ export function serversSection(runtime: McpRuntime): string | undefined {
 				: exposures.has("deferred")
 					? "tool_search"
 					: undefined;
-			const about = (entry.description?.trim() ?? "").split("\n", 1)[0]?.trim() ?? "";
-			return reach ? [{ name, reach, about }] : [];
+			return reach ? [{ name, reach, about: summaryOf(runtime, name, entry.description) }] : [];
 		})
 		.sort((a, b) => a.name.localeCompare(b.name));
 	if (listed.length === 0) return undefined;

@@ -1,7 +1,10 @@
 // How an `mcp` call looks in Pi's TUI: `mcp everything echo(message: "hi")` instead of a bare
 // `mcp`, and its result as one line (the first line of the answer, or the error) until expanded.
 // Components are plain objects with Pi's Component shape (render, invalidate): no runtime import
-// of a Pi package, so the same code serves both Pi lines.
+// of a Pi package, so the same code serves every Pi line. A component's lines are kept per width
+// until invalidated: Pi 1.6 takes `render()`'s array as read-only and keeps a container's lines while
+// its children return the same arrays (#9549), so a long transcript is not drawn again at each frame
+// of a fullscreen scroll; older lines copy what a child returns.
 
 import type { ProxyInput } from "../proxy/surface.ts";
 import { oneLine } from "../trust/safe-text.ts";
@@ -13,6 +16,7 @@ export interface ThemeLike {
 }
 
 export interface LineComponent {
+	/** Pi 1.6's `readonly string[]`, typed as the older lines' Component (whose containers copy it). */
 	render(width: number): string[];
 	invalidate(): void;
 }
@@ -101,11 +105,17 @@ function short(text: string): string {
 	return flat.length > ARG_CHARS ? `${flat.slice(0, ARG_CHARS - 1)}…` : flat;
 }
 
-/** A component drawing the given lines of pieces, each line cut to the width before it is colored. */
+/** A component drawing the given lines of pieces, each line cut to the width before it is colored; kept per width. */
 function lines(build: (width: number) => Piece[][]): LineComponent {
+	let drawn: { readonly width: number; readonly lines: string[] } | undefined;
 	return {
-		render: (width) => build(width).map((pieces) => fitLine(pieces, width)),
-		invalidate: () => undefined,
+		render: (width) => {
+			if (drawn?.width !== width) drawn = { width, lines: build(width).map((pieces) => fitLine(pieces, width)) };
+			return drawn.lines;
+		},
+		invalidate: () => {
+			drawn = undefined;
+		},
 	};
 }
 

@@ -93,7 +93,7 @@ describe.each(PI_HOSTS)("$name: a tool marked for the app only", (host) => {
 				answers.push(lastToolMessage(req));
 				return next(req);
 			};
-		const pi15 = host.name === "pi-1.5";
+		const pi15 = host.pi1;
 		const script = [
 			"const all = ALL_TOOLS.map((t) => t.name).filter((n) => n.includes('board'));",
 			"const found = (await searchTools('refresh poll the latest board cards')).map((t) => t.name);",

@@ -28,7 +28,7 @@ const BUDGET = 170_000;
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
 describe.each(PI_HOSTS)("$name: a tool result with an MCP App", (host) => {
-	const pi15 = host.name === "pi-1.5";
+	const pi15 = host.pi1;
 	let home: PiHome;
 	let reached: string;
 	let browser: ReturnType<typeof recordingBrowser>;

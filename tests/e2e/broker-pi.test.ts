@@ -13,9 +13,9 @@ import { readBrokerFile } from "../../broker/wire.ts";
 import { CACHE_FILE } from "../../metadata-cache.ts";
 import { countedServer, MEMORY, startedPids, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
-import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
+import { createPiHome, type PiHome, type PiRpc, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { converse, steps, toolResults } from "../support/pi-conversation.ts";
-import { PI_15, PI_073, PI_HOSTS } from "../support/pi-hosts.ts";
+import { PI_HOSTS } from "../support/pi-hosts.ts";
 
 /** A home whose everything server (and memory) is shared and lingers `idleTimeout` minutes (3 s) after its last session; the broker idles out after 1 s. */
 async function sharedHome(
@@ -183,13 +183,13 @@ const CROSS_LINE_MS = 240_000;
 
 describe("servers shared between the Pi lines", () => {
 	it(
-		"a pi 0.73 session and a Pi 1.5 session use one server process (Pi 1.5's AI_AGENT=pi does not split it)",
+		"a session of each Pi line uses one server process (Pi 1.x's AI_AGENT=pi does not split it)",
 		async () => {
 			const { home, log } = await sharedHome({ steps });
-			const old = await startPiRpc({ home, host: PI_073, env });
-			const current = await startPiRpc({ home, host: PI_15, env });
+			const sessions: PiRpc[] = [];
 			try {
-				for (const pi of [old, current]) {
+				for (const host of PI_HOSTS) sessions.push(await startPiRpc({ home, host, env }));
+				for (const pi of sessions) {
 					const { events } = await converse(
 						pi,
 						'call {"tool":"everything_get-sum","args":{"a":1,"b":2}}',
@@ -200,10 +200,9 @@ describe("servers shared between the Pi lines", () => {
 				}
 				expect(startedPids(log)).toHaveLength(1);
 				const status = await brokerStatus(home.agentDir);
-				expect(status?.servers.map((s) => [s.name, s.sessions])).toEqual([["everything", 2]]);
+				expect(status?.servers.map((s) => [s.name, s.sessions])).toEqual([["everything", PI_HOSTS.length]]);
 			} finally {
-				await old.close();
-				await current.close();
+				for (const pi of sessions) await pi.close();
 				const pids = [...startedPids(log), readBrokerFile(home.agentDir)?.pid ?? 0].filter((p) => p > 0);
 				await waitUntil(() => pids.every((p) => !alive(p)), "the shared server and the broker to exit", CROSS_LINE_MS);
 				await home.dispose();

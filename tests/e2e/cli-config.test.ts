@@ -1,5 +1,5 @@
 // Managing servers from a shell as a user does: `pi-mcp-proxy add`, `get`, `list`, `remove` write
-// and read the files Pi 1.5's own `pi mcp add` / `remove` / `list` do (each reads what the other
+// and read the files Pi 1.x's own `pi mcp add` / `remove` / `list` do (each reads what the other
 // wrote), and `doctor` checks a broken and a good setup: every file, every server started and
 // ended, sign-in, names defined twice; exit 0 only when all is well.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "../../bounds/process-tree.ts";
 import { countedServer, EVERYTHING, freePort, ROOT, startedPids, tempDir } from "../support/helpers.ts";
 import { startOAuthServer } from "../support/oauth-fixture.ts";
-import { PI_15 } from "../support/pi-hosts.ts";
+import { PI1_HOSTS, type PiHost } from "../support/pi-hosts.ts";
 
 const BIN = join(ROOT, "bin", "pi-mcp-proxy.mjs");
 
@@ -32,9 +32,9 @@ describe("servers managed from the shell", () => {
 		const run = spawnSync(process.execPath, [BIN, ...args], { cwd, env: env(), encoding: "utf8", timeout: 90_000 });
 		return { code: run.status, out: run.stdout, err: run.stderr };
 	};
-	/** Pi 1.5's own `pi mcp ...`, in the same home. */
-	const piMcp = (...args: string[]) => {
-		const run = spawnSync(PI_15.node, [PI_15.cli, "mcp", ...args], {
+	/** Pi 1.x's own `pi mcp ...`, in the same home. */
+	const piMcp = (host: PiHost, ...args: string[]) => {
+		const run = spawnSync(host.node, [host.cli, "mcp", ...args], {
 			cwd,
 			env: env(),
 			encoding: "utf8",
@@ -44,41 +44,45 @@ describe("servers managed from the shell", () => {
 	};
 	const userFile = () => join(agentDir, "mcp.json");
 
-	it("add, get, list and remove write Pi 1.5's files in its format: each reads what the other wrote", () => {
-		const added = cli("add", "ours", "--env", "GREETING=hi", "--", process.execPath, EVERYTHING, "stdio");
-		expect(added.code, added.err).toBe(0);
-		expect(added.out).toContain(`Added "ours" in ${userFile()}.`);
-		expect(JSON.parse(readFileSync(userFile(), "utf8"))).toEqual({
-			mcpServers: { ours: { command: process.execPath, args: [EVERYTHING, "stdio"], env: { GREETING: "hi" } } },
-		});
-		const theirs = piMcp("add", "theirs", "--", process.execPath, EVERYTHING, "stdio");
-		expect(theirs.code, theirs.err).toBe(0);
+	it.each(PI1_HOSTS)(
+		"add, get, list and remove write the files of $name's pi mcp, in its format: each reads what the other wrote",
+		(host) => {
+			const added = cli("add", "ours", "--env", "GREETING=hi", "--", process.execPath, EVERYTHING, "stdio");
+			expect(added.code, added.err).toBe(0);
+			expect(added.out).toContain(`Added "ours" in ${userFile()}.`);
+			expect(JSON.parse(readFileSync(userFile(), "utf8"))).toEqual({
+				mcpServers: { ours: { command: process.execPath, args: [EVERYTHING, "stdio"], env: { GREETING: "hi" } } },
+			});
+			const theirs = piMcp(host, "add", "theirs", "--", process.execPath, EVERYTHING, "stdio");
+			expect(theirs.code, theirs.err).toBe(0);
 
-		// Pi 1.5 reads (and starts) what ours wrote; ours reads what Pi wrote.
-		const listed = piMcp("list");
-		expect(listed.code, listed.out + listed.err).toBe(0);
-		expect(listed.out).toMatch(/^ours: connected, \d+ tools/m);
-		expect(listed.out).toMatch(/^theirs: connected, \d+ tools/m);
-		const got = cli("get", "theirs");
-		expect(got.code, got.err).toBe(0);
-		expect(got.out).toContain(
-			`theirs\n  defined in: ${userFile()} (yours)\n  runs: ${process.execPath} ${EVERYTHING} stdio`,
-		);
-		expect(cli("list").out).toMatch(/^ours: .*\ntheirs: /m);
+			// Pi reads (and starts) what ours wrote; ours reads what Pi wrote.
+			const listed = piMcp(host, "list");
+			expect(listed.code, listed.out + listed.err).toBe(0);
+			expect(listed.out).toMatch(/^ours: connected, \d+ tools/m);
+			expect(listed.out).toMatch(/^theirs: connected, \d+ tools/m);
+			const got = cli("get", "theirs");
+			expect(got.code, got.err).toBe(0);
+			expect(got.out).toContain(
+				`theirs\n  defined in: ${userFile()} (yours)\n  runs: ${process.execPath} ${EVERYTHING} stdio`,
+			);
+			expect(cli("list").out).toMatch(/^ours: .*\ntheirs: /m);
 
-		expect(cli("remove", "theirs").out).toBe(`Removed "theirs" from ${userFile()}.\n`);
-		expect(piMcp("list").out).not.toContain("theirs");
-		const again = cli("remove", "theirs");
-		expect(again.code).toBe(1);
-		expect(again.err).toContain(`No server "theirs" in ${userFile()}.`);
+			expect(cli("remove", "theirs").out).toBe(`Removed "theirs" from ${userFile()}.\n`);
+			expect(piMcp(host, "list").out).not.toContain("theirs");
+			const again = cli("remove", "theirs");
+			expect(again.code).toBe(1);
+			expect(again.err).toContain(`No server "theirs" in ${userFile()}.`);
 
-		// The project's file: ours writes it (-l, as Pi's), Pi removes from it.
-		expect(cli("add", "-l", "proj", "--", process.execPath, EVERYTHING, "stdio").code).toBe(0);
-		const projectFile = join(cwd, ".pi", "mcp.json");
-		expect(JSON.parse(readFileSync(projectFile, "utf8")).mcpServers.proj.command).toBe(process.execPath);
-		expect(piMcp("remove", "-l", "proj").code).toBe(0);
-		expect(JSON.parse(readFileSync(projectFile, "utf8")).mcpServers).toEqual({});
-	}, 180_000);
+			// The project's file: ours writes it (-l, as Pi's), Pi removes from it.
+			expect(cli("add", "-l", "proj", "--", process.execPath, EVERYTHING, "stdio").code).toBe(0);
+			const projectFile = join(cwd, ".pi", "mcp.json");
+			expect(JSON.parse(readFileSync(projectFile, "utf8")).mcpServers.proj.command).toBe(process.execPath);
+			expect(piMcp(host, "remove", "-l", "proj").code).toBe(0);
+			expect(JSON.parse(readFileSync(projectFile, "utf8")).mcpServers).toEqual({});
+		},
+		180_000,
+	);
 
 	it("add takes a URL with headers, and refuses a wrong entry with the reason and the usage (exit 2)", () => {
 		const remote = cli("add", "docs", "https://docs.example.com/mcp", "--header", "X-Team=${TEAM}");

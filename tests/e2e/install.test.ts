@@ -110,7 +110,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 
 	/** The shell command of an npm install: Pi 1.5 installs under <agentDir>/npm, pi 0.73 with `npm install -g`. */
 	const installedBin = (host: PiHost, at: Home) =>
-		host.name === "pi-1.5"
+		host.pi1
 			? join(at.agentDir, "npm", "node_modules", ".bin", "pi-mcp-proxy")
 			: join(at.home, "global", "bin", "pi-mcp-proxy");
 
@@ -130,7 +130,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 			expect(session.out).not.toMatch(/peerDependencies|Cannot find module|cannot run|compiled/);
 			expect(compiledBy(tmp)).toEqual([]);
 			// The install holds what runs, built: no TypeScript, no dev dependency, no TypeBox of its own, no tests.
-			const modules = host.name === "pi-1.5" ? join(at.agentDir, "npm") : join(at.home, "global", "lib");
+			const modules = host.pi1 ? join(at.agentDir, "npm") : join(at.home, "global", "lib");
 			const installed = join(modules, "node_modules", "pi-mcp-proxy");
 			expect(existsSync(join(installed, "dist", "index.js"))).toBe(true);
 			expect(typeScriptIn(installed)).toEqual([]);
@@ -145,7 +145,7 @@ describe("pi install, as a user runs it, on both Pi lines", () => {
 			const status = await runCommand(installedBin(host, at), ["status"], at.cwd, env);
 			expect(status.code, status.out).toBe(0);
 			expect(status.out).toContain("- everything: ");
-			if (host.name !== "pi-1.5") return;
+			if (!host.pi1) return;
 			// Every line of docs/cli.md's shell block, as written (the demo first: it fetches server-everything).
 			await runDocumentedShellBlock(installedBin(host, at), at, env);
 		},

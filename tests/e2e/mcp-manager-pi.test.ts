@@ -34,7 +34,7 @@ describe.each(PI_HOSTS)("the /mcp manager over rpc ($name)", (host) => {
 		const text = `{\n\t// the user's own note\n\t"mcpServers": ${JSON.stringify(servers, null, "\t").replace(/\n/g, "\n\t")}\n}\n`;
 		home = await createPiHome({ agentFiles: { "mcp.json": text } });
 		// Pi 1.5 reads a project's .pi/mcp.json only in a trusted project (--approve trusts it).
-		pi = await startPiRpc({ home, host, extraArgs: host.name === "pi-1.5" ? ["--approve"] : [] });
+		pi = await startPiRpc({ home, host, extraArgs: host.pi1 ? ["--approve"] : [] });
 		const rpc = pi;
 		await rpc.waitFor((e) => status(e) && /1 failed/.test(String(e.statusText)));
 

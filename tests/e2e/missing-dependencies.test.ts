@@ -1,6 +1,6 @@
 // A copy without its dependencies (a clone, `pi install <folder>` before `npm install`): on both Pi
 // lines the start says so in one line that names the command to run; on pi 0.73 `/mcp` and the
-// first `mcp` result say the same; on Pi 1.5 nothing of the built-in MCP is taken over, so the
+// first `mcp` result say the same; on Pi 1.x (1.5, 1.6) nothing of the built-in MCP is taken over, so the
 // built-in serves the user's server meanwhile; the shell command says it and exits 1. Then the
 // command the line names is run as written, and the extension works on both lines.
 import { execFileSync } from "node:child_process";
@@ -10,7 +10,7 @@ import { TEST_NPM_CACHE, tempDir } from "../support/helpers.ts";
 import { emptyHome, piSession, runCommand, searchThenCall } from "../support/install-harness.ts";
 import { copyWorkingTree } from "../support/local-registry.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
-import { PI_15, PI_073, PI_HOSTS } from "../support/pi-hosts.ts";
+import { PI_073, PI_HOSTS, PI1_HOSTS } from "../support/pi-hosts.ts";
 
 const BUILT_IN_REPLACED = "built-in extension `mcp` was not loaded";
 
@@ -50,20 +50,24 @@ describe("a copy of the package without its dependencies", () => {
 		expect(problem(command.out)).toEqual([atStart, atStart]); // the start, then /mcp
 	}, 120_000);
 
-	it("Pi 1.5: the start says it in one line; the built-in MCP is not switched off and serves the server", async () => {
-		const script = "return await tools.mcp__everything__get_sum({ a: 2, b: 3 });";
-		const session = await piSession(PI_15, homes[PI_15.name], env(PI_15), [
-			() => ({ toolCall: { name: "codemode", arguments: { code: script } } }),
-			(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
-		]);
-		expect(session.code, session.out).toBe(0);
-		const lines = problem(session.out);
-		expect(lines).toHaveLength(1);
-		expect(lines[0]).toContain("; Pi's built-in MCP is not replaced meanwhile. Fix: npm ");
-		expect(lines[0].endsWith(fix)).toBe(true);
-		expect(session.out).not.toContain(BUILT_IN_REPLACED);
-		expect(session.out).toContain("The sum of 2 and 3 is 5.");
-	}, 120_000);
+	it.each(PI1_HOSTS)(
+		"$name: the start says it in one line; the built-in MCP is not switched off and serves the server",
+		async (host) => {
+			const script = "return await tools.mcp__everything__get_sum({ a: 2, b: 3 });";
+			const session = await piSession(host, homes[host.name], env(host), [
+				() => ({ toolCall: { name: "codemode", arguments: { code: script } } }),
+				(req) => ({ text: `RESULT ${lastToolMessage(req)}` }),
+			]);
+			expect(session.code, session.out).toBe(0);
+			const lines = problem(session.out);
+			expect(lines).toHaveLength(1);
+			expect(lines[0]).toContain("; Pi's built-in MCP is not replaced meanwhile. Fix: npm ");
+			expect(lines[0].endsWith(fix)).toBe(true);
+			expect(session.out).not.toContain(BUILT_IN_REPLACED);
+			expect(session.out).toContain("The sum of 2 and 3 is 5.");
+		},
+		120_000,
+	);
 
 	it("the shell command says it in one line and exits 1", async () => {
 		const cli = await runCommand(
@@ -83,8 +87,8 @@ describe("a copy of the package without its dependencies", () => {
 			expect(session.code, session.out).toBe(0);
 			expect(session.out).toContain("RESULT The sum of 2 and 3 is 5.");
 			expect(problem(session.out)).toEqual([]);
-			// On Pi 1.5 the extension now takes /mcp over from the built-in, and Pi says so.
-			if (host === PI_15) expect(session.out).toContain(BUILT_IN_REPLACED);
+			// On Pi 1.x the extension now takes /mcp over from the built-in, and Pi says so.
+			if (host.pi1) expect(session.out).toContain(BUILT_IN_REPLACED);
 		}
 	}, 600_000);
 });

@@ -21,7 +21,7 @@ import {
 	startOAuthServer,
 } from "../support/oauth-fixture.ts";
 import { createPiHome, type PiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
-import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
+import { PI_HOSTS, PI1_HOSTS } from "../support/pi-hosts.ts";
 
 const BIN = join(ROOT, "bin/pi-mcp-proxy.mjs");
 
@@ -201,7 +201,7 @@ describe("OAuth sign-in", () => {
 	});
 });
 
-describe("Pi 1.5's own sign-in (pi mcp login)", () => {
+describe.each(PI1_HOSTS)("Pi 1.x's own sign-in (pi mcp login, $name)", (host) => {
 	let server: OAuthServer | undefined;
 	let home: PiHome | undefined;
 	afterEach(async () => {
@@ -212,7 +212,7 @@ describe("Pi 1.5's own sign-in (pi mcp login)", () => {
 	it("a token `pi mcp login` stored in mcp-auth.json is used: the call works without signing in again", async () => {
 		server = await startOAuthServer();
 		home = await createPiHome({ mcpConfig: { mcpServers: { prot: { url: server.url } } } });
-		const login = spawn(PI_15.node, [PI_15.cli, "mcp", "login", "prot"], {
+		const login = spawn(host.node, [host.cli, "mcp", "login", "prot"], {
 			cwd: home.cwd,
 			env: { ...process.env, PI_CODING_AGENT_DIR: home.agentDir, HOME: home.root, BROWSER: "none" },
 			stdio: ["ignore", "pipe", "pipe"],
@@ -231,7 +231,7 @@ describe("Pi 1.5's own sign-in (pi mcp login)", () => {
 		expect(out).toContain('Signed in to MCP server "prot"');
 		const call = () => ({ toolCall: { name: "mcp", arguments: { tool: "prot_whoami" } } });
 		const run = await runPi(home, "who", {
-			host: PI_15,
+			host,
 			steps: [call, (req) => ({ text: `said: ${lastToolMessage(req)}` })],
 		});
 		expect(run.stdout).toContain("said: hello, client signed in");

@@ -9,17 +9,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { EVERYTHING, markerServer, ROOT } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
-import { PI_15 } from "../support/pi-hosts.ts";
+import { PI1_HOSTS } from "../support/pi-hosts.ts";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
-describe("Pi 1.5's mcp.json and registered servers", () => {
+describe.each(PI1_HOSTS)("Pi 1.x's mcp.json and registered servers ($name)", (host) => {
 	let home: PiHome;
 	afterEach(async () => home.dispose());
 
 	/** `pi mcp add ...` with the real Pi 1.5 CLI, in this home. */
 	const piMcpAdd = (args: string[]) =>
-		execFileSync(PI_15.node, [PI_15.cli, "mcp", "add", ...args], {
+		execFileSync(host.node, [host.cli, "mcp", "add", ...args], {
 			cwd: home.cwd,
 			env: { ...process.env, PI_CODING_AGENT_DIR: home.agentDir, HOME: home.root, PI_OFFLINE: "1" },
 			encoding: "utf8",
@@ -50,7 +50,7 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 
 		let startedAt = 0;
 		const first = await runPi(home, "check", {
-			host: PI_15,
+			host,
 			steps: [
 				() => ({ toolCall: { name: "mcp", arguments: {} } }),
 				() => ({ toolCall: { name: "mcp", arguments: { server: "off" } } }),
@@ -85,7 +85,7 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 		// patterns say), carrying the server's annotations, which a permission extension reads from pi.getAllTools().
 		const probeFile = join(home.root, "probe.jsonl");
 		const second = await runPi(home, "echo", {
-			host: PI_15,
+			host,
 			env: { PROBE_FILE: probeFile },
 			extraArgs: ["-e", join(ROOT, "tests/fixtures/permission-probe.ts")],
 			steps: [
@@ -110,7 +110,7 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 	it("a server another extension registers is served through mcp, with no 'nothing connects it' error", async () => {
 		home = await createPiHome({ mcpConfig: { mcpServers: {} } });
 		const run = await runPi(home, "use the shipped server", {
-			host: PI_15,
+			host,
 			extraArgs: ["-e", join(ROOT, "tests/fixtures/registering-extension.ts")],
 			steps: [
 				() => ({
@@ -130,7 +130,7 @@ describe("Pi 1.5's mcp.json and registered servers", () => {
 	it("a server registered after the session started is served too (mcp_servers_change)", async () => {
 		home = await createPiHome({ mcpConfig: { mcpServers: {} } });
 		const run = await runPi(home, "use the late server", {
-			host: PI_15,
+			host,
 			env: { REGISTER_LATER: "1" },
 			extraArgs: ["-e", join(ROOT, "tests/fixtures/registering-extension.ts")],
 			steps: [

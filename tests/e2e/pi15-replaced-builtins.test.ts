@@ -11,7 +11,7 @@ import { ensurePeerAdapter } from "../../bench/peer-adapter.ts";
 import { everythingStdio, ROOT } from "../support/helpers.ts";
 import { runCommand } from "../support/install-harness.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
-import { PI_HOSTS, type PiHost } from "../support/pi-hosts.ts";
+import { PI1_HOSTS, type PiHost } from "../support/pi-hosts.ts";
 import { startPiTui } from "../support/pi-tui-harness.ts";
 
 /** Pi's environment in the home (as the harness runs it), for its package commands. */
@@ -33,7 +33,7 @@ const OUR_LINE = "pi-mcp-proxy replaces Pi's built-in `mcp` and `tool-search`";
 const settingsOf = (home: PiHome) =>
 	JSON.parse(readFileSync(join(home.agentDir, "settings.json"), "utf8")) as { extensions?: string[] };
 
-describe.each(PI_HOSTS.filter((host) => host.name !== "pi-0.73"))("$name with its built-in MCP on", (host) => {
+describe.each(PI1_HOSTS)("$name with its built-in MCP on", (host) => {
 	it("pi -p: one line says why Pi warns and names pi config, at the first start only", async () => {
 		const home = await createPiHome({});
 		try {
@@ -105,5 +105,5 @@ describe.each(PI_HOSTS.filter((host) => host.name !== "pi-0.73"))("$name with it
 		} finally {
 			await home.dispose();
 		}
-	});
+	}, 180_000);
 });

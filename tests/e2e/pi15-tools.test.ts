@@ -1,4 +1,4 @@
-// Pi 1.5: every MCP tool is a Pi tool. Each check runs first against Pi 1.5.2's built-in MCP (the
+// Pi 1.x: every MCP tool is a Pi tool. Each check runs, on each Pi 1.x line, first against its built-in MCP (the
 // control: the extension not loaded, the built-in loaded) and then against the extension, with the
 // real `pi` CLI, a scripted model and the real server-everything (its starts counted by pid).
 import { existsSync, readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { countedServer, ROOT, startedPids } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
-import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
+import { PI_HOSTS, PI1_HOSTS } from "../support/pi-hosts.ts";
 
 const SUM = "const r = await tools.mcp__everything__get_sum({ a: 40, b: 2 }); return r.content[0].text;";
 const ECHO = 'const r = await tools.mcp__everything__echo({ message: "hi" }); return r.content[0].text;';
@@ -15,15 +15,17 @@ const PROBE = join(ROOT, "tests/fixtures/permission-probe.ts");
 const say = (req: ChatRequest) => ({ text: `said: ${lastToolMessage(req)}` });
 const codemode = (code: string) => () => ({ toolCall: { name: "codemode", arguments: { code } } });
 
-describe.each([
-	{ name: "built-in MCP (control)", ours: false },
-	{ name: "the extension", ours: true },
-])("Pi 1.5 with $name", ({ ours }) => {
+describe.each(
+	PI1_HOSTS.flatMap((host) => [
+		{ host, name: "built-in MCP (control)", ours: false },
+		{ host, name: "the extension", ours: true },
+	]),
+)("$host.name with $name", ({ host, ours }) => {
 	let home: PiHome;
 	let log: string;
 	const run = (prompt: string, steps: unknown[], extra: { args?: string[]; env?: Record<string, string> } = {}) =>
 		runPi(home, prompt, {
-			host: PI_15,
+			host,
 			steps: steps as never,
 			noExtension: !ours,
 			builtins: ours ? ["codemode", "tool-search"] : ["mcp", "codemode", "tool-search"],

@@ -23,7 +23,7 @@ describe.each(PI_HOSTS)("plain words in the real pi ($name)", (host) => {
 		rpc = undefined;
 		home = undefined;
 	});
-	const builtins = host.name === "pi-1.5" ? ["codemode", "tool-search"] : [];
+	const builtins = host.pi1 ? ["codemode", "tool-search"] : [];
 
 	it("a failed server's reason comes first: its exit code and last words (not write EPIPE), an unreachable URL's cause", async () => {
 		const port = await freePort();

@@ -16,7 +16,7 @@ const TEST_MS = 240_000;
 describe.each(PI_HOSTS)("a server starts as the call naming it streams ($name)", (host) => {
 	let home: PiHome;
 	let marker: string;
-	const pi15 = host.name === "pi-1.5";
+	const pi15 = host.pi1;
 	const run = (steps: unknown[]) =>
 		runPi(home, "go", {
 			host,

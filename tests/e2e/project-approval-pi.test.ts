@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { markerServer, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, type PiRpc, type RpcEvent, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
-import { PI_15, PI_HOSTS } from "../support/pi-hosts.ts";
+import { PI_HOSTS, PI1_HOSTS } from "../support/pi-hosts.ts";
 import { startPiTui } from "../support/pi-tui-harness.ts";
 import { type Recorder, startRecorder } from "../support/recorder.ts";
 
@@ -235,7 +235,7 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 	});
 });
 
-describe("Pi 1.5 project trust", () => {
+describe.each(PI1_HOSTS)("Pi 1.x project trust ($name)", (host) => {
 	let home: PiHome;
 	afterEach(async () => home.dispose());
 
@@ -243,14 +243,14 @@ describe("Pi 1.5 project trust", () => {
 		home = await createPiHome({ mcpConfig: { mcpServers: {} } });
 		const marker = join(home.root, "started");
 		home.writeProjectFile(".pi/mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
-		const untrusted = await runPi(home, "status", { host: PI_15, steps: [callProj, answer] });
+		const untrusted = await runPi(home, "status", { host, steps: [callProj, answer] });
 		expect(untrusted.code, untrusted.stderr).toBe(0);
 		// No server to reach: as with Pi 1.5's own MCP, no MCP tool is declared (the call finds none).
 		expect((home.model.requests[0].tools ?? []).map((t) => t.function.name)).not.toContain("mcp");
 		expect(existsSync(marker)).toBe(false);
 
 		rmSync(marker, { force: true });
-		const trusted = await runPi(home, "status", { host: PI_15, extraArgs: ["--approve"], steps: [callProj, answer] });
+		const trusted = await runPi(home, "status", { host, extraArgs: ["--approve"], steps: [callProj, answer] });
 		expect(trusted.code, trusted.stderr).toBe(0);
 		expect(trusted.stdout).toContain("tool said: Echo: hi");
 		expect(existsSync(marker)).toBe(true);

@@ -25,7 +25,7 @@ function modelView(request: ChatRequest | undefined) {
 describe.each(PI_HOSTS)("a start from the snapshot ($name)", (host) => {
 	let home: PiHome;
 	let log: string;
-	const pi15 = host.name === "pi-1.5";
+	const pi15 = host.pi1;
 	// Pi 1.5 as users run it: MCP tools reached from codemode scripts; pi 0.73: through `mcp`.
 	const sum = pi15
 		? () => ({

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EVERYTHING, ROOT, TSX } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
-import { PI_15 } from "../support/pi-hosts.ts";
+import { PI1_HOSTS } from "../support/pi-hosts.ts";
 
 const OTHER_WORDS = "compute the total";
 const GET_SUM = "mcp__everything__get_sum";
@@ -18,7 +18,7 @@ const CATALOG_SERVER = join(ROOT, "tests", "fixtures", "catalog-server.ts");
 
 type Stack = "built-in" | "ours";
 
-describe("Pi 1.5's tool_search and searchTools(), with the extension", () => {
+describe.each(PI1_HOSTS)("Pi 1.x's tool_search and searchTools(), with the extension ($name)", (host) => {
 	let home: PiHome;
 	beforeEach(async () => {
 		home = await createPiHome({});
@@ -34,7 +34,7 @@ describe("Pi 1.5's tool_search and searchTools(), with the extension", () => {
 		);
 	const run = (stack: Stack, steps: ((req: ChatRequest) => unknown)[]) =>
 		runPi(home, "find a tool", {
-			host: PI_15,
+			host,
 			steps: steps as never,
 			noExtension: stack === "built-in",
 			builtins: stack === "ours" ? ["codemode", "tool-search"] : ["mcp", "codemode", "tool-search"],

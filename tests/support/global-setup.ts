@@ -1,6 +1,6 @@
-// Once per `npm test`: make sure Pi 1.5.2 is installed for the tests that run both Pi lines.
-import { ensurePi15 } from "./pi-hosts.ts";
+// Once per `npm test`: make sure Pi 1.5.2 and 1.6.0 are installed for the tests that run every Pi line.
+import { ensurePi1Lines } from "./pi-hosts.ts";
 
 export default function setup(): void {
-	ensurePi15();
+	ensurePi1Lines();
 }

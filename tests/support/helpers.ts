@@ -199,6 +199,15 @@ export function startsIn(log: string): number {
 	return startedPids(log).length;
 }
 
+/**
+ * server-everything that starts only once `gate` exists: a server slow to start, as an npx or a
+ * remote one is, held until the test says so (it waits for the file, not for a time).
+ */
+export function gatedServer(gate: string): { command: string; args: string[] } {
+	const start = `exec '${process.execPath}' '${EVERYTHING}' stdio`;
+	return { command: "sh", args: ["-c", `until [ -e '${gate}' ]; do sleep 0.05; done; ${start}`] };
+}
+
 /** A stdio server (server-everything) that leaves a marker file the moment it is started. */
 export function markerServer(marker: string, extraArgs: string[] = []): { command: string; args: string[] } {
 	return {

@@ -70,7 +70,7 @@ export function searchThenCall(host: PiHost): Step[] {
 		"return await tools.mcp({ tool: name, args: { a: 2, b: 3 } });",
 	].join("\n");
 	const sum = (text: string) => text.split("\n").find((l) => l.startsWith("The sum")) ?? text;
-	return host.name === "pi-1.5"
+	return host.pi1
 		? [
 				() => ({ toolCall: { name: "codemode", arguments: { code: script } } }),
 				(req) => ({ text: `RESULT ${sum(lastToolMessage(req))}` }),

@@ -35,6 +35,9 @@ export async function startMockModel(initial: Step[]): Promise<MockModel> {
 	const requests: ChatRequest[] = [];
 	let steps = initial;
 	const server: Server = createServer((req, res) => {
+		// One connection per request: a kept-alive one the server drops after 5 idle seconds (a slow
+		// tool call on a loaded machine) races Pi's next request on it ("other side closed").
+		res.setHeader("connection", "close");
 		let body = "";
 		req.on("data", (c) => {
 			body += c;

@@ -1,10 +1,11 @@
-// What Pi 1.5 sends the model before any message (every tool definition and the system prompt), with
-// Pi 1.5.2's built-in MCP or with this extension on the same config: the tools declared, the
-// `mcp_servers` section, and the o200k tokens of it all. Used by the exposure e2e test and the bench.
+// What a Pi 1.x line (1.5.2, 1.6.0) sends the model before any message (every tool definition and the
+// system prompt), with its built-in MCP or with this extension on the same config: the tools
+// declared, the `mcp_servers` section, and the o200k tokens of it all. Used by the exposure e2e test
+// and the bench.
 import { countTokens } from "../../bench/token-count.ts";
 import type { ChatRequest, Step } from "./mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "./pi-cli-harness.ts";
-import { PI_15 } from "./pi-hosts.ts";
+import type { PiHost } from "./pi-hosts.ts";
 
 export interface Pi15Context {
 	/** The names of the tools declared, sorted. */
@@ -37,10 +38,10 @@ export function contextOf(request: ChatRequest, cwd: string): Pi15Context {
 	};
 }
 
-/** Runs Pi 1.5 with the built-in MCP, this extension, or no MCP at all, in `home` (codemode and tool_search loaded). */
-export function runPi15(home: PiHome, mcp: Pi15Mcp, prompt: string, steps: Step[], timeoutMs?: number) {
+/** Runs a Pi 1.x with the built-in MCP, this extension, or no MCP at all, in `home` (codemode and tool_search loaded). */
+export function runPi15(host: PiHost, home: PiHome, mcp: Pi15Mcp, prompt: string, steps: Step[], timeoutMs?: number) {
 	return runPi(home, prompt, {
-		host: PI_15,
+		host,
 		steps,
 		noExtension: mcp !== "ours",
 		builtins: mcp === "built-in" ? ["mcp", "codemode", "tool-search"] : ["codemode", "tool-search"],
@@ -52,12 +53,17 @@ export function runPi15(home: PiHome, mcp: Pi15Mcp, prompt: string, steps: Step[
  * The first request's context on a warm second run (ours names its tools from the cache the first
  * run filled; the built-in connects at each start anyway).
  */
-export async function firstContext(mcpServers: Record<string, unknown>, mcp: Pi15Mcp, timeoutMs?: number) {
+export async function firstContext(
+	host: PiHost,
+	mcpServers: Record<string, unknown>,
+	mcp: Pi15Mcp,
+	timeoutMs?: number,
+) {
 	const home = await createPiHome({ mcpConfig: { mcpServers: mcp === "none" ? {} : mcpServers } });
 	try {
-		const warm = await runPi15(home, mcp, "hi", [() => ({ text: "ok" })], timeoutMs);
+		const warm = await runPi15(host, home, mcp, "hi", [() => ({ text: "ok" })], timeoutMs);
 		if (warm.code !== 0) throw new Error(`pi exited with ${warm.code}: ${warm.stderr}`);
-		const run = await runPi15(home, mcp, "hi", [() => ({ text: "ok" })], timeoutMs);
+		const run = await runPi15(host, home, mcp, "hi", [() => ({ text: "ok" })], timeoutMs);
 		if (run.code !== 0) throw new Error(`pi exited with ${run.code}: ${run.stderr}`);
 		return contextOf(home.model.requests[0], home.cwd);
 	} finally {

@@ -24,6 +24,29 @@ describe("the mcp call renderers", () => {
 		);
 	});
 
+	it("draw once per width until invalidated: the same read-only lines at each frame (what Pi 1.6 keeps)", () => {
+		let built = 0;
+		const counting: ThemeLike = {
+			fg: (_c, t) => {
+				built++;
+				return t;
+			},
+			bold: (t) => t,
+		};
+		const result = { content: [{ type: "text", text: "line one\nline two" }] };
+		const component = renderProxyResult(result, { expanded: true, isPartial: false }, counting);
+		const first = component.render(40);
+		const drawn = built;
+		expect(component.render(40)).toBe(first);
+		expect(built).toBe(drawn);
+		expect(component.render(5)).not.toBe(first);
+		component.render(40);
+		const again = component.render(40);
+		component.invalidate();
+		expect(component.render(40)).not.toBe(again);
+		expect(component.render(40)).toEqual(first);
+	});
+
 	it("collapse a result to its first line, and show all of it expanded", () => {
 		const result = { content: [{ type: "text", text: "line one\nline two\nline three" }] };
 		expect(renderProxyResult(result, { expanded: false, isPartial: false }, plain).render(80)).toEqual([
