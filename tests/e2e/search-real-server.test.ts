@@ -2,9 +2,9 @@
 // fixture serving the 35 real catalogs).
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CATALOG_DIR, loadCatalogs } from "../../bench/catalogs.ts";
 import type { ServerLifecycle } from "../../lifecycle.ts";
 import { searchCatalog } from "../../search/engine.ts";
+import { CATALOG_DIR, loadCatalogs } from "../support/catalogs.ts";
 import { configOf, lifecycleOf, ROOT } from "../support/helpers.ts";
 
 describe("all 35 catalogs through a real stdio server", () => {
