@@ -7,12 +7,12 @@
 // with bench/extensions/unload-searched.ts unloading what each call loaded so that every query
 // searches the same tools. searchTools(): one codemode script runs every query (limit 5).
 import { join } from "node:path";
+import { CATALOG_DIR, type Catalog, loadCatalogs } from "../tests/support/catalogs.ts";
 import { ROOT, TSX } from "../tests/support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../tests/support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { ensurePi1, PI15_VERSION, PI16_VERSION, pi1Host } from "../tests/support/pi-hosts.ts";
-import { CATALOG_DIR, type Catalog, loadCatalogs } from "./catalogs.ts";
-import { QUERIES, type Query } from "./search-queries.ts";
+import { QUERIES, type Query } from "../tests/support/search-queries.ts";
 import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
 
 type Stack = "built-in" | "ours";

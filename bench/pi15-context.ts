@@ -7,7 +7,7 @@ import { type ChatRequest, lastToolMessage } from "../tests/support/mock-openai.
 import { BENCH_RUN_MS, createPiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI1_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
 import { firstContext } from "../tests/support/pi15-context.ts";
-import { countTokens } from "./token-count.ts";
+import { countTokens } from "../tests/support/token-count.ts";
 
 /** Tokens of what the model is sent before any message: every tool definition and the system prompt. */
 function contextTokens(request: ChatRequest): number {

@@ -4,7 +4,7 @@
 // tests/data/tool-catalogs that would do it (queries no tool does were dropped, not reworded).
 // The first tuning set (search-queries.ts) was saturated (hit@5 97%): choices made on it could no
 // longer be told apart. Tuning uses both; the test set stays held out.
-import type { Query, Setup } from "./search-queries.ts";
+import type { Query, Setup } from "../tests/support/search-queries.ts";
 
 export const FRESH_QUERIES: readonly Query[] = [
 	// awskb

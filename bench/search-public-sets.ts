@@ -8,8 +8,8 @@
 // the half.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { asListed, type Catalog, type RawTool } from "../tests/support/catalogs.ts";
 import type { ToolMetadata } from "../types.ts";
-import { asListed, type Catalog, type RawTool } from "./catalogs.ts";
 
 export const PUBLIC_SETS_DIR = join(import.meta.dirname, "..", "tests", "data", "public-sets");
 

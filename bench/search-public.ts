@@ -12,9 +12,9 @@ import { PiToolRanker } from "../pi-tools/tool-ranking.ts";
 import { runProxy } from "../proxy/proxy-tool.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { searchCatalog } from "../search/engine.ts";
+import { sessionOf } from "../tests/support/search-session.ts";
 import { PiBm25, type PiTool } from "./search-pi-bm25.ts";
 import { loadMcpBench, loadMetaTool, loadMetaToolTasks, type PublicSet } from "./search-public-sets.ts";
-import { sessionOf } from "./search-quality.ts";
 
 /** A ranking of tools (as `server/tool`) for a query, best first, at most `limit` (or what the route shows). */
 type Rank = (query: string, limit: number) => Promise<string[]>;

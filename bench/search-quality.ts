@@ -5,20 +5,17 @@
 // build at 10,000 tools, side by side with the engine of issue 14's start.
 
 import { ToolCatalog } from "../catalog/tool-catalog.ts";
-import { defineServer } from "../config.ts";
-import { ServerLifecycle } from "../lifecycle.ts";
 import { runProxy } from "../proxy/proxy-tool.ts";
 import { PROXY_DESCRIPTION, PROXY_TOOL_NAME, ProxyParams } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { searchCatalog, ToolSearchIndex } from "../search/engine.ts";
-import { McpServerManager } from "../server-manager.ts";
-import { DEFAULT_SETTINGS, type McpConfig, type ServerEntry } from "../types.ts";
+import { type Catalog, loadCatalogs } from "../tests/support/catalogs.ts";
+import { QUERIES, type Query, type Setup } from "../tests/support/search-queries.ts";
+import { sessionOf } from "../tests/support/search-session.ts";
+import { countTokens, toolDefinitionTokens } from "../tests/support/token-count.ts";
 import { loadBaselineEngine, type SearchFn } from "./baseline-engine.ts";
-import { type Catalog, loadCatalogs } from "./catalogs.ts";
 import { FRESH_QUERIES, FRESH_SETUP_QUERIES } from "./search-fresh-queries.ts";
-import { QUERIES, type Query, type Setup } from "./search-queries.ts";
 import { SETUP_QUERIES, TEST_QUERIES } from "./search-test-queries.ts";
-import { countTokens, toolDefinitionTokens } from "./token-count.ts";
 
 /** Queries over every catalog at once, and queries asked in small setups of a few servers. */
 interface QuerySet {
@@ -152,20 +149,6 @@ export function measureSet(catalogs: readonly Catalog[], set: QuerySet = TEST_SE
 
 const line = (r: QualityReport) =>
 	`hit@1 ${(r.hit1 * 100).toFixed(1)}%   hit@5 ${(r.hit5 * 100).toFixed(1)}%   MRR ${r.mrr.toFixed(3)}`;
-
-/** A session holding all catalogs as if cached, to measure real search answers. */
-export function sessionOf(catalogs: readonly Catalog[]): ServerLifecycle {
-	const servers = new Map<string, ServerEntry>(
-		catalogs.map((c) => [c.server, defineServer(c.server, { command: "false", exposeResources: false })]),
-	);
-	const config: McpConfig = { servers, unconfigured: new Map(), settings: DEFAULT_SETTINGS, problems: [] };
-	const lifecycle = new ServerLifecycle({ config, manager: new McpServerManager() });
-	for (const c of catalogs) {
-		const instructions = c.instructions ? { instructions: c.instructions } : {};
-		lifecycle.catalog.set(c.server, { tools: c.tools, resources: [], ...instructions }, false);
-	}
-	return lifecycle;
-}
 
 /** What the `mcp` tool's search asks of the engine (the engine of issue 14's start knows only `limit`). */
 const AS_THE_PROXY_ASKS = { limit: 5, keep: { top: 20, share: 0.15 } } as const;

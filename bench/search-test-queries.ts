@@ -6,7 +6,7 @@
 // Each query lists every tool (server/tool) that would do the job. `SETUP_QUERIES` are asked in
 // small setups of a few servers, as users run them, where common verbs (add, list, get, create)
 // match many tools.
-import type { Query, Setup } from "./search-queries.ts";
+import type { Query, Setup } from "../tests/support/search-queries.ts";
 
 export const TEST_QUERIES: readonly Query[] = [
 	// issue trackers

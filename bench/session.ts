@@ -16,9 +16,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVERYTHING, FILESYSTEM, MEMORY } from "../tests/support/helpers.ts";
 import type { ChatRequest, Step, StepReply } from "../tests/support/mock-openai.ts";
+import { ensurePeerAdapter, PEER_VERSION } from "../tests/support/peer-adapter.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI_15, PI_073 } from "../tests/support/pi-hosts.ts";
-import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { lineName, PI1_LINES } from "./pi-lines.ts";
 import { treeRssMb } from "./process-memory.ts";
 

@@ -11,10 +11,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { defineServer } from "../config.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { freePort, ROOT, stopChild, waitForPort } from "../tests/support/helpers.ts";
+import { freePort, ROOT, stopChild, TSX, waitForPort } from "../tests/support/helpers.ts";
 import { StdioTransport } from "../transport/stdio.ts";
 
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const FIXTURE = join(ROOT, "tests/fixtures/fault-stdio.ts");
 const LIMIT = 128 * 1024 * 1024;
 

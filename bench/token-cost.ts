@@ -11,7 +11,7 @@ import { runProxy } from "../proxy/proxy-tool.ts";
 import { PROXY_TOOL_NAME, ProxyParams, proxyDescription } from "../proxy/surface.ts";
 import { contentText } from "../proxy/tool-results.ts";
 import { McpServerManager } from "../server-manager.ts";
-import { countTokens, toolDefinitionTokens } from "./token-count.ts";
+import { countTokens, toolDefinitionTokens } from "../tests/support/token-count.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const pkg = (name: string) => join(ROOT, "node_modules/@modelcontextprotocol", name, "dist/index.js");

@@ -7,9 +7,9 @@
 // `exposure`), and ours through `mcp` too, the same request as the peer's.
 import { join } from "node:path";
 import type { Step } from "../tests/support/mock-openai.ts";
+import { ensurePeerAdapter, PEER_VERSION } from "../tests/support/peer-adapter.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, type RunOptions, runPi } from "../tests/support/pi-cli-harness.ts";
 import { PI1_HOSTS, type PiHost } from "../tests/support/pi-hosts.ts";
-import { ensurePeerAdapter, PEER_VERSION } from "./peer-adapter.ts";
 import { mcpConfig, THINK_MS, toolCall } from "./session.ts";
 
 const SESSIONS = Number(process.env.BENCH_RUNS ?? 6);

@@ -201,8 +201,18 @@ describe("two sessions sharing server-everything through the broker", () => {
 
 	it("a server crash is told to every session using it; the next connect starts it again", async () => {
 		const [pid] = startedPids(log);
-		const call = a.callTool("everything", "trigger-long-running-operation", { duration: 5, steps: 5 });
-		await new Promise((resolve) => setTimeout(resolve, 300));
+		// The server's first progress says it is running the call: then it crashes.
+		let progressed: () => void = () => undefined;
+		const running = new Promise<void>((resolve) => {
+			progressed = resolve;
+		});
+		const call = a.callTool(
+			"everything",
+			"trigger-long-running-operation",
+			{ duration: 5, steps: 5 },
+			{ onProgress: () => progressed() },
+		);
+		await running;
 		process.kill(pid, "SIGKILL");
 		await expect(call).rejects.toThrow(/exited with 2 session\(s\) using it \(it runs in the shared MCP broker\)/);
 		await waitUntil(() => !a.get("everything") && !b.get("everything"), "both sessions to see the connection end");

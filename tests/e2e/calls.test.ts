@@ -57,7 +57,9 @@ describe("long calls", () => {
 			{ tool: "everything_trigger-long-running-operation", args: { duration: 30, steps: 30 } },
 			{ signal: controller.signal },
 		);
-		setTimeout(() => controller.abort(), 300);
+		// The user presses Esc once the call is on the wire, at the server.
+		await waitUntil(() => readFileSync(wire, "utf8").includes('"tools/call"'), "the call on the wire");
+		controller.abort();
 		const result = await call;
 		expect(result.isError).toBe(true);
 		expect(contentText(result.content)).toBe(

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVERYTHING } from "../support/helpers.ts";
+import { EVERYTHING, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, type PiRpc, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { converse, SAMPLING_SYSTEM, steps, toolResults } from "../support/pi-conversation.ts";
@@ -182,9 +182,7 @@ describe.each(PI_HOSTS)("what servers ask of the client ($name)", (host) => {
 		// server-everything logs one random-level message at once, then one every 5 s.
 		const logged = /^\d{4}-\d\d-\d\dT[\d:.]+Z \[everything\] (\w+) \w+[ -]level[ -]message$/m;
 		const read = () => (existsSync(log) ? readFileSync(log, "utf8") : "");
-		const deadline = Date.now() + 10_000;
-		while (!logged.test(read()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-		expect(read()).toMatch(logged);
+		await waitUntil(() => logged.test(read()), "the server's log message in mcp.log");
 		expect(read()).toContain("[everything] info everything-server: Roots updated: 1 root(s) received from client");
 		expect(JSON.stringify(home.model.requests)).not.toMatch(/level[ -]message/);
 	});

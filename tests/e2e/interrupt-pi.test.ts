@@ -54,16 +54,11 @@ describe.each(PI_HOSTS)("Ctrl-C of pi -p mid-call ($name)", (host) => {
 		);
 		const guardFiles = () => readdirSync(tmp).filter((n) => n.startsWith("pi-mcp-output-"));
 		// Mid-call: the long call was asked for, the big result was saved, every server and helper runs.
-		await waitUntil(
-			() => calling && guardFiles().length > 0 && marked(marker).length >= 5,
-			"the call in flight",
-			60_000,
-		);
+		await waitUntil(() => calling && guardFiles().length > 0 && marked(marker).length >= 5, "the call in flight");
 		child.kill("SIGINT");
 		const { code, signal } = await closed;
 		expect(code ?? (signal === "SIGINT" ? 130 : signal)).toBe(130);
-		await waitUntil(() => marked(marker).length === 0, "every server process to be gone", 5000).catch(() => undefined);
-		expect(marked(marker)).toEqual([]);
+		await waitUntil(() => marked(marker).length === 0, "every server process to be gone");
 		expect(guardFiles()).toEqual([]);
 	}, 120_000);
 });

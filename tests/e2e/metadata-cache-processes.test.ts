@@ -1,6 +1,7 @@
 // Two real processes writing the metadata cache at the same moment lose neither's servers; a server
 // whose listing is far past what the cache keeps per server starts once, not at every session.
 import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -16,19 +17,16 @@ afterEach(() => dir.remove());
 
 describe("MetadataCache across processes", () => {
 	it("two processes writing at the same moment lose neither's servers", async () => {
-		const startAt = String(Date.now() + 2000); // both processes are up by then: their writes overlap
-		const run = (prefix: string) =>
-			new Promise<number | null>((resolve) => {
-				const child = spawn(
-					process.execPath,
-					[TSX, join(ROOT, "tests/fixtures/cache-writer.ts"), dir.path, prefix, "25", startAt],
-					{
-						stdio: "inherit",
-					},
-				);
-				child.on("close", resolve);
-			});
-		expect(await Promise.all([run("a"), run("b")])).toEqual([0, 0]);
+		// Both writers load, say "ready", and are told to go at once: their writes overlap.
+		const writers = ["a", "b"].map((prefix) =>
+			spawn(process.execPath, [TSX, join(ROOT, "tests/fixtures/cache-writer.ts"), dir.path, prefix, "25"], {
+				stdio: ["pipe", "pipe", "inherit"],
+			}),
+		);
+		const closed = writers.map((child) => new Promise<number | null>((resolve) => child.on("close", resolve)));
+		await Promise.all(writers.map((child) => once(child.stdout, "data")));
+		for (const child of writers) child.stdin.end("go\n");
+		expect(await Promise.all(closed)).toEqual([0, 0]);
 		const names = Object.values(JSON.parse(readFileSync(join(dir.path, CACHE_FILE), "utf8")).servers).map(
 			(s) => (s as { name: string }).name,
 		);

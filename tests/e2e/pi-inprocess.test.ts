@@ -2,9 +2,9 @@
 // tool it found, and its next turn sees the real result from server-everything.
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { toolDefinitionTokens } from "../../bench/token-count.ts";
 import { everythingStdio } from "../support/helpers.ts";
 import { lastToolResult, type PiHarness, startPi } from "../support/pi-harness.ts";
+import { toolDefinitionTokens } from "../support/token-count.ts";
 
 describe("Pi in process with the faux model", () => {
 	let pi: PiHarness | undefined;

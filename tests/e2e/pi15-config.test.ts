@@ -6,12 +6,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { EVERYTHING, markerServer, ROOT } from "../support/helpers.ts";
+import { EVERYTHING, fixture, markerServer, ROOT } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
 import { PI1_HOSTS } from "../support/pi-hosts.ts";
-
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 describe.each(PI1_HOSTS)("Pi 1.x's mcp.json and registered servers ($name)", (host) => {
 	let home: PiHome;
@@ -40,7 +38,8 @@ describe.each(PI1_HOSTS)("Pi 1.x's mcp.json and registered servers ($name)", (ho
 			"stdio",
 		]);
 		piMcpAdd(["off", "--", ...[markerServer(offMarker).command, ...markerServer(offMarker).args]]);
-		piMcpAdd(["slow", "--", process.execPath, TSX, join(ROOT, "tests/fixtures/fault-server.ts")]);
+		const slow = fixture("fault-server.ts");
+		piMcpAdd(["slow", "--", slow.command, ...slow.args]);
 		const file = join(home.agentDir, "mcp.json");
 		const config = JSON.parse(readFileSync(file, "utf8"));
 		expect(config.mcpServers.everything).toMatchObject({ exposure: "direct", description: "Demo tools for testing" });

@@ -3,12 +3,12 @@
 // and an MCP tool with an output schema declares the type of its structuredContent to codemode
 // scripts as the built-in does. The real `pi` CLI, a scripted model and the real server-everything.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { countTokens } from "../../bench/token-count.ts";
 import { everythingStdio } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI1_HOSTS } from "../support/pi-hosts.ts";
 import { contextOf, firstContext, type Pi15Mcp, runPi15 } from "../support/pi15-context.ts";
+import { countTokens } from "../support/token-count.ts";
 
 const SERVER = { ...everythingStdio(), description: "Sample tools, resources and prompts" };
 const STRUCTURED = "mcp__everything__get_structured_content";

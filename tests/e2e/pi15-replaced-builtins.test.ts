@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ensurePeerAdapter } from "../../bench/peer-adapter.ts";
 import { everythingStdio, ROOT } from "../support/helpers.ts";
 import { runCommand } from "../support/install-harness.ts";
+import { ensurePeerAdapter } from "../support/peer-adapter.ts";
 import { createPiHome, type PiHome, runPi } from "../support/pi-cli-harness.ts";
 import { PI1_HOSTS, type PiHost } from "../support/pi-hosts.ts";
 import { startPiTui } from "../support/pi-tui-harness.ts";

@@ -2,10 +2,10 @@
 // marker and a URL that records requests. Nothing runs or is contacted in -p, json, rpc or the
 // TUI until the user approves; the model is told why; a changed command asks again; on Pi 1.5 an
 // untrusted project's .pi/mcp.json is not read and --approve runs it.
-import { existsSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { markerServer } from "../support/helpers.ts";
+import { markerServer, waitUntil } from "../support/helpers.ts";
 import { lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, type PiHome, type PiRpc, type RpcEvent, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS, PI1_HOSTS } from "../support/pi-hosts.ts";
@@ -175,19 +175,26 @@ describe.each(PI_HOSTS)("a cloned repository's MCP servers ($name)", (host) => {
 	});
 
 	it("TUI: the user is asked at start, nothing runs until they answer, and Approve all starts the servers", async () => {
-		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: markerServer(marker) } }));
+		// The server tells when it was started: before the user answered (no "answered" file yet) or after.
+		const answered = join(home.root, "answered");
+		const early = join(home.root, "started-early");
+		const server = markerServer(marker);
+		server.args[1] = server.args[1].replace(
+			`touch '${marker}'`,
+			`if [ -e '${answered}' ]; then touch '${marker}'; else touch '${early}'; fi`,
+		);
+		home.writeProjectFile(".mcp.json", JSON.stringify({ mcpServers: { proj: server } }));
 		const tui = startPiTui(home, { host, env });
 		try {
 			await tui.waitForText("wants to run this server");
 			await tui.waitForText("Approve all");
-			await new Promise((r) => setTimeout(r, 500));
-			expect(existsSync(marker)).toBe(false);
 			// "Not now" comes first (Enter is no yes): down to "Approve all".
 			tui.press("\x1b[B");
 			await tui.waitForScreen("→ Approve all");
+			writeFileSync(answered, "");
 			tui.press("\r");
-			const deadline = Date.now() + 15_000;
-			while (!existsSync(marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+			await waitUntil(() => existsSync(marker) || existsSync(early), "the approved server to start");
+			expect(existsSync(early)).toBe(false);
 			expect(existsSync(marker)).toBe(true);
 		} finally {
 			await tui.close();

@@ -2,22 +2,17 @@
 // fixture serving the 35 real catalogs).
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CATALOG_DIR, loadCatalogs } from "../../bench/catalogs.ts";
 import type { ServerLifecycle } from "../../lifecycle.ts";
 import { searchCatalog } from "../../search/engine.ts";
-import { configOf, lifecycleOf, ROOT } from "../support/helpers.ts";
+import { CATALOG_DIR, loadCatalogs } from "../support/catalogs.ts";
+import { configOf, fixture, lifecycleOf } from "../support/helpers.ts";
 
 describe("all 35 catalogs through a real stdio server", () => {
 	let lifecycle: ServerLifecycle;
 	const files = loadCatalogs().map((c) => `${c.server}.json`);
 	beforeAll(() => {
 		const server = {
-			command: process.execPath,
-			args: [
-				join(ROOT, "node_modules/tsx/dist/cli.mjs"),
-				join(ROOT, "tests/fixtures/catalog-server.ts"),
-				...files.map((f) => join(CATALOG_DIR, f)),
-			],
+			...fixture("catalog-server.ts", ...files.map((f) => join(CATALOG_DIR, f))),
 			env: { PREFIX: "1", PAGE_SIZE: "100", RESOURCES: "0" },
 		};
 		lifecycle = lifecycleOf(configOf({ catalogs: server }));

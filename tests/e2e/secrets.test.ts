@@ -7,12 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CACHE_FILE } from "../../metadata-cache.ts";
-import { freePort, ROOT } from "../support/helpers.ts";
+import { fixture, freePort } from "../support/helpers.ts";
 import { type ChatRequest, lastToolMessage } from "../support/mock-openai.ts";
 import { createPiHome, runPi, startPiRpc } from "../support/pi-cli-harness.ts";
 import { PI_HOSTS } from "../support/pi-hosts.ts";
-
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 /** Every file under a folder, as text. */
 function filesUnder(dir: string): { path: string; text: string }[] {
@@ -53,8 +51,7 @@ describe.each(PI_HOSTS)("secrets never leave through an error ($name)", (host) =
 					crasher: { command: "sh", args: ["-c", "env >&2; exit 1"], lifecycle: "eager" },
 					argsy: { command: process.execPath, args: ["/nonexistent/${DEPLOY_TOKEN}/server.js"] },
 					leaky: {
-						command: process.execPath,
-						args: [TSX, join(ROOT, "tests/fixtures/leaky-server.ts")],
+						...fixture("leaky-server.ts"),
 						env: { SERVICE_TOKEN: "${LEAKY_TOKEN}" },
 					},
 					queried: { url: `http://127.0.0.1:${closed}/mcp?api_key=\${QUERY_KEY}&team=core` },
@@ -169,8 +166,7 @@ describe.each(PI_HOSTS)("a secret in any form on any channel ($name)", (host) =>
 			mcpConfig: {
 				mcpServers: {
 					leaky: {
-						command: process.execPath,
-						args: [TSX, join(ROOT, "tests/fixtures/leaky-server.ts")],
+						...fixture("leaky-server.ts"),
 						env: { SERVICE_TOKEN: "${LEAKY_TOKEN}", QUOTED_SECRET: "${LEAKY_QUOTED}" },
 					},
 					crashjson: { command: process.execPath, args: ["-e", crash], env: { QUOTED_SECRET: "${LEAKY_QUOTED}" } },

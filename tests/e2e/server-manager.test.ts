@@ -6,13 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isAlive, listDescendants } from "../../bounds/process-tree.ts";
 import { McpServerManager } from "../../server-manager.ts";
 import { TailBuffer } from "../../transport/tail-buffer.ts";
-import { configOf, EVERYTHING, entryOf, ROOT } from "../support/helpers.ts";
+import { configOf, EVERYTHING, entryOf, fixture, ROOT } from "../support/helpers.ts";
 
 const CATALOGS = join(ROOT, "tests", "data", "tool-catalogs");
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const catalogServer = (files: string[], env: Record<string, string> = {}) => ({
-	command: process.execPath,
-	args: [TSX, join(ROOT, "tests/fixtures/catalog-server.ts"), ...files.map((f) => join(CATALOGS, f))],
+	...fixture("catalog-server.ts", ...files.map((f) => join(CATALOGS, f))),
 	env,
 });
 

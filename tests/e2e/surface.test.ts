@@ -5,9 +5,9 @@
 import { join } from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall } from "@mariozechner/pi-ai";
 import { describe, expect, it } from "vitest";
-import { countTokens, toolDefinitionTokens } from "../../bench/token-count.ts";
 import { everythingStdio, FILESYSTEM, MEMORY, tempDir } from "../support/helpers.ts";
 import { startPi } from "../support/pi-harness.ts";
+import { countTokens, toolDefinitionTokens } from "../support/token-count.ts";
 
 type Surface = { tool: number; prompt: string; descriptions: string[] };
 

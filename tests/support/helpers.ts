@@ -151,12 +151,17 @@ export function everythingStdio(): Record<string, unknown> {
 /** Runs a TypeScript fixture with this package's tsx. */
 export const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
+/** The command that starts tests/fixtures/<name> (a TypeScript fixture server) through tsx, with `args`. */
+export function fixture(name: string, ...args: string[]): { command: string; args: string[] } {
+	return { command: process.execPath, args: [TSX, join(ROOT, "tests/fixtures", name), ...args] };
+}
+
 /** The fault fixture (tests/fixtures/fault-stdio.ts) as a stdio server entry, in one of its modes. */
 export function faultStdio(
 	mode: string,
 	env: Record<string, string> = {},
 ): { command: string; args: string[]; env: Record<string, string> } {
-	return { command: process.execPath, args: [TSX, join(ROOT, "tests/fixtures/fault-stdio.ts"), mode], env };
+	return { ...fixture("fault-stdio.ts", mode), env };
 }
 
 /** A stdio server (server-everything, or the node script given) that adds its pid to `log` each time it starts (exec keeps the pid). */
@@ -179,8 +184,15 @@ export function startedPids(log: string): number[] {
 	}
 }
 
-/** Polls `check` until it holds, or fails saying what did not happen. */
-export async function waitUntil(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+/**
+ * Polls `check` until it holds. Without `timeoutMs` only the test's own timeout bounds the wait (a
+ * busy machine is slow, not wrong); with it, fails saying what did not happen.
+ */
+export async function waitUntil(
+	check: () => boolean,
+	what: string,
+	timeoutMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
 	for (const deadline = Date.now() + timeoutMs; !check(); ) {
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 100));

@@ -8,9 +8,7 @@ import { afterEach, beforeEach } from "vitest";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
-import { freePort, ROOT, stopChild, tempDir, waitForPort } from "./helpers.ts";
-
-const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+import { fixture, freePort, stopChild, tempDir, waitForPort } from "./helpers.ts";
 
 export interface OAuthServer {
 	readonly url: string;
@@ -30,14 +28,11 @@ export interface OAuthServer {
 
 export async function startOAuthServer(tokenTtlSeconds = 3600, env: Record<string, string> = {}): Promise<OAuthServer> {
 	const port = await freePort();
-	const child: ChildProcess = spawn(
-		process.execPath,
-		[TSX, join(ROOT, "tests/fixtures/oauth-server.ts"), String(port)],
-		{
-			env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
-			stdio: "ignore",
-		},
-	);
+	const server = fixture("oauth-server.ts", String(port));
+	const child: ChildProcess = spawn(server.command, server.args, {
+		env: { ...process.env, TOKEN_TTL: String(tokenTtlSeconds), ...env },
+		stdio: "ignore",
+	});
 	await waitForPort(port, child);
 	const get = async <T>(path: string) => (await fetch(`http://127.0.0.1:${port}${path}`)).json() as Promise<T>;
 	return {

@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { tagged, terminateAll } from "../../bounds/process-tree.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 import { type MockModel, type Step, startMockModel } from "./mock-openai.ts";
 import { PI_073, type PiHost } from "./pi-hosts.ts";
@@ -94,9 +95,17 @@ export async function createPiHome(options: HomeOptions = {}): Promise<PiHome> {
 		writeAgentFile: (name, content) => writeFileSync(join(agentDir, name), content),
 		async dispose() {
 			await model.close();
+			// What still runs in this home (a Pi a failed test left, the broker a session started,
+			// their servers) would write into it after it is removed: end it, and wait, first.
+			await terminateAll(runningIn(dir.path, agentDir));
 			dir.remove();
 		},
 	};
+}
+
+/** The processes started in a home: Pi and what it starts inherit its HOME or its agent dir. */
+function runningIn(root: string, agentDir: string): number[] {
+	return [...new Set([...tagged("HOME", root), ...tagged("PI_CODING_AGENT_DIR", agentDir)])];
 }
 
 /** The command line and environment of the real `pi` in that home, offline, with only this extension (or none). */

@@ -4,6 +4,7 @@
 import { stripVTControlCharacters } from "node:util";
 import { spawn } from "@lydell/node-pty";
 import xterm from "@xterm/headless";
+import { onTestFailed } from "vitest";
 import { type PiHome, piCommand, type RunOptions } from "./pi-cli-harness.ts";
 
 export interface PiTui {
@@ -13,6 +14,7 @@ export interface PiTui {
 	screen(): Promise<string[]>;
 	/** Everything written to the terminal so far, escape codes and all. */
 	raw(): string;
+	/** Waits until the text was drawn (by default as long as the test may run), failing at once if Pi exits. */
 	waitForText(match: string | RegExp, timeoutMs?: number): Promise<void>;
 	/** Waits until the screen (the rows shown now, joined by newlines) matches. */
 	waitForScreen(match: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
@@ -58,6 +60,8 @@ export function startPiTui(home: PiHome, options: TuiOptions = {}): PiTui {
 				resolve(lines);
 			}),
 		);
+	// What the terminal showed when a test failed (a wait bounded only by the test's timeout says nothing itself).
+	onTestFailed(async () => console.error(`the Pi TUI showed:\n${(await screen()).join("\n")}`));
 	const waitUntil = async (found: () => Promise<boolean>, what: string, timeoutMs: number) => {
 		const deadline = Date.now() + timeoutMs;
 		while (!(await found())) {
@@ -70,11 +74,11 @@ export function startPiTui(home: PiHome, options: TuiOptions = {}): PiTui {
 		text,
 		screen,
 		raw: () => output,
-		async waitForText(match, timeoutMs = 20_000) {
+		async waitForText(match, timeoutMs = Number.POSITIVE_INFINITY) {
 			const found = () => (typeof match === "string" ? text().includes(match) : match.test(text()));
 			await waitUntil(async () => found(), String(match), timeoutMs);
 		},
-		async waitForScreen(match, timeoutMs = 20_000) {
+		async waitForScreen(match, timeoutMs = Number.POSITIVE_INFINITY) {
 			let shown = "";
 			const test =
 				typeof match === "function"

@@ -2,10 +2,11 @@
 // system prompt), with its built-in MCP or with this extension on the same config: the tools
 // declared, the `mcp_servers` section, and the o200k tokens of it all. Used by the exposure e2e test
 // and the bench.
-import { countTokens } from "../../bench/token-count.ts";
+
 import type { ChatRequest, Step } from "./mock-openai.ts";
 import { createPiHome, type PiHome, runPi } from "./pi-cli-harness.ts";
 import type { PiHost } from "./pi-hosts.ts";
+import { countTokens } from "./token-count.ts";
 
 export interface Pi15Context {
 	/** The names of the tools declared, sorted. */

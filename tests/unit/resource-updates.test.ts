@@ -1,25 +1,16 @@
 // How the model is told that a resource it read changed (pi/resource-updates.ts), over a stand-in
 // for Pi's extension API: while idle a session message that starts no turn; during a run the next
 // result the model reads (not a codemode script's), else the next prompt; each note once, masked.
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { changeNote, RESOURCE_CHANGED_MESSAGE, ResourceUpdates } from "../../pi-session/resource-updates.ts";
 import { Redactor } from "../../trust/redaction.ts";
-
-type Handler = (event: Record<string, unknown>) => unknown;
+import { piStandIn } from "../support/pi-stand-in.ts";
 
 function fakePi() {
-	const handlers = new Map<string, Handler[]>();
-	const sent: { message: Record<string, unknown>; options: unknown }[] = [];
-	const pi = {
-		on: (event: string, handler: Handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
-		sendMessage: (message: Record<string, unknown>, options: unknown) => sent.push({ message, options }),
-	} as unknown as ExtensionAPI;
+	const host = piStandIn();
 	const fire = (event: string, payload: Record<string, unknown> = {}) =>
-		(handlers.get(event) ?? []).map((h) => h(payload)).find((r) => r !== undefined) as
-			| Record<string, unknown>
-			| undefined;
-	return { pi, sent, fire };
+		host.fire(event, payload) as Record<string, unknown> | undefined;
+	return { pi: host.pi, sent: host.messages, fire };
 }
 
 const result = (text: string, extra: Record<string, unknown> = {}) => ({

@@ -3,13 +3,13 @@
 // a query in either language, a server's own words tying its tools to a need, and query words
 // that name JavaScript's own object properties.
 import { describe, expect, it } from "vitest";
-import { sessionOf } from "../../bench/search-quality.ts";
 import { type PiToolInfo, PiToolRanker } from "../../pi-tools/tool-ranking.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
 import { ToolSearchIndex } from "../../search/engine.ts";
 import { splitNeeds } from "../../search/needs.ts";
 import type { ToolMetadata } from "../../types.ts";
+import { sessionOf } from "../support/search-session.ts";
 
 const tool = (server: string, name: string, description: string): ToolMetadata => ({
 	server,

@@ -3,32 +3,16 @@
 // new runtime ends the last one before it makes the next, and the session's end ends the runtime.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMcpExtension } from "../../index.ts";
 import { McpRuntime } from "../../mcp-runtime.ts";
 import { tempDir } from "../support/helpers.ts";
+import { piStandIn } from "../support/pi-stand-in.ts";
 
-type Handler = (event: unknown, ctx: unknown) => unknown;
-
-/** Enough of Pi's extension API for a session: tools and commands kept, handlers fired by the test. */
+/** Pi's API for a session: tools and commands kept, handlers fired by the test. */
 function standInPi() {
-	const handlers = new Map<string, Handler[]>();
-	const tools = new Map<string, { name: string }>();
-	const api = {
-		registerTool: (tool: { name: string }) => tools.set(tool.name, tool),
-		registerCommand() {},
-		registerFlag() {},
-		getFlag: () => undefined,
-		on: (event: string, handler: Handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
-		getAllTools: () => [...tools.values()],
-		getActiveTools: () => [],
-		setActiveTools() {},
-	};
-	const fire = async (event: string, payload: unknown, ctx: unknown) => {
-		for (const handler of handlers.get(event) ?? []) await handler(payload, ctx);
-	};
-	return { pi: api as unknown as ExtensionAPI, fire };
+	const host = piStandIn();
+	return { pi: host.pi, fire: (event: string, payload: unknown, ctx: unknown) => host.emit(event, payload, ctx) };
 }
 
 let dir: ReturnType<typeof tempDir> | undefined;

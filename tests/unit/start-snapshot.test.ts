@@ -11,63 +11,31 @@ import { CACHE_FILE, MetadataCache } from "../../metadata-cache.ts";
 import { SNAPSHOT_DIR } from "../../start-up/start-snapshot.ts";
 import { recordReadsUntil } from "../../storage/file-guard.ts";
 import { tempDir } from "../support/helpers.ts";
+import { piStandIn } from "../support/pi-stand-in.ts";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 
-/** A stand-in for Pi 1.5's extension API that records what an extension registers and shows. */
+/** Pi 1.5's API as the extension meets it (codemode registered, read and codemode active), and what it registers and shows. */
 function fakePi(options: { registered?: unknown[] } = {}) {
-	const tools = new Map<string, Record<string, unknown>>([
-		["codemode", { name: "codemode", reachesTools: () => "all" }],
-	]);
-	const handlers = new Map<string, Handler[]>();
-	const commands = new Map<string, { description?: string; handler: Handler }>();
-	let active = ["read", "codemode"];
-	const shown: string[] = [];
+	const host = piStandIn({
+		tools: [{ name: "codemode", reachesTools: () => "all" }],
+		active: ["read", "codemode"],
+		pi1: true,
+		mcpServers: options.registered,
+	});
 	const plain = (value: unknown) =>
 		JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "function" ? undefined : v))) as unknown;
-	const pi = {
-		registerTool: (definition: Record<string, unknown>) => void tools.set(definition.name as string, definition),
-		registerCommand: (name: string, command: { description?: string; handler: Handler }) =>
-			void commands.set(name, command),
-		registerFlag: () => undefined,
-		getFlag: () => undefined,
-		on: (event: string, handler: Handler) => void handlers.set(event, [...(handlers.get(event) ?? []), handler]),
-		registerMcpServer: () => undefined,
-		getMcpServers: () => options.registered ?? [],
-		getAllTools: () => [...tools.values()],
-		getActiveTools: () => [...active],
-		setActiveTools: (names: string[]) => {
-			active = [...names];
-		},
-		sendUserMessage: () => undefined,
-	};
-	const ctx = (cwd: string, trusted = false) => ({
-		cwd,
-		hasUI: true,
-		isProjectTrusted: () => trusted,
-		ui: {
-			setStatus: (_key: string, text: string | undefined) => shown.push(`status: ${text}`),
-			notify: (text: string) => shown.push(`notify: ${text}`),
-			select: async () => undefined,
-			confirm: async () => false,
-			input: async () => undefined,
-		},
-	});
 	return {
-		pi,
-		ctx,
-		emit: async (event: string, payload: unknown, at: unknown) => {
-			for (const handler of handlers.get(event) ?? []) await handler(payload, at);
-		},
-		command: (name: string) => commands.get(name),
+		...host,
+		command: (name: string) => host.commands.get(name) as { handler: Handler } | undefined,
 		/** What the model and the user get: every tool's definition (no functions), the active tools, what was shown. */
 		seen: () => ({
-			tools: [...tools.values()]
+			tools: [...host.tools.values()]
 				.map(plain)
 				.sort((a, b) => ((a as { name: string }).name < (b as { name: string }).name ? -1 : 1)),
-			commands: [...commands.entries()].map(([name, c]) => [name, c.description]),
-			active: [...active].sort(),
-			shown: [...shown],
+			commands: [...host.commands.entries()].map(([name, c]) => [name, c.description]),
+			active: host.active().sort(),
+			shown: [...host.shown],
 		}),
 	};
 }
@@ -115,7 +83,7 @@ async function session(options: { trusted?: boolean; registered?: unknown[] } = 
 	const host = fakePi(options);
 	const { reads } = await recordReadsUntil(async () => {
 		await mcpAdapter(host.pi as never);
-		await host.emit("session_start", {}, host.ctx(cwd, options.trusted));
+		await host.emit("session_start", {}, host.ctx(cwd, { trusted: options.trusted }));
 	});
 	return { host, reads: [...reads.keys()] };
 }

@@ -1,9 +1,6 @@
 // Tool search on real vocabulary: tokenizing, stemming, equivalents and ranking over the real
 // catalogs (the engine alone; tests/e2e/search-real-server.test.ts lists them through a server).
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Catalog, loadCatalogs } from "../../bench/catalogs.ts";
-import { sessionOf } from "../../bench/search-quality.ts";
-import { QUERIES } from "../../bench/search-queries.ts";
 import { ToolCatalog } from "../../catalog/tool-catalog.ts";
 import { runProxy } from "../../proxy/proxy-tool.ts";
 import { contentText } from "../../proxy/tool-results.ts";
@@ -15,6 +12,9 @@ import { baseForm, derivedForms, synonymsOf } from "../../search/thesaurus.ts";
 import { summaryEnd } from "../../search/tool-text.ts";
 import { analyze, isPlural, stem, tokenize } from "../../search/words.ts";
 import type { ToolAnnotations } from "../../types.ts";
+import { type Catalog, loadCatalogs } from "../support/catalogs.ts";
+import { QUERIES } from "../support/search-queries.ts";
+import { sessionOf } from "../support/search-session.ts";
 
 describe("tokenizing and stemming", () => {
 	it("splits names on _ - . and camelCase, and lowercases", () => {

@@ -17,13 +17,12 @@ import {
 	whileModelThinks,
 } from "../../start-up/warm-up.ts";
 import { tempDir } from "../support/helpers.ts";
+import { piStandIn } from "../support/pi-stand-in.ts";
 
+/** Pi's turn events, fired by the test. */
 function fakePi() {
-	const handlers = new Map<string, () => void>();
-	return {
-		on: (event: string, handler: () => void) => void handlers.set(event, handler),
-		emit: (event: string) => handlers.get(event)?.(),
-	};
+	const host = piStandIn();
+	return { on: host.pi.on, emit: (event: string) => host.fire(event) };
 }
 
 /** Fetch's "a request went out", told by hand. */
@@ -112,15 +111,10 @@ describe("warm-up while the model thinks", () => {
 });
 
 /** Pi's session events, fired by hand; `shutdown` waits for the handlers as Pi does. */
+/** Pi's session events: each handler awaited, with the session's folder. */
 function sessionPi() {
-	const handlers = new Map<string, ((event: unknown, ctx: { cwd: string }) => unknown)[]>();
-	return {
-		on: (event: string, handler: (event: unknown, ctx: { cwd: string }) => unknown) =>
-			void handlers.set(event, [...(handlers.get(event) ?? []), handler]),
-		emit: async (event: string, cwd = "/") => {
-			for (const handler of handlers.get(event) ?? []) await handler({}, { cwd });
-		},
-	};
+	const host = piStandIn();
+	return { on: host.pi.on, emit: (event: string, cwd = "/") => host.emit(event, {}, { cwd }) };
 }
 
 describe("the learned warm-up", () => {

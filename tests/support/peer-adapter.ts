@@ -2,8 +2,8 @@
 // Installed once under node_modules/.cache from its tarball with a kept lock (every version pinned),
 // without its dev and peer dependencies (Pi provides pi-ai, pi-tui and typebox to extensions).
 import { join } from "node:path";
-import { ROOT } from "../tests/support/helpers.ts";
-import { ensurePackage } from "../tests/support/npm-package.ts";
+import { ROOT } from "./helpers.ts";
+import { ensurePackage } from "./npm-package.ts";
 
 export const PEER_VERSION = "2.36.0";
 const LOCK = join(ROOT, "bench", `pi-mcp-adapter-${PEER_VERSION}.package-lock.json`);

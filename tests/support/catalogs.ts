@@ -1,9 +1,9 @@
 // The real tool catalogs of tests/data/tool-catalogs (35 public servers, 656 tools), loaded as the adapter would hold them.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolMetadata } from "../types.ts";
+import type { ToolMetadata } from "../../types.ts";
 
-export const CATALOG_DIR = join(import.meta.dirname, "..", "tests", "data", "tool-catalogs");
+export const CATALOG_DIR = join(import.meta.dirname, "..", "data", "tool-catalogs");
 
 export interface Catalog {
 	readonly server: string;
