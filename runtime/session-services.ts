@@ -5,15 +5,16 @@
 import { once } from "../bounds/waits.ts";
 import { APPS_EXTENSION } from "../catalog/tool-ui.ts";
 import { loadToolApproval } from "../client/tool-approval.lazy.ts";
-import type { ApprovalRefusal, ToolApprovals } from "../client/tool-approval.ts";
+import type { ToolApprovals } from "../client/tool-approval.ts";
 import type { Dialogs } from "../client/user-dialogs.ts";
 import type { NpxResolver } from "../npx-resolver.ts";
 import { credentialRenewal } from "../oauth-handler.ts";
+import type { AskApproval } from "../server-lifecycle/requests.ts";
 import type { ServerManagerOptions } from "../server-manager.ts";
 import type { ClientRequests, Launcher } from "../transport/open-connection.ts";
 import type { Redactor } from "../trust/redaction.ts";
 import { loadSavedToolApprovals } from "../trust/saved-tool-approvals.lazy.ts";
-import type { McpSettings, ServerEntry, ToolMetadata } from "../types.ts";
+import type { McpSettings } from "../types.ts";
 
 /** `npx pkg` resolution: at the first stdio start. */
 const loadNpxResolver = once(() => import("../npx-resolver.ts"));
@@ -81,13 +82,6 @@ export class NpxLaunches {
 		void this.resolver?.then((resolver) => resolver.dispose());
 	}
 }
-
-export type AskApproval = (
-	entry: ServerEntry,
-	tool: ToolMetadata,
-	args: Record<string, unknown>,
-	signal?: AbortSignal,
-) => Promise<ApprovalRefusal | undefined>;
 
 /** Asks the user about a call `approveTools` names; the approvals (and their saved answers) load at the first such call. */
 export function toolApprovalAsker(place: SessionPlace, dialogs: () => Dialogs | undefined): AskApproval {
