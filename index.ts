@@ -152,7 +152,10 @@ export function createMcpExtension(options: McpExtensionOptions = {}): (pi: Exte
 		pi.on("session_start", (_event, ctx) => session.start(ctx));
 		pi.on("session_shutdown", () => session.shutdown());
 		// Pi 1.x warns at each start about the built-ins this replaces: said once, and switched off with a yes.
-		if (isPi15(pi)) pi.on("session_start", (_event, ctx) => offerToSwitchOff(ctx, argv, agentDir));
+		if (isPi15(pi))
+			pi.on("session_start", (_event, ctx) =>
+				offerToSwitchOff(ctx, argv, agentDir, (work) => session.keepUntilEnd(work)),
+			);
 		// Handling this event is how Pi 1.5 knows an extension serves the servers others register.
 		pi15.on("mcp_servers_change", (event, ctx) => session.serversChanged(ctx, event.servers));
 		// A server starts ahead as soon as the model's streamed tool call names it (start-up/streamed-call.ts).

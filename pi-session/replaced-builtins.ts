@@ -71,7 +71,13 @@ export function offLine(names: readonly string[]): string {
  * warns and how to stop it; in the TUI, asks and switches them off. Runs in the background: the
  * start does not wait for the answer.
  */
-export function offerToSwitchOff(ctx: ExtensionContext, argv: readonly string[], agentDir: string): void {
+export function offerToSwitchOff(
+	ctx: ExtensionContext,
+	argv: readonly string[],
+	agentDir: string,
+	/** Hears each write of the notices file, which the session's end waits for (`pi -p` exits right after). */
+	keepUntilEnd: (work: Promise<unknown>) => void = () => {},
+): void {
 	const files = piSettingsFiles(agentDir, ctx.cwd);
 	const names = builtinsLeftOn(argv, files);
 	if (names.length === 0) return;
@@ -80,17 +86,20 @@ export function offerToSwitchOff(ctx: ExtensionContext, argv: readonly string[],
 	const told = notices && typeof notices === "object" ? (notices as { builtins?: Told }).builtins : undefined;
 	const tui = (ctx as { mode?: string }).mode === "tui";
 	if (told === "asked" || (told === "told" && !tui)) return;
-	const remember = (builtins: Told) =>
-		updateJsonFile(
+	const remember = (builtins: Told) => {
+		const work = updateJsonFile(
 			noticesFile,
 			(raw) => (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>,
 			(current) => ({ ...current, builtins }),
 		);
+		// Swallowed: a note that could not be saved is only said again at the next start.
+		keepUntilEnd(work.catch(() => {}));
+		return work;
+	};
 	if (!tui) {
 		if (ctx.hasUI) ctx.ui.notify(offLine(names), "info");
 		else console.error(offLine(names));
-		// Swallowed: a note that could not be saved is only said again at the next start.
-		remember("told").catch(() => {});
+		remember("told").catch(() => {}); // told at the next start instead (above)
 		return;
 	}
 	const user = files[0].path;

@@ -123,6 +123,8 @@ export class McpSession {
 	private readonly inputsOf = new WeakMap<McpRuntime, Map<string, FileStamp>>();
 	private readonly registrations: Registrations;
 	private readonly services: readonly SessionService[];
+	/** Writes under way that the session's end waits for (keepUntilEnd). */
+	private readonly savings = new Set<Promise<unknown>>();
 
 	constructor(private readonly options: SessionOptions) {
 		this.registrations = options.registrations;
@@ -246,6 +248,7 @@ export class McpSession {
 		await askAboutProjectServers(ctx, active, pending, {
 			current: () => (signal.aborted ? undefined : this.runtime),
 			decided: (decided) => this.registrations.sync(decided, "decided"),
+			saving: (work) => this.keepUntilEnd(work),
 		});
 	}
 
@@ -271,6 +274,12 @@ export class McpSession {
 		if (this.runtime || this.ctx) await this.reload(ctx, servers);
 	}
 
+	/** A write the session's end waits for (an answer saved, a notice remembered): none outlives it. */
+	keepUntilEnd(work: Promise<unknown>): void {
+		const tracked: Promise<unknown> = work.finally(() => this.savings.delete(tracked));
+		this.savings.add(tracked);
+	}
+
 	/** `session_shutdown`: the runtime (or the one being built) ends, then the services. */
 	async shutdown(): Promise<void> {
 		this.lifetime.abort();
@@ -278,6 +287,7 @@ export class McpSession {
 		const ending = this.runtime ?? (await this.building?.catch(() => undefined));
 		this.runtime = undefined;
 		await ending?.shutdown();
+		await Promise.all(this.savings);
 		for (const service of this.services) await service.end?.();
 	}
 

@@ -58,19 +58,29 @@ export async function askAboutProjectServers(
 	ctx: ExtensionContext,
 	active: McpRuntime,
 	pending: readonly ServerEntry[],
-	session: { readonly current: () => McpRuntime | undefined; readonly decided: (active: McpRuntime) => void },
+	session: {
+		readonly current: () => McpRuntime | undefined;
+		readonly decided: (active: McpRuntime) => void;
+		/** Hears the saving of an answer, which the session's end waits for (no write outlives it). */
+		readonly saving: (work: Promise<void>) => void;
+	},
 ): Promise<void> {
 	const [{ askApproval }, { decidedAnswer }, { storedSignInNote }] = await Promise.all([
 		loadApprovalQuestion(),
 		loadApproveFlow(),
 		loadOauthHandler(),
 	]);
+	const save = async (decided: Awaited<ReturnType<typeof askApproval>>) => {
+		const answer = await decidedAnswer(active, decided);
+		if (answer.level !== "info") ctx.ui.notify(terminalSafe(answer.text), answer.level);
+		session.decided(active);
+	};
 	askApproval(safeDialogs(ctx.ui), pending, storedSignInNote(active.agentDir))
-		.then(async (decided) => {
+		.then((decided) => {
 			if (active !== session.current()) return;
-			const answer = await decidedAnswer(active, decided);
-			if (answer.level !== "info") ctx.ui.notify(terminalSafe(answer.text), answer.level);
-			session.decided(active);
+			const work = save(decided);
+			session.saving(work.catch(() => undefined)); // its failure is told below
+			return work;
 		})
 		// The decision could not be saved (the approvals file is locked or unwritable): the user must know.
 		.catch((error: unknown) =>

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineServer } from "../../config.ts";
 import mcpAdapter from "../../index.ts";
 import { CACHE_FILE, MetadataCache } from "../../metadata-cache.ts";
+import { NOTICES_FILE } from "../../pi-session/replaced-builtins.ts";
 import { SNAPSHOT_DIR } from "../../start-up/start-snapshot.ts";
 import { recordReadsUntil } from "../../storage/file-guard.ts";
 import { tempDir } from "../support/helpers.ts";
@@ -106,6 +107,8 @@ beforeEach(async () => {
 	process.env.SNAPSHOT_TEST_TOKEN = "token-one";
 	process.chdir(cwd);
 	await writeConfig(SERVERS);
+	// Pi 1.x's once-only note about the replaced built-ins, already told: what each start shows is the snapshot's.
+	writeFileSync(join(agentDir, NOTICES_FILE), JSON.stringify({ builtins: "told" }));
 });
 
 afterEach(() => {
