@@ -4,7 +4,13 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PiSettingsFile } from "../../pi-session/pi-settings.ts";
-import { builtinsLeftOn, offLine, switchOff } from "../../pi-session/replaced-builtins.ts";
+import {
+	builtinsLeftOn,
+	NOTICES_FILE,
+	offerToSwitchOff,
+	offLine,
+	switchOff,
+} from "../../pi-session/replaced-builtins.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const files = (user?: string[], project?: string[]): PiSettingsFile[] => [
@@ -78,5 +84,28 @@ describe("switching them off", () => {
 		const path = settingsFile('{ "retry": ');
 		await expect(switchOff(path, ["mcp"])).rejects.toThrow("is not a JSON object");
 		expect(readFileSync(path, "utf8")).toBe('{ "retry": ');
+	});
+});
+
+describe("the once-only note at a `pi -p` start", () => {
+	let dir: ReturnType<typeof tempDir> | undefined;
+	afterEach(() => dir?.remove());
+
+	it("hands its write to the session's end, which finds the note remembered once it waited", async () => {
+		dir = tempDir();
+		const agentDir = join(dir.path, "agent");
+		const cwd = join(dir.path, "work");
+		const kept: Promise<unknown>[] = [];
+		const ctx = { cwd, hasUI: false, mode: "print", ui: {} };
+		const stderr = console.error;
+		console.error = () => {};
+		try {
+			offerToSwitchOff(ctx as never, [], agentDir, (work) => kept.push(work));
+		} finally {
+			console.error = stderr;
+		}
+		expect(kept).toHaveLength(1);
+		await Promise.all(kept);
+		expect(JSON.parse(readFileSync(join(agentDir, NOTICES_FILE), "utf8"))).toEqual({ builtins: "told" });
 	});
 });
