@@ -100,7 +100,7 @@ describe("loading the extension", () => {
 		expect(loaded.filter((file) => file.includes("node_modules/@modelcontextprotocol/"))).toEqual([]);
 	});
 
-	it("loads no dependency, only what Pi lends (TypeBox): a copy missing them loads and says so (pi/dependency-check.ts)", () => {
+	it("loads no dependency, only what Pi lends (TypeBox): a copy missing them loads and says so (pi-session/dependency-check.ts)", () => {
 		const packages = startupImports()
 			.filter((file) => file.startsWith("node_modules/"))
 			.map((file) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1]);
