@@ -29,10 +29,6 @@ import type { HttpServerEntry, McpConfig, ServerEntry } from "./types.ts";
 export type { RuntimeOptions } from "./runtime/session-config.ts";
 
 export class McpRuntime {
-	readonly cwd: string;
-	readonly agentDir: string;
-	readonly env: Readonly<Record<string, string | undefined>>;
-	readonly configEnv: Readonly<Record<string, string | undefined>>;
 	readonly lifecycle: ServerLifecycle;
 	/** What the session reads its config with, its trust included (runtime/session-config.ts). */
 	private readonly reading: SessionConfig;
@@ -57,11 +53,7 @@ export class McpRuntime {
 		// Before any SDK loads: what it prints itself (server names, headers) reaches no terminal raw.
 		guardSdkConsole();
 		this.reading = new SessionConfig(options);
-		const { cwd, agentDir, env, configEnv } = this.reading;
-		this.cwd = cwd;
-		this.agentDir = agentDir;
-		this.env = env;
-		this.configEnv = configEnv;
+		const { cwd, agentDir, env } = this.reading;
 		const config = this.reading.read();
 		this.redactor = new Redactor(env);
 		for (const entry of config.servers.values()) this.redactor.add(...entry.secrets);
@@ -101,6 +93,23 @@ export class McpRuntime {
 				if (settings.prestart && settings.warmUp) this.reading.serverUsed(server);
 			},
 		});
+	}
+
+	/** The session's folder, agent dir and environment: as its config reads them (runtime/session-config.ts). */
+	get cwd(): string {
+		return this.reading.cwd;
+	}
+
+	get agentDir(): string {
+		return this.reading.agentDir;
+	}
+
+	get env(): Readonly<Record<string, string | undefined>> {
+		return this.reading.env;
+	}
+
+	get configEnv(): Readonly<Record<string, string | undefined>> {
+		return this.reading.configEnv;
 	}
 
 	/**
