@@ -124,7 +124,7 @@ export class McpSession {
 	private readonly registrations: Registrations;
 	private readonly services: readonly SessionService[];
 	/** Writes under way that the session's end waits for (keepUntilEnd). */
-	private readonly savings = new Set<Promise<unknown>>();
+	private readonly writesUnderWay = new Set<Promise<unknown>>();
 
 	constructor(private readonly options: SessionOptions) {
 		this.registrations = options.registrations;
@@ -248,7 +248,7 @@ export class McpSession {
 		await askAboutProjectServers(ctx, active, pending, {
 			current: () => (signal.aborted ? undefined : this.runtime),
 			decided: (decided) => this.registrations.sync(decided, "decided"),
-			saving: (work) => this.keepUntilEnd(work),
+			keepUntilEnd: (work) => this.keepUntilEnd(work),
 		});
 	}
 
@@ -276,8 +276,8 @@ export class McpSession {
 
 	/** A write the session's end waits for (an answer saved, a notice remembered): none outlives it. */
 	keepUntilEnd(work: Promise<unknown>): void {
-		const tracked: Promise<unknown> = work.finally(() => this.savings.delete(tracked));
-		this.savings.add(tracked);
+		const tracked: Promise<unknown> = work.finally(() => this.writesUnderWay.delete(tracked));
+		this.writesUnderWay.add(tracked);
 	}
 
 	/** `session_shutdown`: the runtime (or the one being built) ends, then the services. */
@@ -287,7 +287,7 @@ export class McpSession {
 		const ending = this.runtime ?? (await this.building?.catch(() => undefined));
 		this.runtime = undefined;
 		await ending?.shutdown();
-		await Promise.all(this.savings);
+		await Promise.all(this.writesUnderWay);
 		for (const service of this.services) await service.end?.();
 	}
 

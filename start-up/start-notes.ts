@@ -61,8 +61,8 @@ export async function askAboutProjectServers(
 	session: {
 		readonly current: () => McpRuntime | undefined;
 		readonly decided: (active: McpRuntime) => void;
-		/** Hears the saving of an answer, which the session's end waits for (no write outlives it). */
-		readonly saving: (work: Promise<void>) => void;
+		/** Hears an answer being saved, which the session's end waits for (no write outlives it). */
+		readonly keepUntilEnd: (work: Promise<unknown>) => void;
 	},
 ): Promise<void> {
 	const [{ askApproval }, { decidedAnswer }, { storedSignInNote }] = await Promise.all([
@@ -79,7 +79,7 @@ export async function askAboutProjectServers(
 		.then((decided) => {
 			if (active !== session.current()) return;
 			const work = save(decided);
-			session.saving(work.catch(() => undefined)); // its failure is told below
+			session.keepUntilEnd(work.catch(() => undefined)); // its failure is told below
 			return work;
 		})
 		// The decision could not be saved (the approvals file is locked or unwritable): the user must know.
