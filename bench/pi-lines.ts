@@ -7,8 +7,5 @@ export const PI1_LINES: readonly PiHost[] = PI1_HOSTS;
 /** Every line a start-up or session bench runs on. */
 export const ALL_LINES: readonly PiHost[] = [PI_073, ...PI1_LINES];
 
-/** Pi 1.x: a tool registry of MCP tools, built-in extensions; pi 0.73 has neither. */
-export const isPi1 = (host: PiHost): boolean => host.pi1;
-
 /** "Pi 1.5" for the host named "pi-1.5". */
 export const lineName = (host: PiHost): string => host.name.replace(/^pi-/, "Pi ");

@@ -18,7 +18,7 @@ import { MEMORY, TEST_NPM_CACHE, tempDir } from "../tests/support/helpers.ts";
 import { BENCH_RUN_MS, createPiHome, type PiHome, runPi } from "../tests/support/pi-cli-harness.ts";
 import type { PiHost } from "../tests/support/pi-hosts.ts";
 import type { StdioServerEntry } from "../types.ts";
-import { ALL_LINES, isPi1 } from "./pi-lines.ts";
+import { ALL_LINES } from "./pi-lines.ts";
 import { treeRssMb } from "./process-memory.ts";
 
 // 16: with 8 the median of a ~1.3 s run moved by ±10% between runs on a loaded 2-core machine (1.006 to 1.105).
@@ -67,7 +67,7 @@ async function timeRun(home: PiHome, variant: Variant, host: PiHost): Promise<{ 
 	let pid = -1;
 	const started = performance.now();
 	// Pi 1.x as users run it: its default built-in extensions (MCP aside, which ours replaces) on both sides.
-	const builtins = isPi1(host) ? ["codemode", "tool-search", "llama.cpp"] : [];
+	const builtins = host.pi1 ? ["codemode", "tool-search", "llama.cpp"] : [];
 	const floor = FLOORS[variant];
 	// The long way: no snapshot to start from (it is written again by this run).
 	if (variant === "ours-long") rmSync(join(home.agentDir, SNAPSHOT_DIR), { recursive: true, force: true });
@@ -173,10 +173,10 @@ export async function startupWith(count: number, host: PiHost): Promise<void> {
 		const starts = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split(/\s+/).length : 0);
 		// A start with the cache full keeps a snapshot: what it registered is what the floor registers.
 		await timeRun(home, "ours", host);
-		const floorCount = isPi1(host) ? writeFloorTools(home) : 0;
+		const floorCount = host.pi1 ? writeFloorTools(home) : 0;
 		const startsBefore = starts();
 		// Pi 0.73 has no tool registry of MCP tools to fill: its floor is the empty extension.
-		const variants: Variant[] = isPi1(host)
+		const variants: Variant[] = host.pi1
 			? ["none", "empty", "registrations", "ours", "ours-long"]
 			: ["none", "empty", "ours", "ours-long"];
 		const times = new Map<Variant, { wall: number[]; cpu: number[] }>(variants.map((v) => [v, { wall: [], cpu: [] }]));
